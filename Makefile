@@ -1,0 +1,36 @@
+# Two commands on a fresh machine with Python >= 3.10:
+#   make reproduce   set up .venv, run every notebook (quick profile), write reports/quick/index.html
+#   make test        set up .venv, run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+PROFILE ?= quick
+
+.PHONY: setup reproduce test test-fast bench clean notebooks-sync
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 needed, found " + sys.version.split()[0]'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (tt workbook)" > /dev/null
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+reproduce: $(STAMP)
+	$(BIN)/tt reproduce --profile $(PROFILE)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# Re-create each notebooks/*.ipynb (outputs stripped) from its paired py:percent script.
+notebooks-sync: $(STAMP)
+	$(BIN)/jupytext --to ipynb --update notebooks/[0-9]*.py
+
+clean:
+	rm -rf $(VENV) reports runs .pytest_cache

@@ -1,0 +1,188 @@
+"""The ``tt`` command line: data, analyses, reproduction.
+
+Run ``tt --help`` or ``tt COMMAND --help``. Errors are printed as one clear line (exit code 2),
+never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _print_result(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(_jsonable(result), indent=2))
+        return
+    width = max(len(k) for k in result)
+    for k, v in _jsonable(result).items():
+        if isinstance(v, float):
+            v = f"{v:.6g}"
+        print(f"{k:<{width}}  {v}")
+
+
+def _positive(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not math.isfinite(v) or v <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {text!r}")
+        return v
+    return parse
+
+
+def _fraction(name):
+    def parse(text):
+        v = _positive(name)(text)
+        if v > 1:
+            raise argparse.ArgumentTypeError(f"{name} is a fraction in (0, 1], got {text!r}")
+        return v
+    return parse
+
+
+# ------------------------------------------------------------------------------------------------
+def cmd_data_list(args) -> int:
+    from .benchmarks import list_benchmarks, search_dirs
+
+    df = list_benchmarks()
+    if args.json:
+        print(json.dumps(_jsonable(df.to_dict(orient="records")), indent=2))
+        return 0
+    print("Search order: explicit path, " + ", ".join(f"{label} ({d})" for label, d in search_dirs()))
+    for _, r in df.iterrows():
+        print(f"\n{r['benchmark']:<4} {r['description']}\n     {r['status']}  {r['path']}\n     {r['note']}")
+    return 0
+
+
+def cmd_data_fetch(args) -> int:
+    from .benchmarks import REGISTRY, fetch
+
+    names = args.names or [n for n, s in REGISTRY.items() if s.public]
+    for name in names:
+        path = fetch(name, dest=args.dest, force=args.force)
+        print(f"{name}: {path} (sha256 verified)")
+    return 0
+
+
+def cmd_feasibility(args) -> int:
+    from .analyses.feasibility import feasibility
+    from .benchmarks import load_benchmark
+
+    bench = load_benchmark(args.benchmark)
+    kwargs = {"max_cost": args.max_cost, "variant": args.variant}
+    if args.variant == "thesis":
+        kwargs["min_accuracy"] = args.min_accuracy
+    _print_result(feasibility(bench, **kwargs), args.json)
+    return 0
+
+
+def cmd_subsampling_gain(args) -> int:
+    from .analyses.subsampling import subsampling_gain
+    from .benchmarks import load_benchmark
+
+    bench = load_benchmark(args.benchmark)
+    _print_result(subsampling_gain(bench, min_accuracy=args.min_accuracy, max_time=args.max_time), args.json)
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from . import reproduce
+
+    index, results = reproduce.run(
+        profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
+    )
+    failed = [r for r in results if not r.ok]
+    print(f"\n{len(results) - len(failed)}/{len(results)} notebooks ran. Report: {index}")
+    for r in failed:
+        print(f"  FAILED {r.entry.stem}: {r.error.splitlines()[0] if r.error else ''}")
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tt", description="TrimTuner Workbook command line")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    data = sub.add_parser("data", help="list or download the measured benchmarks")
+    dsub = data.add_subparsers(dest="data_command", metavar="ACTION")
+    dl = dsub.add_parser("list", help="show each benchmark and where it was found")
+    dl.add_argument("--json", action="store_true")
+    dl.set_defaults(func=cmd_data_list)
+    df = dsub.add_parser("fetch", help="download benchmarks (sha256-checked) into the data/ cache")
+    df.add_argument("names", nargs="*", help="benchmarks (default: all public ones)")
+    df.add_argument("--dest", help="folder to download into (default: the data/ cache)")
+    df.add_argument("--force", action="store_true", help="download even if a valid copy exists")
+    df.set_defaults(func=cmd_data_fetch)
+    data.set_defaults(func=lambda a: (data.print_help(), 0)[1])
+
+    fe = sub.add_parser("feasibility", help="TrimTuner Table II (or thesis Table 7.1) for one benchmark")
+    fe.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
+    fe.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")
+    fe.add_argument("--variant", choices=["trimtuner", "thesis"], default="trimtuner",
+                    help="trimtuner: high accuracy = within 5%% of the best feasible; thesis: accuracy >= --min-accuracy")
+    fe.add_argument("--min-accuracy", type=_fraction("--min-accuracy"), default=0.85)
+    fe.add_argument("--json", action="store_true")
+    fe.set_defaults(func=cmd_feasibility)
+
+    sg = sub.add_parser("subsampling-gain", help="thesis Table 6.2 and Eq. 6.2 for one benchmark")
+    sg.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
+    sg.add_argument("--min-accuracy", type=_fraction("--min-accuracy"), default=0.85)
+    sg.add_argument("--max-time", type=_positive("--max-time"), default=300.0, help="seconds")
+    sg.add_argument("--json", action="store_true")
+    sg.set_defaults(func=cmd_subsampling_gain)
+
+    rp = sub.add_parser("reproduce", help="run every notebook with papermill and write an HTML report")
+    rp.add_argument("--profile", choices=["quick", "paper"], default="quick")
+    rp.add_argument("--out", help="run folder (default reports/<profile>)")
+    rp.add_argument("--figures", help="figures folder (default figures/)")
+    rp.add_argument("--only", nargs="+", help="notebook prefixes, e.g. 02 08")
+    rp.add_argument("--smoke", action="store_true", help="tiny settings (CI)")
+    rp.set_defaults(func=cmd_reproduce)
+
+    for extra in _EXTRA_COMMANDS:
+        extra(sub)
+    return p
+
+
+#: Hooks for commands added by later modules: functions (subparsers) -> None.
+_EXTRA_COMMANDS: list = []
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .benchmarks import BenchmarkError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except (BenchmarkError, ValueError) as exc:
+        print(f"tt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tt: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

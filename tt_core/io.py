@@ -1,0 +1,48 @@
+"""Atomic file writing: a result is either fully written or not there at all."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike):
+    """Yield a temporary path in the target's folder; rename it onto ``path`` only on success.
+
+    Examples
+    --------
+    >>> with atomic_path("figures/table2.csv") as tmp:   # doctest: +SKIP
+    ...     df.to_csv(tmp)
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def write_csv(df, path: str | os.PathLike, **kwargs) -> Path:
+    kwargs.setdefault("index", False)
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, **kwargs)
+    return Path(path)
+
+
+def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(path).suffix.lstrip(".") or "png")
+    return Path(path)
