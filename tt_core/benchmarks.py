@@ -362,10 +362,10 @@ def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False,
         )
     if positive and (values <= 0).any():
         i = int(np.flatnonzero(values <= 0)[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]!r} must be > 0")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be > 0")
     if integer and (values != np.round(values)).any():
         i = int(np.flatnonzero(values != np.round(values))[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]!r} must be a whole number")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be a whole number")
     return values
 
 
@@ -389,7 +389,7 @@ def _check_accuracy(acc: np.ndarray, path: Path, col: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column {col!r}: accuracy {acc[i]!r} must lie in [0, 1] (a fraction, not %)"
+            f"{path}, line {_line(i)}, column {col!r}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
         )
 
 
@@ -419,7 +419,7 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
     n_ps = _numeric(raw, "n_ps", path, integer=True) if "n_ps" in header else np.ones(len(raw))
     if (time < 0).any():
         i = int(np.flatnonzero(time < 0)[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column 'training_time': {time[i]!r} must be >= 0 seconds")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column 'training_time': {time[i]:g} must be >= 0 seconds")
     _check_accuracy(acc, path, "acc")
 
     sync = raw["synchronism"].str.strip().str.lower()
