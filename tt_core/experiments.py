@@ -1,0 +1,216 @@
+"""Experiment runner: grids of benchmarks x optimisers x seeds, stored one file per run.
+
+Each run is written atomically to ``<runs_dir>/<benchmark>/<optimizer>[-<filter>-b<beta>]/seed<k>.parquet``
+with its metadata (package versions, parameters, seed, wall time) in the parquet schema, so an
+interrupted grid resumes where it stopped: runs whose file exists are skipped.
+
+Parallelism: ``backend="loky"`` (joblib processes on this machine, default), ``"sequential"``, or
+``"dask"`` (joblib's Dask backend on a ``dask.distributed`` cluster: pass ``scheduler=<address>`` of a
+running cluster, or nothing to start a local one).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+from .benchmarks import PROJECT_DIR
+from .io import atomic_path
+
+DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One optimisation run."""
+
+    benchmark: str
+    optimizer: str
+    seed: int
+    iterations: int = 44
+    beta: float = 0.1
+    filter: str | None = None
+    max_cost: float | None = None
+    max_time: float | None = None
+    options: tuple = field(default_factory=tuple)  # extra optimiser keyword arguments as (key, value) pairs
+
+    @property
+    def variant(self) -> str:
+        """Folder name of the optimiser variant (filter/beta only when they differ from the default)."""
+        parts = [self.optimizer]
+        if self.filter is not None:
+            parts.append(self.filter)
+        if self.beta != 0.1:
+            parts.append(f"b{self.beta:g}")
+        parts += [f"{k}{v}" for k, v in self.options]
+        if self.max_cost is not None:
+            parts.append(f"c{self.max_cost:g}")
+        if self.max_time is not None:
+            parts.append(f"t{self.max_time:g}")
+        if self.iterations != 44:
+            parts.append(f"it{self.iterations}")
+        return "-".join(parts)
+
+    def path(self, runs_dir: str | Path) -> Path:
+        bench = Path(self.benchmark).stem if ("/" in self.benchmark or self.benchmark.endswith(".csv")) else self.benchmark
+        return Path(runs_dir) / bench / self.variant / f"seed{self.seed}.parquet"
+
+
+PROFILES: dict[str, dict] = {
+    "quick": {"benchmarks": ["cnn", "rnn"], "optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"], "seeds": [1, 2, 3]},
+    "paper": {
+        "benchmarks": ["cnn", "rnn"],
+        "optimizers": ["trimtuner-dt", "trimtuner-gp", "fabolas", "eic", "eic-usd", "random"],
+        "seeds": list(range(1, 11)),
+    },
+}
+
+
+def profile_specs(profile: str, **overrides) -> list[RunSpec]:
+    """The runs of a named profile (``quick`` or ``paper``); keyword overrides apply to every run."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; known profiles: {sorted(PROFILES)}")
+    p = PROFILES[profile]
+    return grid(p["benchmarks"], p["optimizers"], p["seeds"], **overrides)
+
+
+def grid(benchmarks, optimizers, seeds, **kwargs) -> list[RunSpec]:
+    """The full cross product of benchmarks x optimisers x seeds."""
+    return [RunSpec(b, o, int(s), **kwargs) for b in benchmarks for o in optimizers for s in seeds]
+
+
+def _versions() -> dict:
+    import numpy
+    import scipy
+    import sklearn
+
+    from . import __version__
+
+    return {"tt_core": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__,
+            "sklearn": sklearn.__version__, "python": platform.python_version()}
+
+
+def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False) -> Path:
+    """Run one optimisation (unless its file exists) and store the trajectory atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .loop import run_optimization
+
+    path = spec.path(runs_dir)
+    if path.is_file() and not overwrite:
+        return path
+    t0 = time.perf_counter()
+    traj = run_optimization(
+        spec.benchmark, spec.optimizer, seed=spec.seed, iterations=spec.iterations, beta=spec.beta,
+        filter=spec.filter, max_cost=spec.max_cost, max_time=spec.max_time, progress=False, **dict(spec.options),
+    )
+    meta = {"spec": asdict(spec), "versions": _versions(), "wall_s": time.perf_counter() - t0,
+            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    for k, v in asdict(spec).items():
+        if k != "options":
+            traj[k] = v
+    traj["variant"] = spec.variant
+    table = pa.Table.from_pandas(traj, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path
+
+
+def _run_one_quiet(spec: RunSpec, runs_dir: str) -> str:
+    return str(run_one(spec, runs_dir))
+
+
+def run_grid(
+    specs: list[RunSpec],
+    runs_dir: str | Path = DEFAULT_RUNS_DIR,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> list[Path]:
+    """Run every spec whose result is missing; return the paths of all results.
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+    runs_dir : path
+    n_jobs : int
+        Parallel workers (``-1``: all cores).
+    backend : {"loky", "sequential", "dask"}
+    scheduler : str, optional
+        Dask only: address of a running ``dask.distributed`` scheduler; default starts a local cluster.
+    progress : bool
+        Show a progress bar with ETA.
+    """
+    from joblib import Parallel, delayed, parallel_config
+    from tqdm.auto import tqdm
+
+    backends = ("loky", "sequential", "dask")
+    if backend not in backends:
+        raise ValueError(f"unknown backend {backend!r}; known: {list(backends)}")
+    runs_dir = Path(runs_dir)
+    todo = [s for s in specs if not s.path(runs_dir).is_file()]
+    done = len(specs) - len(todo)
+    bar = tqdm(total=len(specs), initial=done, desc="runs", unit="run", disable=not progress)
+    try:
+        if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+            for spec in todo:
+                bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
+                run_one(spec, runs_dir)
+                bar.update()
+        else:
+            client = None
+            if backend == "dask":
+                try:
+                    from dask.distributed import Client, LocalCluster
+                except ImportError:
+                    raise ValueError(
+                        "backend='dask' needs dask.distributed: pip install 'dask[distributed]'"
+                    ) from None
+                client = Client(scheduler) if scheduler else Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True))
+            try:
+                with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
+                    for _ in Parallel(return_as="generator_unordered")(
+                        delayed(_run_one_quiet)(s, str(runs_dir)) for s in todo
+                    ):
+                        bar.update()
+            finally:
+                if client is not None:
+                    client.close()
+    finally:
+        bar.close()
+    return [s.path(runs_dir) for s in specs]
+
+
+def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """A stored trajectory and its metadata."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = json.loads((table.schema.metadata or {}).get(b"tt_run", b"{}"))
+    return table.to_pandas(), meta
+
+
+def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
+    """Concatenate the stored trajectories of ``specs`` (missing ones raise with the command to run)."""
+    frames = []
+    missing = [s for s in specs if not s.path(runs_dir).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{len(missing)} run(s) missing, e.g. {missing[0].path(runs_dir)}; run them with run_grid(specs)"
+        )
+    for s in specs:
+        frames.append(read_run(s.path(runs_dir))[0])
+    return pd.concat(frames, ignore_index=True)
+
+
+def with_options(spec: RunSpec, **options) -> RunSpec:
+    """A copy of ``spec`` with extra optimiser options."""
+    return replace(spec, options=tuple(sorted({**dict(spec.options), **options}.items())))

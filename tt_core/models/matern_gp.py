@@ -1,0 +1,89 @@
+"""GP with an ARD Matern-5/2 kernel and point-estimate hyperparameters (EIc / EIc-USD baselines).
+
+The TrimTuner paper's baselines (CherryPick's EIc and Lynceus' EIc/USD) use "GPs as base models"
+(Sec. IV) at full size only. This surrogate is a plain GP on the configuration encoding: kernel
+``c * Matern52_ARD(x, x') + noise``, targets standardised, hyperparameters by maximising the log
+marginal likelihood (type-II maximum likelihood) with a few seeded restarts.
+
+Deviation: FABOLAS-style MCMC marginalisation (:mod:`tt_core.models.fabolas_gp`) is not used here; it
+would multiply the baselines' cost per iteration by ~50 without changing what EIc measures. The size
+column ``s~`` of the input is ignored (these baselines only test at s = 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+
+from .base import JointPosterior, check_X, check_y
+
+
+class MaternGP:
+    """GP surrogate ``fit``/``predict(return_std=True)`` with ML-II hyperparameters.
+
+    Parameters
+    ----------
+    n_restarts : int
+        Extra optimiser restarts of the marginal likelihood (seeded).
+    use_size : bool
+        Whether to include the size column ``s~`` as an input dimension (default False).
+    seed : int or None
+    """
+
+    def __init__(self, n_restarts: int = 2, use_size: bool = False, seed: int | None = None):
+        self.n_restarts = n_restarts
+        self.use_size = use_size
+        self.seed = seed
+
+    def _inputs(self, X) -> np.ndarray:
+        X = check_X(X)
+        return X if self.use_size else X[:, :-1]
+
+    def _kernel(self, d: int):
+        return (ConstantKernel(1.0, (1e-3, 1e3)) * Matern(np.full(d, 0.5), (1e-2, 1e2), nu=2.5)
+                + WhiteKernel(1e-3, (1e-8, 1e0)))
+
+    def fit(self, X, y, kernel=None) -> "MaternGP":
+        """Fit on inputs ``X`` (n, d+1) and targets ``y`` (n,); ``kernel`` fixes the hyperparameters."""
+        Xi = self._inputs(X)
+        y = check_y(y, len(Xi))
+        self.X_, self.y_ = np.asarray(X, float), y
+        fixed = kernel is not None
+        self.gp_ = GaussianProcessRegressor(
+            kernel=kernel if fixed else self._kernel(Xi.shape[1]), normalize_y=True,
+            optimizer=None if fixed else "fmin_l_bfgs_b", n_restarts_optimizer=0 if fixed else self.n_restarts,
+            random_state=self.seed,
+        )
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # bound warnings of the optimiser are expected on few points
+            self.gp_.fit(Xi, y)
+        return self
+
+    def predict(self, X, return_std: bool = False):
+        if not hasattr(self, "gp_"):
+            raise ValueError("MaternGP is not fitted; call fit(X, y) first")
+        mean, std = self.gp_.predict(self._inputs(X), return_std=True)
+        std = np.sqrt(np.maximum(std**2 - self._noise_var(), 1e-12))  # latent std (noise removed)
+        return (mean, std) if return_std else mean
+
+    def _noise_var(self) -> float:
+        k = self.gp_.kernel_
+        return float(k.k2.noise_level) * float(self.gp_._y_train_std) ** 2 if hasattr(k, "k2") else 0.0
+
+    def joint_posteriors(self, Z, X) -> list[JointPosterior]:
+        Zi, Xi = self._inputs(Z), self._inputs(X)
+        both = np.vstack([Zi, Xi])
+        mean, cov = self.gp_.predict(both, return_cov=True)
+        noise = self._noise_var()
+        cov = cov - noise * np.eye(len(both))
+        n = len(Zi)
+        return [JointPosterior(mean[:n], cov[:n, :n], cov[:n, n:], mean[n:], np.maximum(np.diag(cov)[n:], 1e-12), noise)]
+
+    def fantasize(self, X_new, y_new) -> "MaternGP":
+        X_new = check_X(X_new)
+        y_new = np.atleast_1d(np.asarray(y_new, float))
+        clone = MaternGP(self.n_restarts, self.use_size, self.seed)
+        return clone.fit(np.vstack([self.X_, X_new]), np.concatenate([self.y_, y_new]), kernel=self.gp_.kernel_)
