@@ -116,6 +116,42 @@ def cmd_reproduce(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_optimize(args) -> int:
+    from .loop import run_optimization
+
+    traj = run_optimization(
+        args.benchmark, args.optimizer, seed=args.seed, iterations=args.iterations, beta=args.beta,
+        filter=args.filter, max_cost=args.max_cost, max_time=args.max_time, progress=not args.json,
+    )
+    if args.json:
+        cols = ["iteration", "phase", "config_id", "size", "accuracy", "cost", "time", "cumulative_cost",
+                "cumulative_time", "overhead_s", "incumbent", "incumbent_accuracy", "incumbent_cost",
+                "accuracy_c", "accuracy_c_thesis"]
+        print(json.dumps(_jsonable(traj[cols].to_dict(orient="records")), indent=1))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.width", 160, "display.max_rows", 200):
+            print(traj[["iteration", "phase", "config_id", "size", "accuracy", "cumulative_cost", "overhead_s",
+                        "incumbent", "incumbent_accuracy", "incumbent_cost", "accuracy_c"]].to_string(index=False))
+    return 0
+
+
+def cmd_runs(args) -> int:
+    from . import experiments as ex
+
+    if args.profile:
+        specs = ex.profile_specs(args.profile, iterations=args.iterations)
+    else:
+        if not (args.benchmarks and args.optimizers and args.seeds):
+            raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
+        specs = ex.grid(args.benchmarks, args.optimizers, args.seeds, iterations=args.iterations)
+    paths = ex.run_grid(specs, runs_dir=args.runs_dir or ex.DEFAULT_RUNS_DIR, n_jobs=args.jobs,
+                        backend=args.backend, scheduler=args.scheduler)
+    print(f"{len(paths)} runs stored under {args.runs_dir or ex.DEFAULT_RUNS_DIR}")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tt", description="TrimTuner Workbook command line")
@@ -156,6 +192,30 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--only", nargs="+", help="notebook prefixes, e.g. 02 08")
     rp.add_argument("--smoke", action="store_true", help="tiny settings (CI)")
     rp.set_defaults(func=cmd_reproduce)
+
+    op = sub.add_parser("optimize", help="run one optimiser on a benchmark and print its trajectory")
+    op.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
+    op.add_argument("--optimizer", required=True, help="trimtuner-dt, trimtuner-gp, fabolas, eic, eic-usd, random")
+    op.add_argument("--seed", type=int, required=True)
+    op.add_argument("--iterations", type=int, default=44, help="tests in total, initial design included")
+    op.add_argument("--beta", type=_fraction("--beta"), default=0.1)
+    op.add_argument("--filter", help="override the filter: cea, random, none, direct, cmaes")
+    op.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")
+    op.add_argument("--max-time", type=_positive("--max-time"), help="seconds")
+    op.add_argument("--json", action="store_true")
+    op.set_defaults(func=cmd_optimize)
+
+    ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)")
+    ru.add_argument("--profile", choices=["quick", "paper"])
+    ru.add_argument("--benchmarks", nargs="+")
+    ru.add_argument("--optimizers", nargs="+")
+    ru.add_argument("--seeds", nargs="+", type=int)
+    ru.add_argument("--iterations", type=int, default=44)
+    ru.add_argument("--runs-dir", help="default: runs/")
+    ru.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
+    ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    ru.set_defaults(func=cmd_runs)
 
     for extra in _EXTRA_COMMANDS:
         extra(sub)
