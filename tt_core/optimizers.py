@@ -267,38 +267,47 @@ class ModelBasedOptimizer(Optimizer):
 
     def _choose(self):
         ids, sizes, X = self._candidates()
-        keep = self._apply_filter(X)
-        values = self._acquisition_values(X[keep])
+        acquisition = self._build_acquisition()
+        keep = self._apply_filter(X, acquisition)
+        if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)
+            i, _, _ = acquisition.argmax(X[keep])
+            return int(ids[keep[i]]), int(sizes[keep[i]])
+        values = np.asarray(acquisition(X[keep]), dtype=float)
+        if not np.all(np.isfinite(values)):
+            values = np.where(np.isfinite(values), values, -np.inf)
         best = keep[int(np.argmax(values))]
         return int(ids[best]), int(sizes[best])
 
-    def _apply_filter(self, X) -> np.ndarray:
-        from .filters import apply_filter
+    def _apply_filter(self, X, acquisition) -> np.ndarray:
+        """Indices of the candidates the acquisition is evaluated on. DIRECT and CMA-ES maximise the
+        acquisition itself on the continuous relaxation (paper Sec. IV-B); CEA ranks by Eq. 6."""
+        from .filters import filter_candidates
 
-        return np.asarray(apply_filter(self.filter, X, beta=self.beta, models=self.models,
-                                       constraints=self.constraints, rng=self.rng, space=self.space), dtype=int)
+        return np.asarray(filter_candidates(self.filter, X, self.beta, models=self.models,
+                                            constraints=self.constraints, objective=acquisition,
+                                            rng=self.rng, space=self.space), dtype=int)
 
     def _best_feasible_loss(self):
         h = self.history
         feas = self._observed_feasible(h)
         return float(loss_target(h["accuracy"].to_numpy())[feas].min()) if feas.any() else None
 
-    def _acquisition_values(self, X) -> np.ndarray:
+    def _build_acquisition(self):
+        """The acquisition of this iteration: a callable ``X -> values`` (models fixed)."""
         if self.acquisition in ("eic", "eic-usd"):
             from .acquisitions.ei import EIc, EIcPerUSD
 
             cls = EIc if self.acquisition == "eic" else EIcPerUSD
-            return cls(self.models, self.constraints, self._best_feasible_loss())(X)
+            return cls(self.models, self.constraints, self._best_feasible_loss())
         from .acquisitions.entropy_search import EntropySearch, InformationGainPerCost, sample_representers
 
-        Z, lam = sample_representers(self._X_full, self.n_representers, self.rng)
-        es = EntropySearch(self.models[LOSS], Z, lam)
-        info = InformationGainPerCost(es, self.models["cost"])
+        Z, lam = sample_representers(self._X_full, self.rng, n=self.n_representers)
+        info = InformationGainPerCost(EntropySearch(self.models[LOSS], Z, lam), self.models["cost"])
         if self.acquisition == "fabolas":
-            return info(X)
+            return info
         from .acquisitions.trimtuner import TrimTunerAcquisition
 
-        return TrimTunerAcquisition(info, self.models, self.constraints, self._X_full, n_roots=self.gh_roots)(X)
+        return TrimTunerAcquisition(info, self.models, self.constraints, self._X_full, n_roots=self.gh_roots)
 
 
 # ------------------------------------------------------------------------------------------------

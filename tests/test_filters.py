@@ -1,0 +1,179 @@
+"""Tests of tt_core.filters: CEA (paper Eq. 6) and the other candidate filters."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from tt_core.constraints import Constraint
+from tt_core.filters import FILTERS, apply_filter, cea_scores, filter_candidates, get_filter, n_keep, register_filter
+from tt_core.models.trees import ExtraTreesEnsemble
+from tt_core.space import ConfigSpace
+
+ALL = ["cea", "random", "none", "direct", "cmaes"]
+
+
+@pytest.fixture(scope="module")
+def setup():
+    """Synthetic 48-config x 4-size benchmark, some pairs tested, tree models fit on them."""
+    grid = list(itertools.product(["t2.small", "t2.medium", "t2.xlarge"], [1, 4, 16, 64], [1e-4, 1e-3],
+                                  ["async", "sync"]))
+    cfg = pd.DataFrame(grid, columns=["vm_flavor", "n_workers", "learning_rate", "sync"])
+    cfg.insert(0, "config_id", np.arange(len(cfg)))
+    table = cfg.merge(pd.DataFrame({"size": [500, 2000, 8000, 32000]}), how="cross")
+    space = ConfigSpace.from_table(table, ["vm_flavor", "n_workers", "learning_rate", "sync"])
+    X_all = space.encode(*space.all_pairs())
+    loss = -1.0 - 2.0 * X_all[:, -1] + np.sin(4 * X_all[:, 1]) * 0.3 - 0.5 * X_all[:, 2]
+    cost = np.log(0.01) + 1.5 * X_all[:, -1] - X_all[:, 0] + 0.5 * X_all[:, 1]
+    pool = space.pool()
+    rng = np.random.default_rng(0)
+    tested = rng.choice(len(X_all), size=30, replace=False)
+    ids, sizes = space.all_pairs()
+    for j in tested:
+        pool.mark_tested(ids[j], sizes[j])
+    models = {"loss": ExtraTreesEnsemble(seed=1).fit(X_all[tested], loss[tested]),
+              "cost": ExtraTreesEnsemble(seed=2).fit(X_all[tested], cost[tested])}
+    return space, pool, models, [Constraint("cost", upper=0.02)]
+
+
+def test_n_keep_edge_cases():
+    assert n_keep(0.1, 1440) == 144  # 0.1 * 1440 is 144.00000000000003 in floating point
+    assert n_keep(0.1, 1441) == 145
+    assert n_keep(1.0, 7) == 7
+    assert n_keep(1e-9, 7) == 1
+    assert n_keep(0.5, 1) == 1
+    for bad in [0, 0.0, -0.1, 1.01, float("nan"), float("inf"), True, "0.1"]:
+        with pytest.raises(ValueError, match=r"beta must be a fraction in \(0, 1\]"):
+            n_keep(bad, 10)
+    with pytest.raises(ValueError, match="empty"):
+        n_keep(0.1, 0)
+
+
+def test_cea_definition_recomputed_independently(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    mu_l = models["loss"].predict(X)
+    mu_c, sd_c = models["cost"].predict(X, return_std=True)
+    expected = (1 - np.exp(mu_l)) * norm.cdf((np.log(0.02) - mu_c) / sd_c)
+    np.testing.assert_allclose(cea_scores(models, cons, X), expected, rtol=1e-10)
+    idx = filter_candidates("cea", X, 0.1, models=models, constraints=cons)
+    k = int(np.ceil(0.1 * len(X)))
+    assert len(idx) == k
+    np.testing.assert_array_equal(idx, np.argsort(-expected, kind="stable")[:k])
+    assert np.all(np.diff(expected[idx]) <= 0)  # best first
+    # without constraints CEA is the predicted accuracy
+    np.testing.assert_allclose(cea_scores(models, [], X), 1 - np.exp(mu_l))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_filters_return_only_untested_distinct_candidates(setup, name):
+    space, pool, models, cons = setup
+    ids, sizes = pool.untested()
+    X = space.encode(ids, sizes)
+    idx = filter_candidates(name, X, 0.2, models=models, constraints=cons, rng=5)
+    assert len(np.unique(idx)) == len(idx)
+    assert len(idx) == (len(X) if name == "none" else n_keep(0.2, len(X)))
+    tested = set(zip(*(a.tolist() for a in pool.tested())))
+    chosen = set(zip(ids[idx].tolist(), sizes[idx].tolist()))
+    assert not chosen & tested
+    # same seed -> identical output
+    again = filter_candidates(name, X, 0.2, models=models, constraints=cons, rng=5)
+    np.testing.assert_array_equal(idx, again)
+    again = filter_candidates(name, X, 0.2, models=models, constraints=cons, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(idx, again)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_beta_one_and_tiny_beta(setup, name):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    all_idx = filter_candidates(name, X, 1.0, models=models, constraints=cons, rng=0)
+    assert sorted(all_idx.tolist()) == list(range(len(X)))
+    one = filter_candidates(name, X, 1e-6, models=models, constraints=cons, rng=0)
+    assert len(one) == (len(X) if name == "none" else 1)
+
+
+def test_random_filter_depends_on_seed(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    a = filter_candidates("random", X, 0.1, rng=1)
+    b = filter_candidates("random", X, 0.1, rng=2)
+    assert set(a.tolist()) != set(b.tolist())
+
+
+@pytest.mark.parametrize("name", ["direct", "cmaes"])
+def test_optimiser_filters_respect_budget_and_objective(setup, name):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    target = X[17]
+    evaluated = []
+
+    def objective(Xs):
+        evaluated.extend(map(tuple, Xs))
+        return -((Xs - target) ** 2).sum(axis=1)
+
+    k = n_keep(0.3, len(X))
+    idx = filter_candidates(name, X, 0.3, objective=objective, rng=3)
+    assert len(idx) == k
+    # each candidate evaluated at most once, and at most k evaluations (the budget)
+    assert len(evaluated) == len(set(evaluated)) <= k
+    vals = -((X[idx] - target) ** 2).sum(axis=1)
+    n_eval = len(evaluated)
+    assert np.all(np.diff(vals[:n_eval]) <= 0)  # evaluated ones come best first
+    assert idx[0] == 17  # an easy quadratic: the optimiser finds the maximiser
+
+
+def test_cmaes_leaves_global_numpy_state_alone(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    np.random.seed(123)
+    state = np.random.get_state()[1].copy()
+    filter_candidates("cmaes", X, 0.1, models=models, constraints=cons, rng=0)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)
+
+
+def test_errors(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    with pytest.raises(ValueError, match=r"unknown filter 'ceaa'; known filters: \['cea', 'cmaes', 'direct'"):
+        filter_candidates("ceaa", X, 0.1, models=models)
+    with pytest.raises(ValueError, match="empty"):
+        filter_candidates("cea", X[:0], 0.1, models=models)
+    with pytest.raises(ValueError, match="empty"):
+        filter_candidates("cea", [], 0.1, models=models)
+    with pytest.raises(ValueError, match="beta"):
+        filter_candidates("cea", X, 0.0, models=models)
+    with pytest.raises(ValueError, match="needs models"):
+        filter_candidates("cea", X, 0.1)
+    with pytest.raises(ValueError, match="'time' model"):
+        filter_candidates("cea", X, 0.1, models=models, constraints=[Constraint("time", upper=10.0)])
+    with pytest.raises(ValueError, match="objective"):
+        filter_candidates("direct", X, 0.1)
+    with pytest.raises(ValueError, match="rng"):
+        filter_candidates("random", X, 0.1, rng="seed")
+    with pytest.raises(ValueError, match="columns"):
+        filter_candidates("random", X[:, 1:], 0.1, rng=0, space=space)
+
+
+def test_apply_filter_alias_accepts_space(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    np.testing.assert_array_equal(
+        apply_filter("cea", X, beta=0.1, models=models, constraints=cons, rng=np.random.default_rng(0), space=space),
+        filter_candidates("cea", X, 0.1, models=models, constraints=cons))
+
+
+def test_registry():
+    assert set(ALL) <= set(FILTERS)
+    assert get_filter("cea") is FILTERS["cea"]
+    with pytest.raises(ValueError, match="already registered"):
+        register_filter("cea", lambda X, k, **kw: np.arange(k))
+    register_filter("first_k_test", lambda X, k, **kw: np.arange(k))
+    try:
+        np.testing.assert_array_equal(filter_candidates("first_k_test", np.zeros((10, 2)), 0.3), [0, 1, 2])
+    finally:
+        del FILTERS["first_k_test"]

@@ -1,0 +1,281 @@
+"""Bagged ensemble of extra-trees: TrimTuner's decision-tree surrogate (paper Sec. III-A).
+
+"We circumvent this problem by using an ensemble of DTs and injecting diversity among the various
+learners by generating their data-sets drawing with replacement from the same data-set. We then
+estimate the probability distribution for a prediction as a Gaussian with mean and standard deviation
+derived from the predictions of the ensemble." (paper Sec. III-A)
+
+Model
+-----
+``n_members`` members (default 10); member ``m`` is fit on a bootstrap sample (``n`` draws with
+replacement) of the ``n`` observations. A member is the average of ``n_estimators`` randomised trees
+(:class:`sklearn.tree.ExtraTreeRegressor`, Geurts et al. 2006) fit on the member's bootstrap sample,
+i.e. an :class:`sklearn.ensemble.ExtraTreesRegressor` with ``bootstrap=False``, built tree by tree to
+avoid the forest's per-call dispatch overhead. The default ``n_estimators=1`` (one extra-tree per
+member) is the paper's "ensemble of DTs" and what the original code does (bagging of 10 extra-trees);
+``n_estimators > 1`` makes every member a small forest, which averages out the trees' split randomness
+so that the spread reflects the bootstrap (data) uncertainty more than the tree randomisation.
+With ``P[m, i]`` the prediction of member ``m`` at input ``i``:
+
+* predictive mean ``mu_i = mean_m P[m, i]``; std ``max(std_m P[m, i], min_std)`` (population std,
+  ``ddof=0``, floored at ``min_std`` so that a unanimous ensemble still gives a proper Gaussian);
+* joint posterior over representers ``Z`` and candidates ``X`` (for entropy search, spec Sec. 3): the
+  members' empirical mean and covariance ``Cov = D^T D / M`` (``D = P - mean``) plus ``jitter * I``
+  (default ``min_std**2``) so that ``cov_zz`` is positive definite although its rank is at most
+  ``M - 1``; ``noise_var = 0`` (the ensemble has no separate noise model);
+* fantasy: a new ensemble with the same seed refit on the data plus the extra point(s)
+  (:meth:`ExtraTreesEnsemble.fantasize` == ``fit`` on the augmented data).
+
+Determinism: the fit is a deterministic function of ``(seed, X, y)``. The seed is resolved once at
+construction (an int or a ``SeedSequence`` is used as given; a ``Generator`` is drawn from once;
+``None`` draws fresh OS entropy once), and every :meth:`fit` restarts from it. Consequently all
+fantasies with the same number of points use the same bootstrap indices and tree seeds, so acquisition
+values of different candidates are compared under common random numbers.
+
+Speed (2 cores, sklearn 1.9, 44 points): fitting 10 members x 1 tree takes ~4 ms (x 5 trees ~20 ms);
+predicting 1440 points ~1 ms (~4 ms). Fantasies dominate TrimTuner's constraint factor (two refits per
+candidate), hence the single-tree default.
+
+Deviations from the original TrimTuner implementation
+-----------------------------------------------------
+* The original tree-ensemble "fantasy" never refits (its ``train()`` only stores X), so the constraint
+  term of TrimTuner's acquisition was inert in the DT variant; here a fantasy always refits.
+* The original returns the members' standard deviation where its callers expect a variance, replaces
+  non-finite values by 0.1 and has no floor; here ``predict`` returns the std (floored at ``min_std``).
+* The original's covariance between a candidate and the representers is the off-diagonal of a diagonal
+  matrix, i.e. zero. Here ``joint_posteriors`` returns the members' empirical covariance, this project's
+  way to run entropy search on the tree ensemble (spec Sec. 3, DT variant).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree import ExtraTreeRegressor
+
+from .base import JointPosterior, check_X, check_y
+
+__all__ = ["ExtraTreesEnsemble"]
+
+
+def _resolve_seed(seed) -> np.random.SeedSequence:
+    """A SeedSequence that reproduces the same random stream on every fit."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63 - 1)))
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative int, a numpy Generator or None, got {seed}")
+        return np.random.SeedSequence(int(seed))
+    raise ValueError(f"seed must be a non-negative int, a numpy Generator, a SeedSequence or None, got {seed!r}")
+
+
+def _mean_rows(P: np.ndarray) -> np.ndarray:
+    """Mean over axis 0, summed row by row in a fixed order.
+
+    ``P.mean(axis=0)`` may sum a column in a different order depending on the number of columns (numpy
+    uses pairwise summation along contiguous memory), so the same point predicted alone or in a batch
+    could differ in the last bit - and a tree refit on a fantasy target one ulp away can split
+    differently. The fixed order makes predictions independent of the batch they are computed in.
+    """
+    acc = P[0].astype(float, copy=True)
+    for row in P[1:]:
+        acc += row
+    return acc / P.shape[0]
+
+
+class ExtraTreesEnsemble:
+    """Bootstrap ensemble of extra-trees forests with Gaussian predictions (paper Sec. III-A).
+
+    Parameters
+    ----------
+    n_members : int, default 10
+        Number of bagged members (at least 2, for a spread).
+    min_std : float, default 1e-3
+        Floor of the predictive standard deviation (in target units).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the bootstrap draws and tree randomisation (resolved once at construction).
+    n_estimators : int, default 1
+        Trees per member (a member is the mean of its trees; 1 = the paper's ensemble of single trees).
+    jitter : float or None
+        Diagonal added to the empirical covariance in :meth:`joint_posteriors`; default ``min_std**2``.
+    **extra_trees_kwargs
+        Passed to every :class:`sklearn.tree.ExtraTreeRegressor` (e.g. ``min_samples_leaf``,
+        ``max_features``, ``max_depth``); ``random_state`` is set by the ensemble.
+
+    Attributes
+    ----------
+    X_, y_ : ndarray
+        Training data of the last fit.
+    n_features_in_ : int
+        Number of input columns ``d + 1``.
+    """
+
+    def __init__(self, n_members: int = 10, min_std: float = 1e-3, seed=None, n_estimators: int = 1,
+                 jitter: float | None = None, **extra_trees_kwargs):
+        if not isinstance(n_members, (int, np.integer)) or isinstance(n_members, bool) or n_members < 2:
+            raise ValueError(f"n_members must be an int >= 2 (the spread needs two members), got {n_members!r}")
+        if not isinstance(n_estimators, (int, np.integer)) or isinstance(n_estimators, bool) or n_estimators < 1:
+            raise ValueError(f"n_estimators must be an int >= 1 (trees per member), got {n_estimators!r}")
+        if not (np.isfinite(min_std) and min_std >= 0):
+            raise ValueError(f"min_std must be a finite number >= 0, got {min_std!r}")
+        if jitter is not None and not (np.isfinite(jitter) and jitter >= 0):
+            raise ValueError(f"jitter must be a finite number >= 0 or None, got {jitter!r}")
+        if "random_state" in extra_trees_kwargs:
+            raise ValueError("do not pass random_state; the ensemble seeds its trees from `seed`")
+        try:
+            ExtraTreeRegressor(**extra_trees_kwargs)
+        except TypeError as exc:
+            valid = sorted(ExtraTreeRegressor().get_params())
+            raise ValueError(f"invalid ExtraTreeRegressor argument ({exc}); valid ones: {valid}") from None
+        self.n_members = int(n_members)
+        self.min_std = float(min_std)
+        self.seed = seed
+        self.n_estimators = int(n_estimators)
+        self.jitter = None if jitter is None else float(jitter)
+        self.extra_trees_kwargs = dict(extra_trees_kwargs)
+        self._seed_seq = _resolve_seed(seed)
+        self._trees: list[ExtraTreeRegressor] | None = None
+
+    # ------------------------------------------------------------------ fitting
+    def _clone(self) -> "ExtraTreesEnsemble":
+        return ExtraTreesEnsemble(self.n_members, self.min_std, self._seed_seq, self.n_estimators, self.jitter,
+                                  **self.extra_trees_kwargs)
+
+    def fit(self, X, y) -> "ExtraTreesEnsemble":
+        """Fit every member on its own bootstrap sample of ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d + 1)
+        y : array-like of shape (n,)
+
+        Returns
+        -------
+        self
+        """
+        X = check_X(X)
+        y = check_y(y, X.shape[0])
+        n = X.shape[0]
+        if n == 0:
+            raise ValueError("cannot fit on zero observations; pass at least one (X, y) pair")
+        rng = np.random.default_rng(self._seed_seq)  # same stream on every fit
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        trees = []
+        for _ in range(self.n_members):
+            idx = rng.integers(0, n, size=n)  # bootstrap: n draws with replacement
+            seeds = rng.integers(0, 2**31 - 1, size=self.n_estimators)
+            Xb, yb = np.ascontiguousarray(X32[idx]), np.ascontiguousarray(y[idx])
+            for s in seeds:
+                tree = ExtraTreeRegressor(random_state=int(s), **self.extra_trees_kwargs)
+                tree.fit(Xb, yb, check_input=False)  # inputs prepared above (float32, C order)
+                trees.append(tree)
+        self._trees = trees
+        self.X_, self.y_ = X.copy(), y.copy()
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _check_fitted(self) -> None:
+        if self._trees is None:
+            raise ValueError("this ExtraTreesEnsemble is not fitted yet; call fit(X, y) first")
+
+    # ------------------------------------------------------------------ prediction
+    def predict_members(self, X) -> np.ndarray:
+        """Predictions of every member.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d + 1)
+
+        Returns
+        -------
+        ndarray of shape (n_members, n)
+        """
+        self._check_fitted()
+        X = check_X(X, self.n_features_in_)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        P = np.empty((len(self._trees), X.shape[0]))
+        for k, tree in enumerate(self._trees):
+            P[k] = tree.predict(X32, check_input=False)
+        P = P.reshape(self.n_members, self.n_estimators, -1)
+        if self.n_estimators == 1:
+            return P[:, 0, :]
+        return np.stack([_mean_rows(Pm) for Pm in P])
+
+    def predict(self, X, return_std: bool = False):
+        """Ensemble mean (and floored std across members).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d + 1)
+        return_std : bool, default False
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+        std : ndarray of shape (n,), only if ``return_std``
+            ``max(std_m P[m], min_std)`` (``ddof=0``).
+        """
+        P = self.predict_members(X)
+        mean = _mean_rows(P)
+        if not return_std:
+            return mean
+        return mean, np.maximum(np.sqrt(_mean_rows((P - mean) ** 2)), self.min_std)
+
+    def joint_posteriors(self, Z, X) -> list[JointPosterior]:
+        """Empirical joint Gaussian of the members' predictions over ``Z`` and ``X`` (one sample).
+
+        Parameters
+        ----------
+        Z : array-like of shape (N, d + 1)
+            Representer points (normally at ``s~ = 1``).
+        X : array-like of shape (C, d + 1)
+            Candidates.
+
+        Returns
+        -------
+        list with one JointPosterior
+            ``mean_*`` the member mean; ``cov_zz = D_z^T D_z / M + jitter I``,
+            ``cov_zx = D_z^T D_x / M``, ``var_x = mean_m D_x^2 + jitter``, ``noise_var = 0``.
+        """
+        self._check_fitted()
+        Z = check_X(Z, self.n_features_in_, name="Z")
+        X = check_X(X, self.n_features_in_, name="X")
+        N = Z.shape[0]
+        P = self.predict_members(np.vstack([Z, X]))
+        mean = _mean_rows(P)
+        D = P - mean
+        Dz, Dx = D[:, :N], D[:, N:]
+        M = P.shape[0]
+        jitter = self.min_std**2 if self.jitter is None else self.jitter
+        cov_zz = Dz.T @ Dz / M + jitter * np.eye(N)
+        cov_zx = Dz.T @ Dx / M
+        var_x = (Dx**2).mean(axis=0) + jitter
+        return [JointPosterior(mean_z=mean[:N], cov_zz=cov_zz, cov_zx=cov_zx, mean_x=mean[N:], var_x=var_x,
+                               noise_var=0.0)]
+
+    def fantasize(self, X_new, y_new) -> "ExtraTreesEnsemble":
+        """A new ensemble refit on the training data plus ``(X_new, y_new)``; ``self`` is untouched.
+
+        Same seed as ``self``, so the result equals
+        ``ExtraTreesEnsemble(seed=...).fit(vstack([X_, X_new]), hstack([y_, y_new]))``.
+
+        Parameters
+        ----------
+        X_new : array-like of shape (k, d + 1)
+        y_new : array-like of shape (k,)
+
+        Returns
+        -------
+        ExtraTreesEnsemble
+        """
+        self._check_fitted()
+        X_new = check_X(X_new, self.n_features_in_, name="X_new")
+        y_new = check_y(y_new, X_new.shape[0], name="y_new")
+        return self._clone().fit(np.vstack([self.X_, X_new]), np.concatenate([self.y_, y_new]))
+
+    def __repr__(self) -> str:
+        return (f"ExtraTreesEnsemble(n_members={self.n_members}, n_estimators={self.n_estimators}, "
+                f"min_std={self.min_std}, seed={self.seed!r})")
