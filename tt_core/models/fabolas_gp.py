@@ -1,0 +1,675 @@
+"""FABOLAS Gaussian process with MCMC-marginalised hyperparameters (spec Sec. 1).
+
+The model of the loss ``y = ln(1 - accuracy)`` and of the cost ``c = ln(cost)`` used by FABOLAS and by
+TrimTuner-GP (TrimTuner paper Sec. III-A; FABOLAS). Inputs are ``(n, d + 1)`` arrays whose last column
+is the log2-scaled size ``s~`` in ``[0, 1]``. With ``theta`` on the natural-log scale
+(``/work/shared/notes/entropy_search_spec.md`` Sec. 1)::
+
+    k(x, x') = e^t0 * prod_i Matern52((x_i - x'_i)^2 / e^ti) * (e^t(d+1) + e^t(d+2) u(s~) u(s~'))
+    Matern52(r2) = (1 + sqrt(5 r2) + 5 r2 / 3) exp(-sqrt(5 r2))
+    u = (1 - s~)^2 (loss model),  u = s~ (cost model)
+
+plus homoscedastic noise ``e^t(d+3) + 1.25e-12``; the prior mean is the constant ``mean(y)``.
+
+Implementation
+--------------
+* The kernel is computed **in numpy**, vectorised over hyperparameter samples (shape ``(M, n1, n2)``),
+  because the likelihood of a whole half-ensemble of emcee walkers is then one batched Cholesky
+  (``emcee.EnsembleSampler(..., vectorize=True)``). George's Python-level overhead per call would
+  dominate at n = 44. :func:`george_kernel` builds the *same* kernel with george
+  (``ConstantKernel * prod_i Matern52Kernel(axes=i) * (ConstantKernel + LinearKernel(axes=u))`` on inputs
+  ``[config, u]``, see :func:`george_inputs`); the tests check both agree, so george is the reference.
+* Hyperparameters are marginalised with emcee's stretch move: burn-in on the first fit, then the chain
+  continues from the last walker positions at every refit; the samples are the final walker positions.
+* Per sample the Cholesky factor ``L_i`` and ``alpha_i = K_i^-1 (y - m0)`` are cached; predictions are
+  batched triangular solves (``scipy.linalg.solve_triangular`` on stacked factors).
+
+Deviations from the original implementations (RoBO / george / TrimTuner)
+------------------------------------------------------------------------
+* Priors use log-densities throughout; the original adds the N(0, 1) *density* (not its log) of the two
+  size-kernel parameters.
+* No clipping of predicted covariances to ``>= 2.2e-16`` (the original clips every entry, which turns
+  negative covariances positive); only the predictive *std* takes ``sqrt(max(var, 0))``.
+* Fantasies (:meth:`FabolasGP.fantasize`) keep the hyperparameter samples fixed and extend the cached
+  Cholesky factors by a block (rank-one for one point) update; the original re-optimised the
+  hyperparameters per candidate and accumulated fantasies across candidates (order-dependent).
+* Number of walkers: the spec's default rule (12, or ``3 (d + 3)`` rounded up to even when
+  ``12 < 2 (d + 3)``) is raised to at least ``2 (d + 4)`` (emcee's stretch move needs twice as many
+  walkers as parameters; the rule alone gives 12 < 14 for d = 3). For d = 5 it gives 24 as in the spec.
+* The initial walker positions are drawn from the priors (the noise from a horseshoe-like draw around
+  the prior scale 1e-3); all coordinates are clipped into ``|theta| <= 19.9``.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import emcee
+import numpy as np
+import scipy.linalg as sla
+
+from .base import JointPosterior, check_X, check_y
+
+__all__ = [
+    "FabolasGP",
+    "fabolas_kernel",
+    "fabolas_kernel_diag",
+    "log_prior",
+    "sample_prior",
+    "size_feature",
+    "george_kernel",
+    "george_inputs",
+    "NOISE_JITTER",
+]
+
+#: Added to the noise variance of every sample (spec Sec. 1).
+NOISE_JITTER = 1.25e-12
+#: Support of every log-hyperparameter: ``|theta_j| <= THETA_BOUND``.
+THETA_BOUND = 20.0
+#: Support of the log length scales (uniform prior).
+LOG_LS_LOW, LOG_LS_HIGH = -10.0, 2.0
+#: Horseshoe prior scale of the noise.
+HORSESHOE_SCALE = 1e-3
+_LN_2PI = float(np.log(2.0 * np.pi))
+_KINDS = ("loss", "cost")
+
+
+# --------------------------------------------------------------------------------------------------
+# Kernel
+# --------------------------------------------------------------------------------------------------
+def _check_kind(kind) -> str:
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be 'loss' (u = (1 - s~)^2) or 'cost' (u = s~), got {kind!r}")
+    return kind
+
+
+def size_feature(s, kind) -> np.ndarray:
+    """Size feature ``u`` of the FABOLAS kernel (spec Sec. 1).
+
+    Parameters
+    ----------
+    s : array-like
+        Scaled sizes ``s~`` in ``[0, 1]``.
+    kind : {"loss", "cost"}
+        ``u = (1 - s~)^2`` for the loss model (so ``u(1) = 0``), ``u = s~`` for the cost model.
+
+    Returns
+    -------
+    ndarray
+        ``u`` with the shape of ``s``.
+    """
+    s = np.asarray(s, dtype=float)
+    return (1.0 - s) ** 2 if _check_kind(kind) == "loss" else s
+
+
+def _as_theta2d(theta) -> np.ndarray:
+    th = np.asarray(theta, dtype=float)
+    return th[None, :] if th.ndim == 1 else th
+
+
+def fabolas_kernel(X1, X2, theta, kind) -> np.ndarray:
+    """FABOLAS kernel matrices for one or several hyperparameter vectors (spec Sec. 1).
+
+    ``k = e^t0 prod_i Matern52((x_i - x'_i)^2 / e^ti) (e^t(d+1) + e^t(d+2) u u')``, without noise.
+
+    Parameters
+    ----------
+    X1 : ndarray of shape (n1, d + 1)
+    X2 : ndarray of shape (n2, d + 1)
+        Inputs; the last column is ``s~``.
+    theta : ndarray of shape (d + 4,) or (M, d + 4)
+        Log-hyperparameters ``[t0, t1..td, t(d+1), t(d+2), t(d+3)]`` (the noise entry is ignored here).
+    kind : {"loss", "cost"}
+
+    Returns
+    -------
+    ndarray of shape (M, n1, n2)
+        One covariance matrix per hyperparameter vector (M = 1 for a 1-D ``theta``).
+    """
+    th = _as_theta2d(theta)
+    d = X1.shape[1] - 1
+    shape = (th.shape[0], X1.shape[0], X2.shape[0])
+    # prod_i (1 + r_i + r_i^2 / 3) exp(-r_i) with r_i = sqrt(5 r2_i): one exp of the summed r_i
+    poly = np.ones(shape)
+    rsum = np.zeros(shape)
+    for i in range(d):
+        dist = np.abs(X1[:, i][:, None] - X2[:, i][None, :])
+        r = dist[None, :, :] * (np.sqrt(5.0) * np.exp(-0.5 * th[:, 1 + i]))[:, None, None]
+        poly *= 1.0 + r + r * r / 3.0
+        rsum += r
+    out = poly * np.exp(-rsum)
+    uu = np.outer(size_feature(X1[:, d], kind), size_feature(X2[:, d], kind))
+    size_part = np.exp(th[:, d + 1])[:, None, None] + np.exp(th[:, d + 2])[:, None, None] * uu[None]
+    out *= np.exp(th[:, 0])[:, None, None] * size_part
+    return out
+
+
+def fabolas_kernel_diag(X, theta, kind) -> np.ndarray:
+    """Diagonal ``k(x, x)`` of :func:`fabolas_kernel`, shape (M, n) (Matern52(0) = 1)."""
+    th = _as_theta2d(theta)
+    d = X.shape[1] - 1
+    u2 = size_feature(X[:, d], kind) ** 2
+    return np.exp(th[:, 0])[:, None] * (np.exp(th[:, d + 1])[:, None] + np.exp(th[:, d + 2])[:, None] * u2[None])
+
+
+def george_inputs(X, kind) -> np.ndarray:
+    """Inputs for :func:`george_kernel`: the configuration columns followed by ``u(s~)``."""
+    X = np.asarray(X, dtype=float)
+    return np.column_stack([X[:, :-1], size_feature(X[:, -1], kind)])
+
+
+def george_kernel(theta, d, kind):
+    """The FABOLAS kernel built from george kernels (reference for :func:`fabolas_kernel`).
+
+    ``ConstantKernel(t0) * prod_i Matern52Kernel(metric=e^ti, axes=i) *
+    (ConstantKernel(t(d+1)) + LinearKernel(log_gamma2=-t(d+2), order=1, axes=d))``, evaluated on
+    :func:`george_inputs` (``LinearKernel`` gives ``u u' / gamma^2`` with ``gamma^2 = e^-t(d+2)``).
+    The constant kernels are restricted to one axis: george 0.4's ``ConstantKernel`` over ``ndim``
+    axes returns ``ndim * c``, not ``c``.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (d + 4,)
+    d : int
+        Number of configuration dimensions.
+    kind : {"loss", "cost"}
+        Only documents the input transform (apply :func:`george_inputs` with the same kind).
+
+    Returns
+    -------
+    george.kernels.Kernel
+    """
+    from george import kernels
+
+    _check_kind(kind)
+    th = np.asarray(theta, dtype=float)
+    ndim = d + 1
+    k = kernels.ConstantKernel(log_constant=th[0], ndim=ndim, axes=0)
+    for i in range(d):
+        k = k * kernels.Matern52Kernel(metric=float(np.exp(th[1 + i])), ndim=ndim, axes=i)
+    size = kernels.ConstantKernel(log_constant=th[d + 1], ndim=ndim, axes=0) + kernels.LinearKernel(
+        log_gamma2=-th[d + 2], order=1, ndim=ndim, axes=d
+    )
+    return k * size
+
+
+# --------------------------------------------------------------------------------------------------
+# Priors
+# --------------------------------------------------------------------------------------------------
+def log_prior(theta) -> np.ndarray:
+    """Log prior density of FABOLAS hyperparameters (spec Sec. 1), up to a constant for the horseshoe.
+
+    * ``t0 + 2 ~ LogNormal(0, 1)``;
+    * ``t1..td ~ Uniform[-10, 2]`` (log length scales);
+    * ``t(d+1), t(d+2) ~ N(0, 1)`` (log-density, unlike the original which adds the density);
+    * noise ``t(d+3)``: horseshoe with scale 1e-3, ``ln ln(1 + 3 (1e-3 / e^t)^2)``;
+    * ``-inf`` whenever some ``|theta_j| > 20``.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (p,) or (M, p), p = d + 4
+
+    Returns
+    -------
+    ndarray of shape (M,)
+    """
+    th = _as_theta2d(theta)
+    d = th.shape[1] - 4
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = th[:, 0] + 2.0
+        lw = np.log(np.where(w > 0, w, 1.0))
+        lp = np.where(w > 0, -lw - 0.5 * _LN_2PI - 0.5 * lw**2, -np.inf)
+        ls = th[:, 1 : d + 1]
+        in_box = np.all((ls >= LOG_LS_LOW) & (ls <= LOG_LS_HIGH), axis=1)
+        lp = lp + np.where(in_box, -d * np.log(LOG_LS_HIGH - LOG_LS_LOW), -np.inf)
+        lp = lp - _LN_2PI - 0.5 * (th[:, d + 1] ** 2 + th[:, d + 2] ** 2)
+        lp = lp + np.log(np.log1p(3.0 * (HORSESHOE_SCALE * np.exp(-th[:, d + 3])) ** 2))
+    lp = np.where(np.all(np.abs(th) <= THETA_BOUND, axis=1), lp, -np.inf)
+    return np.where(np.isnan(lp), -np.inf, lp)
+
+
+def sample_prior(n, d, rng) -> np.ndarray:
+    """Draw ``n`` initial walker positions from the priors of :func:`log_prior`.
+
+    The noise coordinate is ``ln |1e-3 * lambda * N(0, 1)|`` with ``lambda ~ |Cauchy(0, 1)|`` (a
+    horseshoe-like draw); every coordinate is clipped into ``[-19.9, 19.9]``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions.
+    d : int
+        Number of configuration dimensions.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n, d + 4)
+    """
+    th = np.empty((n, d + 4))
+    th[:, 0] = np.exp(rng.standard_normal(n)) - 2.0
+    th[:, 1 : d + 1] = rng.uniform(LOG_LS_LOW, LOG_LS_HIGH, size=(n, d))
+    th[:, d + 1 : d + 3] = rng.standard_normal((n, 2))
+    lam = np.abs(rng.standard_cauchy(n))
+    th[:, d + 3] = np.log(np.abs(HORSESHOE_SCALE * lam * rng.standard_normal(n)) + 1e-300)
+    return np.clip(th, -THETA_BOUND + 0.1, THETA_BOUND - 0.1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Linear algebra helpers
+# --------------------------------------------------------------------------------------------------
+def _robust_cholesky(K: np.ndarray) -> np.ndarray:
+    """Cholesky of one matrix, adding growing jitter (relative to the mean diagonal) if needed."""
+    try:
+        return np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        pass
+    scale = float(np.mean(np.diag(K))) if K.size else 1.0
+    for exponent in range(-10, -1):
+        jitter = scale * 10.0**exponent
+        try:
+            L = np.linalg.cholesky(K + jitter * np.eye(K.shape[0]))
+        except np.linalg.LinAlgError:
+            continue
+        warnings.warn(f"FabolasGP: covariance not positive definite, added jitter {jitter:.2e}", RuntimeWarning)
+        return L
+    raise np.linalg.LinAlgError("FabolasGP: covariance matrix is not positive definite even with jitter")
+
+
+def _batched_cholesky(K: np.ndarray) -> np.ndarray:
+    try:
+        return np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        return np.stack([_robust_cholesky(Ki) for Ki in K])
+
+
+def _tri_solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
+    """Batched lower-triangular solve ``L^-1 B`` (or ``L^-T B``) over the leading axis."""
+    return sla.solve_triangular(L, B, lower=True, trans=1 if trans else 0, check_finite=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# Model
+# --------------------------------------------------------------------------------------------------
+class FabolasGP:
+    """FABOLAS GP for loss or cost with emcee-marginalised hyperparameters (spec Sec. 1).
+
+    Parameters
+    ----------
+    kind : {"loss", "cost"}
+        Size feature ``u = (1 - s~)^2`` (loss) or ``u = s~`` (cost).
+    n_hypers : int or None
+        Number of emcee walkers = number of hyperparameter samples. ``None``: 12, or ``3 (d + 3)``
+        rounded up to even when ``12 < 2 (d + 3)``, and at least ``2 (d + 4)`` (24 for d = 5).
+        An explicit value must be even and ``>= 2 (d + 4)``.
+    burnin : int
+        Burn-in steps of the first fit.
+    chain_length : int
+        Steps per fit (after burn-in on the first fit; the only steps at refits).
+    seed : int, numpy.random.Generator or None
+        Seeds the initial walker positions and emcee's random state; same seed, same data and same
+        sequence of fits give identical samples.
+
+    Attributes
+    ----------
+    samples_ : ndarray of shape (M, d + 4)
+        Hyperparameter samples (final walker positions).
+    log_prob_ : ndarray of shape (M,)
+        Their log posterior (NaN after :meth:`fantasize`, which does not recompute it).
+    noise_var_ : ndarray of shape (M,)
+        Noise variance per sample (``e^t(d+3) + 1.25e-12``).
+    X_, y_ : ndarray
+        Training data; ``mean_`` is the constant prior mean ``mean(y_)``.
+    L_ : ndarray of shape (M, n, n)
+        Cholesky factors of ``K_i + noise_i I``; ``alpha_`` (M, n) is ``K_i^-1 (y - mean_)``.
+    n_steps_ : int
+        Total MCMC steps run so far; ``initial_positions_`` is where the last chain segment started.
+    """
+
+    def __init__(self, kind="loss", n_hypers=None, burnin=100, chain_length=100, seed=None):
+        self.kind = _check_kind(kind)
+        if n_hypers is not None:
+            if isinstance(n_hypers, bool) or not isinstance(n_hypers, (int, np.integer)) or n_hypers < 2:
+                raise ValueError(f"n_hypers must be None or an even integer >= 2 (walkers), got {n_hypers!r}")
+            if n_hypers % 2:
+                raise ValueError(f"n_hypers must be even (emcee splits walkers in two halves), got {n_hypers}")
+        for name, val, low in (("burnin", burnin, 0), ("chain_length", chain_length, 1)):
+            if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
+                raise ValueError(f"{name} must be an integer >= {low} (MCMC steps), got {val!r}")
+        if seed is not None and not isinstance(seed, (int, np.integer, np.random.Generator)):
+            raise ValueError(f"seed must be None, an int or a numpy.random.Generator, got {type(seed).__name__}")
+        self.n_hypers = None if n_hypers is None else int(n_hypers)
+        self.burnin = int(burnin)
+        self.chain_length = int(chain_length)
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.n_steps_ = 0
+
+    # ---------------------------------------------------------------- helpers
+    def n_walkers(self, d: int) -> int:
+        """Number of walkers (hyperparameter samples) for ``d`` configuration dimensions."""
+        p = d + 4
+        if self.n_hypers is not None:
+            if self.n_hypers < 2 * p:
+                raise ValueError(
+                    f"n_hypers={self.n_hypers} is too small for d={d}: emcee's stretch move needs at least "
+                    f"2 * (d + 4) = {2 * p} walkers; pass n_hypers >= {2 * p} or None"
+                )
+            return self.n_hypers
+        n = 12
+        if n < 2 * (d + 3):
+            n = 3 * (d + 3)
+        n = max(n, 2 * p)
+        return n + (n % 2)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of hyperparameter samples M."""
+        self._check_fitted()
+        return self.samples_.shape[0]
+
+    @property
+    def d(self) -> int:
+        """Number of configuration dimensions."""
+        self._check_fitted()
+        return self.X_.shape[1] - 1
+
+    def _check_fitted(self):
+        if not hasattr(self, "L_"):
+            raise ValueError("FabolasGP is not fitted yet; call fit(X, y) or fit_fixed_hypers(X, y, hypers) first")
+
+    def _check_inputs(self, X, name="X", d_expected=None):
+        X = check_X(X, d_expected=d_expected, name=name)
+        if X.shape[1] < 2:
+            raise ValueError(f"{name} needs at least one configuration column plus the size column s~ (got 1 column)")
+        s = X[:, -1]
+        if np.any(s < -1e-9) or np.any(s > 1 + 1e-9):
+            raise ValueError(
+                f"the last column of {name} (scaled size s~) must lie in [0, 1]; got values in "
+                f"[{s.min():.4g}, {s.max():.4g}] - scale sizes as (log2 s - log2 s_min) / (log2 s_max - log2 s_min)"
+            )
+        return X
+
+    def _check_data(self, X, y):
+        X = self._check_inputs(X)
+        y = check_y(y, n_expected=X.shape[0])
+        if X.shape[0] < 1:
+            raise ValueError("need at least one observation to fit the GP")
+        return X, y
+
+    def _set_data(self, X, y):
+        self.X_ = X
+        self.y_ = y
+        self.mean_ = float(np.mean(y))
+
+    # ---------------------------------------------------------------- likelihood
+    def _log_likelihood(self, thetas: np.ndarray) -> np.ndarray:
+        """GP log marginal likelihood of the current data for each row of ``thetas`` (M, p)."""
+        X, r = self.X_, self.y_ - self.mean_
+        n, d = X.shape[0], X.shape[1] - 1
+        K = fabolas_kernel(X, X, thetas, self.kind)
+        K[:, np.arange(n), np.arange(n)] += (np.exp(thetas[:, d + 3]) + NOISE_JITTER)[:, None]
+        out = np.full(thetas.shape[0], -np.inf)
+        try:
+            L = np.linalg.cholesky(K)
+            ok = np.ones(thetas.shape[0], dtype=bool)
+        except np.linalg.LinAlgError:
+            L = np.zeros_like(K)
+            ok = np.zeros(thetas.shape[0], dtype=bool)
+            for i in range(K.shape[0]):
+                try:
+                    L[i] = np.linalg.cholesky(K[i])
+                    ok[i] = True
+                except np.linalg.LinAlgError:
+                    pass
+        if not ok.any():
+            return out
+        Lk = L[ok]
+        z = _tri_solve(Lk, np.broadcast_to(r, (Lk.shape[0], n))[..., None])[..., 0]
+        logdet = 2.0 * np.sum(np.log(np.diagonal(Lk, axis1=1, axis2=2)), axis=1)
+        out[ok] = -0.5 * np.sum(z**2, axis=1) - 0.5 * logdet - 0.5 * n * _LN_2PI
+        return np.where(np.isnan(out), -np.inf, out)
+
+    def log_posterior(self, thetas) -> np.ndarray:
+        """Unnormalised log posterior ``log prior + log likelihood`` on the current data, shape (M,)."""
+        self._check_fitted_data()
+        th = _as_theta2d(np.asarray(thetas, dtype=float))
+        lp = log_prior(th)
+        ok = np.isfinite(lp)
+        out = np.full(th.shape[0], -np.inf)
+        if ok.any():
+            out[ok] = lp[ok] + self._log_likelihood(th[ok])
+        return out
+
+    def _check_fitted_data(self):
+        if not hasattr(self, "X_"):
+            raise ValueError("FabolasGP has no data yet; call fit(X, y) first")
+
+    # ---------------------------------------------------------------- fitting
+    def fit(self, X, y) -> "FabolasGP":
+        """Sample the hyperparameters with emcee and cache per-sample factors (spec Sec. 1).
+
+        The first fit (or a fit after the input dimension changed) starts the walkers from the priors
+        and runs ``burnin + chain_length`` steps; later fits continue from the last walker positions
+        with ``chain_length`` steps on the new data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d + 1)
+            Inputs; last column ``s~`` in [0, 1].
+        y : array-like of shape (n,)
+            Targets (``ln(1 - acc)`` or ``ln(cost)``).
+
+        Returns
+        -------
+        self
+        """
+        X, y = self._check_data(X, y)
+        d = X.shape[1] - 1
+        nw, p = self.n_walkers(d), d + 4
+        prev = getattr(self, "samples_", None)
+        continuing = prev is not None and prev.shape == (nw, p)
+        if continuing:
+            p0, n_steps = prev.copy(), self.chain_length
+        else:
+            p0, n_steps = sample_prior(nw, d, self._rng), self.burnin + self.chain_length
+        self._set_data(X, y)
+        sampler = emcee.EnsembleSampler(nw, p, self.log_posterior, vectorize=True)
+        rs = np.random.RandomState(int(self._rng.integers(0, 2**32 - 1)))
+        state = emcee.State(p0, random_state=rs.get_state())
+        self.initial_positions_ = p0.copy()
+        final = sampler.run_mcmc(state, n_steps, store=False, skip_initial_state_check=True)
+        self.n_steps_ += n_steps
+        self._set_samples(final.coords, final.log_prob)
+        return self
+
+    def fit_fixed_hypers(self, X, y, hypers) -> "FabolasGP":
+        """Condition on data with given hyperparameter samples (no MCMC).
+
+        Useful for tests (fantasy vs full refit) and for reusing samples. A later :meth:`fit` continues
+        the chain from ``hypers`` when their number equals the number of walkers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d + 1)
+        y : array-like of shape (n,)
+        hypers : array-like of shape (M, d + 4) or (d + 4,)
+            Log-hyperparameters ``[t0, t1..td, t(d+1), t(d+2), t(d+3)]``.
+
+        Returns
+        -------
+        self
+        """
+        X, y = self._check_data(X, y)
+        d = X.shape[1] - 1
+        H = np.asarray(hypers, dtype=float)
+        if H.ndim == 1:
+            H = H[None, :]
+        if H.ndim != 2 or H.shape[1] != d + 4 or H.shape[0] < 1:
+            raise ValueError(
+                f"hypers must have shape (M, d + 4) = (M, {d + 4}) for d = {d}: "
+                "[t0, log length scales x d, t_a, t_b, log noise]; got shape " + str(np.shape(hypers))
+            )
+        if not np.all(np.isfinite(H)):
+            raise ValueError("hypers contains NaN or inf")
+        self._set_data(X, y)
+        self._set_samples(H.copy(), self.log_posterior(H))
+        return self
+
+    def _set_samples(self, samples: np.ndarray, log_prob: np.ndarray):
+        X, r = self.X_, self.y_ - self.mean_
+        n, d = X.shape[0], X.shape[1] - 1
+        self.samples_ = np.array(samples, dtype=float)
+        self.log_prob_ = np.asarray(log_prob, dtype=float)
+        self.noise_var_ = np.exp(self.samples_[:, d + 3]) + NOISE_JITTER
+        K = fabolas_kernel(X, X, self.samples_, self.kind)
+        K[:, np.arange(n), np.arange(n)] += self.noise_var_[:, None]
+        self.L_ = _batched_cholesky(K)
+        self.alpha_ = self._cho_solve_vec(self.L_, r)
+
+    @staticmethod
+    def _cho_solve_vec(L: np.ndarray, r: np.ndarray) -> np.ndarray:
+        z = _tri_solve(L, np.broadcast_to(r, L.shape[:2])[..., None])
+        return _tri_solve(L, z, trans=True)[..., 0]
+
+    # ---------------------------------------------------------------- prediction
+    def _check_predict_X(self, X, name="X"):
+        self._check_fitted()
+        return self._check_inputs(X, name=name, d_expected=self.X_.shape[1])
+
+    def predict_per_sample(self, X):
+        """Latent posterior mean and variance per hyperparameter sample.
+
+        ``mu_i = m0 + k_i(X, X_)^T alpha_i``, ``v_i = k_i(x, x) - ||L_i^-1 k_i(X_, x)||^2``.
+
+        Parameters
+        ----------
+        X : array-like of shape (C, d + 1)
+
+        Returns
+        -------
+        means : ndarray of shape (M, C)
+        variances : ndarray of shape (M, C)
+            Latent (noise-free) variances; not clipped.
+        """
+        X = self._check_predict_X(X)
+        M, C = self.samples_.shape[0], X.shape[0]
+        means, variances = np.empty((M, C)), np.empty((M, C))
+        chunk = max(1, 2_000_000 // max(1, M * self.X_.shape[0]))
+        for start in range(0, C, chunk):
+            Xc = X[start : start + chunk]
+            Ktx = fabolas_kernel(self.X_, Xc, self.samples_, self.kind)  # (M, n, c)
+            means[:, start : start + chunk] = self.mean_ + np.einsum("mnc,mn->mc", Ktx, self.alpha_)
+            V = _tri_solve(self.L_, Ktx)
+            variances[:, start : start + chunk] = fabolas_kernel_diag(Xc, self.samples_, self.kind) - np.sum(V**2, axis=1)
+        return means, variances
+
+    def predict(self, X, return_std: bool = False):
+        """Latent predictive mean (and std) averaged over hyperparameter samples (spec Sec. 1).
+
+        ``mu = mean_i mu_i`` and ``v = var_i(mu_i) + mean_i v_i`` (moment-matched mixture).
+
+        Parameters
+        ----------
+        X : array-like of shape (C, d + 1)
+        return_std : bool
+            Also return ``sqrt(max(v, 0))``.
+
+        Returns
+        -------
+        mean : ndarray of shape (C,)
+        std : ndarray of shape (C,), only if ``return_std``
+        """
+        means, variances = self.predict_per_sample(X)
+        mu = means.mean(axis=0)
+        if not return_std:
+            return mu
+        v = means.var(axis=0) + variances.mean(axis=0)
+        return mu, np.sqrt(np.maximum(v, 0.0))
+
+    def joint_posteriors(self, Z, X) -> list[JointPosterior]:
+        """Latent joint posteriors over representers ``Z`` and candidates ``X``, one per sample.
+
+        ``Sigma(Z, X) = k(Z, X) - V_Z^T V_X`` with ``V = L_i^-1 k(X_, .)`` (spec Sec. 2.1, 2.3);
+        covariances are not clipped.
+
+        Parameters
+        ----------
+        Z : array-like of shape (N, d + 1)
+            Representer points (usually at ``s~ = 1``).
+        X : array-like of shape (C, d + 1)
+            Candidates.
+
+        Returns
+        -------
+        list of JointPosterior, length M
+        """
+        Z = self._check_predict_X(Z, name="Z")
+        X = self._check_predict_X(X, name="X")
+        th, kind = self.samples_, self.kind
+        Ktz = fabolas_kernel(self.X_, Z, th, kind)
+        Ktx = fabolas_kernel(self.X_, X, th, kind)
+        Vz, Vx = _tri_solve(self.L_, Ktz), _tri_solve(self.L_, Ktx)
+        mean_z = self.mean_ + np.einsum("mnk,mn->mk", Ktz, self.alpha_)
+        mean_x = self.mean_ + np.einsum("mnc,mn->mc", Ktx, self.alpha_)
+        cov_zz = fabolas_kernel(Z, Z, th, kind) - np.einsum("mnk,mnl->mkl", Vz, Vz)
+        cov_zz = 0.5 * (cov_zz + cov_zz.transpose(0, 2, 1))
+        cov_zx = fabolas_kernel(Z, X, th, kind) - np.einsum("mnk,mnc->mkc", Vz, Vx)
+        var_x = fabolas_kernel_diag(X, th, kind) - np.sum(Vx**2, axis=1)
+        return [
+            JointPosterior(
+                mean_z=mean_z[i], cov_zz=cov_zz[i], cov_zx=cov_zx[i], mean_x=mean_x[i], var_x=var_x[i],
+                noise_var=float(self.noise_var_[i]),
+            )
+            for i in range(th.shape[0])
+        ]
+
+    # ---------------------------------------------------------------- fantasies
+    def fantasize(self, X_new, y_new) -> "FabolasGP":
+        """A new model conditioned on extra observations with the same hyperparameter samples.
+
+        The Cholesky factor of each sample is extended by a block update
+        ``L' = [[L, 0], [B^T, chol(K_** + noise I - B^T B)]]`` with ``B = L^-1 k(X_, X_new)`` (a rank-one
+        extension for one point, spec Sec. 3); the constant prior mean becomes the mean of the
+        extended targets and ``alpha`` is recomputed in O(n^2). ``self`` is not modified. The result
+        equals :meth:`fit_fixed_hypers` on the extended data with ``self.samples_``.
+
+        Parameters
+        ----------
+        X_new : array-like of shape (k, d + 1) (a single point may be given as shape (d + 1,))
+        y_new : float or array-like of shape (k,)
+
+        Returns
+        -------
+        FabolasGP
+        """
+        self._check_fitted()
+        if np.ndim(X_new) == 1:
+            X_new = np.reshape(X_new, (1, -1))
+        Xn = self._check_predict_X(X_new, name="X_new")
+        yn = check_y(np.atleast_1d(np.asarray(y_new, dtype=float)), n_expected=Xn.shape[0], name="y_new")
+        th, n, k = self.samples_, self.X_.shape[0], Xn.shape[0]
+        B = _tri_solve(self.L_, fabolas_kernel(self.X_, Xn, th, self.kind))  # (M, n, k)
+        S = fabolas_kernel(Xn, Xn, th, self.kind) - np.einsum("mni,mnj->mij", B, B)
+        S[:, np.arange(k), np.arange(k)] += self.noise_var_[:, None]
+        Cf = _batched_cholesky(0.5 * (S + S.transpose(0, 2, 1)))
+        L_new = np.zeros((th.shape[0], n + k, n + k))
+        L_new[:, :n, :n] = self.L_
+        L_new[:, n:, :n] = B.transpose(0, 2, 1)
+        L_new[:, n:, n:] = Cf
+        new = copy.copy(self)
+        new._rng = copy.deepcopy(self._rng)
+        new._set_data(np.vstack([self.X_, Xn]), np.concatenate([self.y_, yn]))
+        new.samples_ = th.copy()
+        new.log_prob_ = np.full(th.shape[0], np.nan)
+        new.noise_var_ = self.noise_var_.copy()
+        new.L_ = L_new
+        new.alpha_ = self._cho_solve_vec(L_new, new.y_ - new.mean_)
+        return new
+
+    def __repr__(self) -> str:
+        return (
+            f"FabolasGP(kind={self.kind!r}, n_hypers={self.n_hypers}, burnin={self.burnin}, "
+            f"chain_length={self.chain_length}, seed={self.seed!r})"
+        )
