@@ -1,0 +1,86 @@
+"""Notebooks: stored clean (no outputs, a ``parameters`` cell, .py/.ipynb in sync) and runnable.
+
+Each notebook listed in :data:`NOTEBOOKS` is executed headless with papermill in smoke mode, from
+the ``notebooks/`` folder (as the report runner does), writing into a temporary figures folder.
+The test checks that the expected files were written and that every exact item of the notebook's
+paper-vs-workbook summary (counts, sizes in images) agrees. To cover another notebook, add an
+entry to :data:`NOTEBOOKS`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+
+#: name (without extension) -> files it must write into figures_dir (its summary_<name>.csv is implied).
+NOTEBOOKS: dict[str, list[str]] = {
+    "01_dataset_analysis": [
+        "fig_data_overview.png", "fig_learning_curves.png", "fig_rank_agreement.png", "fig_factors_cnn.png",
+        "fig_factors_rnn.png", "data_summary_by_size.csv", "rank_agreement.csv",
+    ],
+    "02_table2_feasibility": ["table2.csv", "table7_1.csv", "fig_table2_cost_accuracy.png"],
+    "08_nephele_subsampling": [
+        "table6_2.csv", "table6_3.csv", "table6_4.csv", "fig_table6_3.png", "fig_table6_4.png",
+        "fig6_7_time_sorted.png", "fig6_8_cost_reduction.png", "fig6_8_cost_reduction.csv",
+        "fig6_9_feasible_per_size.png", "fig6_9_feasible_per_size.csv",
+    ],
+}
+#: Item suffixes of summary rows that are exact (no rounding involved): they must agree.
+EXACT_SUFFIXES = ("(count)", "(images)")
+#: Smoke-mode budget per notebook (the runner's limit is 60 s).
+SMOKE_SECONDS = 60
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_notebook_stored_clean(name):
+    path = NOTEBOOK_DIR / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    dirty = [i for i, c in enumerate(code) if c.get("outputs") or c.get("execution_count") is not None]
+    assert not dirty, f"{path.name}: code cells {dirty} have outputs; strip them (jupytext --to ipynb {name}.py)"
+    tagged = [c for c in code if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: needs exactly one code cell tagged 'parameters'"
+    assert code.index(tagged[0]) == 0, f"{path.name}: the parameters cell must be the first code cell"
+    params = tagged[0].source
+    for key in ("smoke", "figures_dir"):
+        assert f"{key} =" in params, f"{path.name}: the parameters cell must set {key}"
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_notebook_pair_in_sync(name):
+    jupytext = pytest.importorskip("jupytext")
+    py = jupytext.read(NOTEBOOK_DIR / f"{name}.py")
+    ipynb = nbformat.read(NOTEBOOK_DIR / f"{name}.ipynb", as_version=4)
+    strip = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]  # noqa: E731
+    assert strip(py) == strip(ipynb), f"{name}.py and {name}.ipynb differ: run jupytext --sync or --to ipynb"
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_notebook_runs_in_smoke_mode(name, tmp_path):
+    papermill = pytest.importorskip("papermill")
+    figures = tmp_path / "figures"
+    start = time.perf_counter()
+    papermill.execute_notebook(
+        str(NOTEBOOK_DIR / f"{name}.ipynb"), str(tmp_path / f"{name}.out.ipynb"),
+        parameters={"smoke": True, "figures_dir": str(figures)},
+        cwd=str(NOTEBOOK_DIR), kernel_name="python3", progress_bar=False, log_output=False,
+    )
+    elapsed = time.perf_counter() - start
+    assert elapsed < SMOKE_SECONDS, f"{name} took {elapsed:.0f} s in smoke mode (budget {SMOKE_SECONDS} s)"
+
+    expected = [*NOTEBOOKS[name], f"summary_{name}.csv"]
+    missing = [f for f in expected if not (figures / f).is_file() or (figures / f).stat().st_size == 0]
+    assert not missing, f"{name} did not write {missing}"
+
+    summary = pd.read_csv(figures / f"summary_{name}.csv")
+    assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "note"]
+    exact = summary[summary["item"].str.endswith(EXACT_SUFFIXES) & summary["workbook"].notna()]
+    assert len(exact) > 0, f"{name}: its summary has no exact (count) items with a computed value"
+    wrong = exact[exact["agrees"].astype(str) != "True"]
+    assert wrong.empty, f"{name}: exact items disagree with the paper:\n{wrong.to_string()}"
