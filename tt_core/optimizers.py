@@ -151,7 +151,7 @@ class RandomSearch(Optimizer):
         return self._best_observed_full_size()
 
 
-ModelFactory = Callable[[str, int], object]
+ModelFactory = Callable[[str, int, ConfigSpace], object]
 
 
 class ModelBasedOptimizer(Optimizer):
@@ -160,7 +160,7 @@ class ModelBasedOptimizer(Optimizer):
     Parameters
     ----------
     space, constraints, seed : see :class:`Optimizer`
-    model_factory : callable ``(kind, seed) -> Surrogate``
+    model_factory : callable ``(kind, seed, space) -> Surrogate``
         ``kind`` is ``"loss"``, ``"cost"`` or ``"time"``.
     acquisition : {"trimtuner", "fabolas", "eic", "eic-usd"}
     filter : str
@@ -247,7 +247,7 @@ class ModelBasedOptimizer(Optimizer):
         for i, kind in enumerate(self.model_kinds):
             model = self.models.get(kind)
             if model is None:
-                model = self.model_factory(kind, int(self.rng.integers(2**31)))
+                model = self.model_factory(kind, int(self.rng.integers(2**31)), self.space)
                 self.models[kind] = model
             model.fit(X, targets[kind])
 
@@ -313,19 +313,24 @@ class ModelBasedOptimizer(Optimizer):
 # ------------------------------------------------------------------------------------------------
 # Registry
 # ------------------------------------------------------------------------------------------------
-def _trees(kind: str, seed: int):
+def _trees(kind: str, seed: int, space: ConfigSpace):
+    """Bagged extra-trees; cost and time models learn ln(q) - ln(s) (see models.size_offset)."""
+    from .models.size_offset import SizeOffset
     from .models.trees import ExtraTreesEnsemble
 
-    return ExtraTreesEnsemble(n_members=10, seed=seed)
+    model = ExtraTreesEnsemble(n_members=10, seed=seed)
+    if kind in ("cost", "time"):
+        return SizeOffset(model, float(np.log(space.max_size / space.min_size)))
+    return model
 
 
-def _fabolas_gp(kind: str, seed: int):
+def _fabolas_gp(kind: str, seed: int, space: ConfigSpace):
     from .models.fabolas_gp import FabolasGP
 
     return FabolasGP(kind="loss" if kind == LOSS else "cost", seed=seed)
 
 
-def _matern_gp(kind: str, seed: int):
+def _matern_gp(kind: str, seed: int, space: ConfigSpace):
     from .models.matern_gp import MaternGP
 
     return MaternGP(seed=seed)

@@ -1,0 +1,56 @@
+"""SizeOffset: trees model ln(q) - ln(s); predictions add ln(s) back."""
+
+import numpy as np
+import pytest
+
+from tt_core.benchmarks import load_benchmark
+from tt_core.models.size_offset import SizeOffset
+from tt_core.models.trees import ExtraTreesEnsemble
+from tt_core.space import ConfigSpace
+
+
+def test_offset_round_trip_and_extrapolation_in_size():
+    # cost exactly proportional to size: trained at small sizes only, full size is predicted exactly
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=(40, 2))
+    s_tilde = rng.choice([0.0, 0.25, 0.5], size=40)
+    X = np.column_stack([x, s_tilde])
+    L = np.log(60.0)
+    base = np.log(0.01 + x[:, 0])
+    y = base + (s_tilde - 1.0) * L
+    model = SizeOffset(ExtraTreesEnsemble(seed=1), L).fit(X, y)
+    X_full = np.column_stack([x, np.ones(40)])
+    np.testing.assert_allclose(model.predict(X_full), ExtraTreesEnsemble(seed=1).fit(X, base).predict(X_full))
+    plain = ExtraTreesEnsemble(seed=1).fit(X, y).predict(X_full)
+    assert np.abs(model.predict(X_full) - base).mean() < 0.2 * np.abs(plain - base).mean()
+
+
+def test_fantasy_and_joint_posteriors_carry_the_offset():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.uniform(size=(20, 2)), rng.choice([0.0, 1.0], size=20)])
+    y = rng.normal(size=20)
+    m = SizeOffset(ExtraTreesEnsemble(seed=3), 2.0).fit(X, y)
+    x_new, y_new = X[:1] * 0.5, np.array([0.3])
+    fant = m.fantasize(x_new, y_new)
+    ref = SizeOffset(ExtraTreesEnsemble(seed=3), 2.0).fit(np.vstack([X, x_new]), np.concatenate([y, y_new]))
+    np.testing.assert_allclose(fant.predict(X), ref.predict(X))
+    Z = X[:5].copy()
+    Z[:, -1] = 1.0
+    (jp,) = m.joint_posteriors(Z, X[5:9])
+    np.testing.assert_allclose(jp.mean_x, m.predict(X[5:9]), atol=1e-9)
+    with pytest.raises(ValueError, match="log_size_ratio must be"):
+        SizeOffset(ExtraTreesEnsemble(), -1.0)
+
+
+def test_cost_per_data_fraction_is_nearly_size_invariant_on_real_data():
+    """The reason for the offset, checked on the data: ln(cost/s) moves far less with size than ln(cost)."""
+    for name in ("cnn", "rnn"):
+        t = load_benchmark(name).table
+        full = t[t["size"] == t["size"].max()].set_index("config_id")
+        for size in sorted(t["size"].unique())[:-1]:
+            sub = t[t["size"] == size].set_index("config_id")
+            gap_offset = abs((np.log(full.cost / full.s) - np.log(sub.cost / sub.s)).mean())
+            gap_plain = abs((np.log(full.cost) - np.log(sub.cost)).mean())
+            assert gap_offset < gap_plain
+    space = ConfigSpace.from_benchmark(load_benchmark("rnn"))
+    assert space.min_size == 1000 and space.max_size == 60000
