@@ -25,12 +25,17 @@ NOTEBOOKS: dict[str, list[str]] = {
         "fig_factors_rnn.png", "data_summary_by_size.csv", "rank_agreement.csv",
     ],
     "02_table2_feasibility": ["table2.csv", "table7_1.csv", "fig_table2_cost_accuracy.png"],
+    "03_fig1_accuracy_vs_cost": ["fig1_accuracy_vs_cost.png", "fig1_accuracy_vs_cost.csv", "fig1_exploration_stats.csv"],
+    "04_fig2_savings": ["fig2a_time_savings.png", "fig2b_cost_savings.png", "fig2_time_to_target.csv", "fig2_savings.csv"],
     "08_nephele_subsampling": [
         "table6_2.csv", "table6_3.csv", "table6_4.csv", "fig_table6_3.png", "fig_table6_4.png",
         "fig6_7_time_sorted.png", "fig6_8_cost_reduction.png", "fig6_8_cost_reduction.csv",
         "fig6_9_feasible_per_size.png", "fig6_9_feasible_per_size.csv",
     ],
 }
+#: Notebooks whose results come from optimiser runs (seeded, not exact): their summaries have no
+#: exact items to check, only the paper-vs-workbook table itself.
+NO_EXACT_ITEMS: set[str] = {"03_fig1_accuracy_vs_cost", "04_fig2_savings"}
 #: Item suffixes of summary rows that are exact (no rounding involved): they must agree.
 EXACT_SUFFIXES = ("(count)", "(images)")
 #: Smoke-mode budget per notebook (the runner's limit is 60 s).
@@ -68,7 +73,7 @@ def test_notebook_runs_in_smoke_mode(name, tmp_path):
     start = time.perf_counter()
     papermill.execute_notebook(
         str(NOTEBOOK_DIR / f"{name}.ipynb"), str(tmp_path / f"{name}.out.ipynb"),
-        parameters={"smoke": True, "figures_dir": str(figures)},
+        parameters={"smoke": True, "figures_dir": str(figures), "runs_dir": str(tmp_path / "runs")},
         cwd=str(NOTEBOOK_DIR), kernel_name="python3", progress_bar=False, log_output=False,
     )
     elapsed = time.perf_counter() - start
@@ -81,6 +86,9 @@ def test_notebook_runs_in_smoke_mode(name, tmp_path):
     summary = pd.read_csv(figures / f"summary_{name}.csv")
     assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "note"]
     exact = summary[summary["item"].str.endswith(EXACT_SUFFIXES) & summary["workbook"].notna()]
+    if name in NO_EXACT_ITEMS:
+        assert len(summary) > 0 and summary["workbook"].notna().all(), f"{name}: empty or uncomputed summary"
+        return
     assert len(exact) > 0, f"{name}: its summary has no exact (count) items with a computed value"
     wrong = exact[exact["agrees"].astype(str) != "True"]
     assert wrong.empty, f"{name}: exact items disagree with the paper:\n{wrong.to_string()}"

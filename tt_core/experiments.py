@@ -214,3 +214,10 @@ def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> 
 def with_options(spec: RunSpec, **options) -> RunSpec:
     """A copy of ``spec`` with extra optimiser options."""
     return replace(spec, options=tuple(sorted({**dict(spec.options), **options}.items())))
+
+
+def ensure_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR, n_jobs: int = 1,
+                progress: bool = True) -> pd.DataFrame:
+    """Run whatever of ``specs`` is missing (resuming), then return all their trajectories."""
+    run_grid(specs, runs_dir, n_jobs=n_jobs, progress=progress)
+    return load_runs(specs, runs_dir)

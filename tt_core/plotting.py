@@ -431,3 +431,91 @@ def plot_cost_accuracy(panels: dict, *, suptitle: str = "Full-data-set configura
         ax.legend(fontsize=8, loc="lower right")
     fig.suptitle(suptitle)
     return fig
+
+
+def plot_metric_vs_cost(curves: pd.DataFrame, init_end: pd.DataFrame | None = None, *, x: str = "cumulative_cost",
+                        reference: dict | None = None, ylabel: str = "Accuracy$_C$ of the incumbent",
+                        xlabel: str = "optimisation cost [USD]", suptitle: str = "", ylim=(0.0, 1.02)):
+    """Mean curve with 95% band per variant, one panel per benchmark (TrimTuner Figs 1, 3, 4).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Output of :func:`tt_core.analyses.trajectories.curves_on_grid` (``benchmark, variant, x, mean, lo, hi``).
+    init_end : DataFrame, optional
+        ``benchmark, variant, cost`` where the initial design ends; the curve is dashed before it.
+    reference : dict, optional
+        ``benchmark -> value`` drawn as a dotted horizontal line (e.g. the best feasible accuracy).
+    """
+    benches = list(dict.fromkeys(curves["benchmark"]))
+    fig, axes = plt.subplots(1, len(benches), figsize=(6.2 * len(benches), 4.4), squeeze=False)
+    for ax, bench in zip(axes[0], benches):
+        cb = curves[curves["benchmark"] == bench]
+        for variant, cv in cb.groupby("variant", sort=False):
+            st = variant_style(variant)
+            label = st["label"]
+            cut = -np.inf
+            if init_end is not None:
+                ie = init_end[(init_end["benchmark"] == bench) & (init_end["variant"] == variant)]
+                if len(ie):
+                    cut = float(ie["cost"].median())
+            pre, post = cv[cv[x] <= cut], cv[cv[x] >= cut]
+            color = st.get("color")
+            if len(pre):
+                ax.plot(pre[x], pre["mean"], color=color, ls="--", lw=1.6)
+            ax.plot(post[x], post["mean"], color=color, ls=st.get("ls", "-"), lw=2, label=label)
+            ax.fill_between(cv[x], cv["lo"], cv["hi"], color=color, alpha=0.15, lw=0)
+        if reference and bench in reference:
+            ax.axhline(reference[bench], color="0.3", ls=":", lw=1, label="best feasible accuracy")
+        ax.set_xscale("log")
+        ax.set_ylim(*ylim)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(network_label(bench))
+        _plain_log_ticks(ax, "x", money=x.endswith("cost"))
+        ax.legend(fontsize=8, loc="lower right")
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
+    return fig
+
+
+def plot_time_to_target(ttt: pd.DataFrame, *, value: str = "cost", ylabel: str = "optimisation cost to target [USD]",
+                        suptitle: str = ""):
+    """Per benchmark and method: the cost (or time) each run needed to reach the target (TrimTuner Fig. 2)."""
+    benches = list(dict.fromkeys(ttt["benchmark"]))
+    fig, axes = plt.subplots(1, len(benches), figsize=(5.5 * len(benches), 4.0), squeeze=False)
+    for ax, bench in zip(axes[0], benches):
+        tb = ttt[ttt["benchmark"] == bench]
+        variants = list(dict.fromkeys(tb["variant"]))
+        for i, v in enumerate(variants):
+            vals = tb[tb["variant"] == v][value].dropna()
+            st = variant_style(v)
+            ax.scatter(np.full(len(vals), i) + np.linspace(-0.12, 0.12, max(len(vals), 1))[: len(vals)], vals,
+                       color=st.get("color"), s=28, zorder=3)
+            if len(vals):
+                ax.hlines(vals.median(), i - 0.3, i + 0.3, color=st.get("color"), lw=2.5)
+            missing = int(tb[tb["variant"] == v][value].isna().sum())
+            if missing:
+                ax.annotate(f"{missing} not reached", (i, 1), xycoords=("data", "axes fraction"),
+                            ha="center", va="top", fontsize=8, color="0.3")
+        ax.set_xticks(range(len(variants)), [variant_style(v)["label"] for v in variants], rotation=20)
+        ax.set_yscale("log")
+        ax.set_ylabel(ylabel)
+        ax.set_title(network_label(bench))
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
+    return fig
+
+
+def variant_style(variant: str) -> dict:
+    """Style of a run variant such as ``trimtuner-dt-direct-b0.2``: the longest optimiser name it starts
+    with gives colour and line style; the label keeps the variant's extra parts."""
+    names = sorted((m for m in METHOD_STYLES if variant == m or variant.startswith(m + "-")), key=len, reverse=True)
+    if not names:
+        return {"color": "0.4", "ls": "-", "label": variant}
+    st = dict(METHOD_STYLES[names[0]])
+    extra = variant[len(names[0]):].lstrip("-")
+    st["label"] = f"{st.get('label', names[0])} ({extra})" if extra else st.get("label", names[0])
+    return st

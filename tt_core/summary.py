@@ -18,8 +18,11 @@ from .io import write_csv
 COLUMNS = ["source", "item", "paper", "workbook", "agrees", "note"]
 
 
-def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool | None:
-    """Whether a computed value matches the paper's (None when either side is missing)."""
+def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | None = None) -> bool | None:
+    """Whether a computed value matches the paper's (None when either side is missing).
+
+    ``factor``: agree when both are positive and within that multiplicative factor of each other
+    (e.g. 2: between half and double), for quantities whose magnitude depends on the machine or seeds."""
     if paper is None or workbook is None:
         return None
     try:
@@ -28,17 +31,22 @@ def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool |
         return str(paper) == str(workbook)
     if math.isnan(p) or math.isnan(w):
         return None
+    if factor is not None:
+        if factor < 1:
+            raise ValueError(f"factor must be >= 1, got {factor}")
+        return p > 0 and w > 0 and max(p / w, w / p) <= factor
     return math.isclose(p, w, rel_tol=rel_tol, abs_tol=abs_tol)
 
 
 def comparison(rows: list[dict]) -> pd.DataFrame:
     """Build a comparison table from dicts with keys ``source, item, paper, workbook`` and optional
-    ``rel_tol``, ``abs_tol``, ``note``. ``agrees`` is computed, never given."""
+    ``rel_tol``, ``abs_tol``, ``factor``, ``note``. ``agrees`` is computed, never given."""
     out = []
     for r in rows:
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
-            "agrees": agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0)),
+            "agrees": agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0),
+                            r.get("factor")),
             "note": r.get("note", ""),
         })
     return pd.DataFrame(out, columns=COLUMNS)

@@ -98,7 +98,8 @@ def time_to_target(runs: pd.DataFrame, benchmarks: dict[str, Benchmark], fractio
         target = fraction * best_feasible_accuracy(b, cmax)
         run = run.sort_values("iteration")
         ok = (run["incumbent_cost"] <= cmax) & (run["incumbent_accuracy"] >= target)
-        row = {"benchmark": bench, "variant": variant, "seed": seed, "reached": bool(ok.any())}
+        row = {"benchmark": bench, "variant": variant, "seed": seed, "reached": bool(ok.any()),
+               "optimizer": run["optimizer"].iloc[0] if "optimizer" in run else variant}
         if ok.any():
             first = run[ok].iloc[0]
             row.update(iteration=int(first["iteration"]), cost=first["cumulative_cost"],
@@ -109,16 +110,24 @@ def time_to_target(runs: pd.DataFrame, benchmarks: dict[str, Benchmark], fractio
     return pd.DataFrame(rows)
 
 
-def savings(ttt: pd.DataFrame, method: str, baselines: list[str], stat: str = "median") -> pd.DataFrame:
+def savings(ttt: pd.DataFrame, method: str, baselines: list[str], stat: str = "median",
+            time_col: str = "wall", key: str = "optimizer") -> pd.DataFrame:
     """Ratio baseline / method of the cost and time to target, per benchmark.
+
+    ``time_col``: ``"wall"`` (training time of the tests + recommendation overhead, default) or
+    ``"time"`` (training time only). ``key``: the column naming methods (``"optimizer"`` or ``"variant"``).
 
     Runs that never reached the target are counted with the run's whole budget missing (NaN) and
     excluded from the statistic; the ``reached`` columns say how many runs count.
     """
     if stat not in ("median", "mean"):
         raise ValueError(f"stat must be 'median' or 'mean', got {stat!r}")
-    agg = ttt.groupby(["benchmark", "variant"]).agg(
-        cost=("cost", stat), time=("time", stat), reached=("reached", "sum"), runs=("reached", "size"))
+    if time_col not in ("wall", "time"):
+        raise ValueError(f"time_col must be 'wall' or 'time', got {time_col!r}")
+    if key not in ttt.columns:
+        raise ValueError(f"time-to-target table has no column {key!r}")
+    agg = ttt.groupby(["benchmark", key]).agg(
+        cost=("cost", stat), time=(time_col, stat), reached=("reached", "sum"), runs=("reached", "size"))
     rows = []
     for bench in ttt["benchmark"].unique():
         if (bench, method) not in agg.index:
@@ -132,4 +141,23 @@ def savings(ttt: pd.DataFrame, method: str, baselines: list[str], stat: str = "m
                          "cost_ratio": bl["cost"] / m["cost"], "time_ratio": bl["time"] / m["time"],
                          "method_reached": f"{int(m['reached'])}/{int(m['runs'])}",
                          "baseline_reached": f"{int(bl['reached'])}/{int(bl['runs'])}"})
+    return pd.DataFrame(rows)
+
+
+def exploration_stats(runs: pd.DataFrame, sizes_max: dict[str, int] | None = None, key: str = "variant") -> pd.DataFrame:
+    """Per benchmark and variant: mean cost of one test after the initial design, mean sub-sampling
+    rate of the tests, final Accuracy_C (mean, sd), total optimisation cost, median recommendation time."""
+    rows = []
+    for (bench, variant), rv in runs.groupby(["benchmark", key], sort=False):
+        smax = (sizes_max or {}).get(bench, rv["size"].max())
+        bo = rv[rv["phase"] == "bo"]
+        last = rv.sort_values("iteration").groupby("seed").tail(1)
+        rows.append({
+            "benchmark": bench, key: variant, "runs": rv["seed"].nunique(),
+            "cost_per_test": bo["cost"].mean() if len(bo) else np.nan,
+            "mean_s": (bo["size"] / smax).mean() if len(bo) else np.nan,
+            "final_accuracy_c": last["accuracy_c"].mean(), "final_accuracy_c_sd": last["accuracy_c"].std(ddof=1),
+            "total_cost": last["cumulative_cost"].mean(),
+            "median_overhead_s": bo["overhead_s"].median() if len(bo) else np.nan,
+        })
     return pd.DataFrame(rows)
