@@ -34,6 +34,7 @@ class NotebookEntry:
 
 #: Notebooks in running order. Later issues append theirs.
 NOTEBOOKS: list[NotebookEntry] = [
+    NotebookEntry("00_tour", "A guided tour (teaching)", "the ideas of cost-aware constrained BO, in pictures"),
     NotebookEntry("01_dataset_analysis", "What is in the data", "TrimTuner Table I; why sub-sampling works"),
     NotebookEntry("02_table2_feasibility", "Feasible configurations", "TrimTuner Table II; thesis Table 7.1"),
     NotebookEntry("03_fig1_accuracy_vs_cost", "Accuracy_C vs optimisation cost", "TrimTuner Fig. 1"),
@@ -43,6 +44,8 @@ NOTEBOOKS: list[NotebookEntry] = [
     NotebookEntry("07_fig4_beta", "Sensitivity to beta", "TrimTuner Fig. 4"),
     NotebookEntry("08_nephele_subsampling", "Sub-sampling and deployment cost", "Thesis Tables 6.2-6.4, Figs 6.8-6.9"),
     NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12"),
+    NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)"),
+    NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job"),
 ]
 
 

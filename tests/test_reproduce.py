@@ -1,0 +1,40 @@
+"""The report runner: failing notebooks are reported by name and do not stop the others."""
+
+import json
+
+import nbformat
+import pytest
+
+from tt_core import reproduce
+
+
+def _nb(path, code):
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("smoke = False\nfigures_dir = '.'\nprofile = 'quick'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(code)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_runner_reports_failures_and_writes_index(tmp_path, monkeypatch):
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    _nb(nbdir / "a_ok.ipynb", "from pathlib import Path\nfrom tt_core.summary import comparison, save_comparison\n"
+        "save_comparison(comparison([{'source': 's', 'item': 'n (count)', 'paper': 2, 'workbook': 1 + 1}]), 'a_ok', figures_dir)")
+    _nb(nbdir / "b_fail.ipynb", "raise RuntimeError('deliberate failure')")
+    _nb(nbdir / "c_ok.ipynb", "x = 1")
+    monkeypatch.setattr(reproduce, "NOTEBOOK_DIR", nbdir)
+    monkeypatch.setattr(reproduce, "NOTEBOOKS", [reproduce.NotebookEntry(s, s, "test") for s in ("a_ok", "b_fail", "c_ok")])
+    index, results = reproduce.run("quick", out_dir=tmp_path / "out", figures_dir=tmp_path / "figs", progress=False)
+    assert [r.ok for r in results] == [True, False, True]
+    assert "RuntimeError: deliberate failure" in results[1].error
+    page = index.read_text()
+    assert "b_fail" in page and "FAILED" in page and "2 of 3 notebooks ran" in page and "n (count)" in page
+    status = json.loads((tmp_path / "out" / "status.json").read_text())
+    assert [s["ok"] for s in status] == [True, False, True]
+    assert (tmp_path / "out" / "a_ok.html").is_file()
+    with pytest.raises(ValueError, match="unknown profile 'slow'"):
+        reproduce.run("slow", out_dir=tmp_path / "x")
+    with pytest.raises(ValueError, match=r"no notebook matches \['zz'\]"):
+        reproduce.available_notebooks(["zz"])
