@@ -66,7 +66,11 @@ def cmd_data_list(args) -> int:
     if args.json:
         print(json.dumps(_jsonable(df.to_dict(orient="records")), indent=2))
         return 0
-    print("Search order: explicit path, " + ", ".join(f"{label} ({d})" for label, d in search_dirs()))
+    import os
+
+    dirs = ", ".join(f"{label} ({d})" for label, d in search_dirs())
+    env = "" if os.environ.get("TT_DATA_DIR") else "TT_DATA_DIR (unset), "
+    print(f"Search order: explicit path, {env}{dirs}")
     for _, r in df.iterrows():
         print(f"\n{r['benchmark']:<4} {r['description']}\n     {r['status']}  {r['path']}\n     {r['note']}")
     return 0
