@@ -156,6 +156,22 @@ def cmd_runs(args) -> int:
     return 0
 
 
+def cmd_summary(args) -> int:
+    from .benchmarks import PROJECT_DIR
+    from .summary import collect, to_markdown
+
+    df = collect(args.figures or PROJECT_DIR / "figures")
+    if args.grep:
+        df = df[df["item"].str.contains(args.grep, case=False, regex=True) | df["source"].str.contains(args.grep, case=False, regex=True)]
+    if df.empty:
+        raise ValueError("no paper-vs-workbook rows found; run `tt reproduce` (or a notebook) first")
+    print(to_markdown(df) if args.markdown else df.to_string(index=False))
+    n = df["agrees"].astype(str)
+    print(f"\n{(n == 'True').sum()} agree, {(n == 'False').sum()} differ, {(~n.isin(['True', 'False'])).sum()} reference only",
+          file=sys.stderr)
+    return 0
+
+
 # ------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tt", description="TrimTuner Workbook command line")
@@ -220,6 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
     ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
     ru.set_defaults(func=cmd_runs)
+
+    sm = sub.add_parser("summary", help="the paper-vs-workbook table collected from figures/summary_*.csv")
+    sm.add_argument("--figures", help="figures folder (default figures/)")
+    sm.add_argument("--grep", help="keep rows whose item or source matches this regular expression")
+    sm.add_argument("--markdown", action="store_true")
+    sm.set_defaults(func=cmd_summary)
 
     for extra in _EXTRA_COMMANDS:
         extra(sub)

@@ -66,3 +66,19 @@ def collect(figures_dir: str | Path) -> pd.DataFrame:
     if not files:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
+    """A comparison table as GitHub markdown (for the README)."""
+    def fmt(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        if isinstance(v, float):
+            return f"{v:.{digits}g}"
+        return str(v)
+
+    lines = ["| source | item | paper | this workbook | agrees |", "| --- | --- | --- | --- | --- |"]
+    for _, r in df.iterrows():
+        a = {True: "yes", False: "no", "True": "yes", "False": "no"}.get(r["agrees"], "")
+        lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['workbook'])} | {a} |")
+    return "\n".join(lines)
