@@ -133,3 +133,11 @@ def test_trimtuner_dt_reaches_good_feasible_configs_cheaper_than_eic(tmp_path):
     total = runs.sort_values("iteration").groupby(["benchmark", "optimizer", "seed"]).tail(1)
     med = total.groupby("optimizer")["cumulative_cost"].median()
     assert med["trimtuner-dt"] < med["eic"], med
+
+
+def test_one_test_initial_design_falls_back_to_random_until_models_exist():
+    rows = [{"lr": lr, "size": s, "accuracy": 0.5 + lr, "cost": lr * s / 100}
+            for lr in (0.1, 0.2, 0.3, 0.4) for s in (100, 1000)]
+    bench = benchmark_from_table(pd.DataFrame(rows), ["lr"], max_cost=1.0)
+    tr = run_optimization(bench, "trimtuner-dt", seed=2, iterations=5)
+    assert len(tr) == 5 and tr["phase"].tolist()[0] == "init" and not tr.duplicated(["config_id", "size"]).any()

@@ -267,6 +267,9 @@ class ModelBasedOptimizer(Optimizer):
 
     def _choose(self):
         ids, sizes, X = self._candidates()
+        if not self.models:  # fewer than two observations (a one-test initial design): nothing to model yet
+            i = int(self.rng.integers(len(ids)))
+            return int(ids[i]), int(sizes[i])
         acquisition = self._build_acquisition()
         keep = self._apply_filter(X, acquisition)
         if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)

@@ -1,0 +1,177 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 - Explorer: drive a constrained optimiser step by step
+#
+# Pick a network, a cost limit (and optionally a limit on the training time), an optimiser, its
+# filter and `beta`, and a seed. Press **Step** to run one iteration of the optimisation loop on the
+# authors' measurements, **Run** to finish the run (44 tests, as in the paper), **Reset** to start
+# again. Changing a setting starts a new run; with *keep tests when limits change* ticked, moving a
+# limit keeps the tests made so far and lets the optimiser continue under the new limit.
+#
+# The four panels, live:
+#
+# 1. **tested points** (cost vs accuracy of each test, coloured by the share of the data it used),
+#    over all full-size configurations in grey; the star is the current recommendation (incumbent)
+#    at its true full-size cost and accuracy;
+# 2. **the incumbent**, per iteration: its true accuracy and cost (solid) against what the models
+#    predict for it (dashed);
+# 3. **Accuracy_C vs optimisation cost** (paper Eq. 7 and Fig. 1) of this run against the other
+#    optimisers' stored runs (`runs/`, written by `tt runs` or `tt reproduce`); when none are stored
+#    for these limits, one random-search run is computed on the spot;
+# 4. **the best untested candidates** by CEA (Eq. 6), with the value of the acquisition function
+#    for each: CEA pre-selects, the acquisition chooses.
+#
+# Everything the widget does is a method of `tt_core.explorer.ExplorerController`; the cells after
+# the widget drive the same controller from code. When the notebook is executed without a browser
+# (papermill: CI, `tt reproduce`) no widget is built and these scripted steps are the run; they
+# save the panels to `figures/explorer.png`.
+
+# %% tags=["parameters"]
+profile = "quick"
+smoke = False
+figures_dir = "../figures"
+network = "rnn"
+optimizer = "trimtuner-dt"
+seed = 1
+max_cost = None  # USD per full-size training run; None: the paper's limit (CNN $0.10, RNN $0.02)
+max_time = None  # seconds of training; None: no time limit
+beta = 0.1
+filter = None  # None: the optimiser's own (CEA for TrimTuner)
+interactive = None  # None: build the widget only under a Jupyter front end (True: always, False: never)
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from IPython.display import display
+
+from tt_core.explorer import ExplorerController, build_widget, has_frontend
+from tt_core.io import save_figure
+from tt_core.plotting import use_style
+from tt_core.summary import comparison, save_comparison
+
+use_style()
+pd.set_option("display.precision", 4)
+out = Path(figures_dir)
+out.mkdir(parents=True, exist_ok=True)
+first_steps = 6 if smoke else 14  # tests of the scripted run below, before the limit changes
+
+# %% [markdown]
+# ## The explorer
+#
+# (Outside Jupyter, e.g. in VS Code, set `interactive = True` in the parameters cell.)
+
+# %%
+ctl = ExplorerController(network, optimizer, seed=seed, max_cost=max_cost, max_time=max_time, beta=beta,
+                         filter=filter)
+ui = build_widget(ctl) if (has_frontend() if interactive is None else interactive) else None
+if ui is not None:
+    display(ui)
+else:
+    print("No notebook front end: the widget is not built; the scripted steps below drive the explorer.")
+
+# %% [markdown]
+# ## The same, from code
+#
+# The buttons call `ctl.step()`, `ctl.run()` and `ctl.reset()`; the sliders call
+# `ctl.set_constraint(...)`. First the initial design and a few BO iterations. TrimTuner's initial
+# design is one random configuration at 1/60, 1/10, 1/4 and 1/2 of the data; the full-size
+# baselines (EIc, random) start from 4 full-size configurations.
+
+# %%
+ctl.run(first_steps)
+state = ctl.state()
+ctl.trajectory[["iteration", "phase", "config_id", "size", "s", "accuracy", "cost", "cumulative_cost", "incumbent",
+                "incumbent_accuracy", "predicted_accuracy", "incumbent_cost", "predicted_cost", "accuracy_c"]]
+
+# %% [markdown]
+# Each row is one test. `incumbent_*` are the true full-size values of the configuration
+# recommended after that test and `predicted_*` what the models believe about it; the gap between
+# the two is what the next tests are for.
+#
+# Which candidates does the optimiser consider next? CEA ranks all untested (configuration, size)
+# pairs; only the best `beta` share of them (`in_filter`) is scored by the expensive acquisition.
+
+# %%
+ctl.top_candidates(6)
+
+# %% [markdown]
+# The four panels of the explorer for this state (this picture is `figures/explorer.png`):
+
+# %%
+fig = ctl.figure()
+save_figure(fig, out / "explorer.png")
+plt.show()
+
+# %% [markdown]
+# Now halve the cost limit, keeping the tests made so far, and take two more steps: the same
+# evidence, but the models' probability of meeting the limit changes, and with it the incumbent
+# and the next choices.
+
+# %%
+print(f"before: limit ${ctl.settings['max_cost']:g}, incumbent #{state['incumbent']} "
+      f"(accuracy {state['incumbent_accuracy']:.3f}, cost ${state['incumbent_cost']:.4f})")
+ctl.set_constraint(max_cost=ctl.settings["max_cost"] / 2, keep_history=True)
+ctl.run(2)
+after = ctl.state()
+print(f"after:  limit ${ctl.settings['max_cost']:g}, incumbent #{after['incumbent']} "
+      f"(accuracy {after['incumbent_accuracy']:.3f}, cost ${after['incumbent_cost']:.4f}, "
+      f"Accuracy_C {after['accuracy_c']:.3f}) after {after['iteration']} tests")
+
+# %% [markdown]
+# The panels after the change (`figures/explorer_half_limit.png`): Accuracy_C is now measured
+# against the tighter limit, and the stored runs of panel 3 are those made with it, if any.
+
+# %%
+fig = ctl.figure()
+save_figure(fig, out / "explorer_half_limit.png")
+plt.show()
+if ui is not None:
+    ui.refresh()  # bring the widget above in line with what the code did
+
+# %% [markdown]
+# **Things to try in the widget.**
+#
+# * Run TrimTuner and then EIc with the same seed: compare where their tests lie in panel 1 (EIc
+#   tests only full-size runs) and the money spent in panel 3.
+# * Tighten the cost limit until few configurations are affordable: how long does the incumbent
+#   stay infeasible (panel 2, cost above the dotted line)?
+# * Set `beta` to 0.01 and to 1 (no filtering): the choice of the next test changes, and so does the
+#   time it takes (paper Table IV, Fig. 4).
+# * Switch the filter to `random`: the acquisition now sees a random 10% of the candidates
+#   (paper Fig. 3).
+
+# %% [markdown]
+# ## Paper vs workbook
+#
+# The explorer reproduces no figure, but its search space and initial design must be the paper's:
+# 288 configurations at 5 sizes (1440 candidates for the sub-sampling optimisers) and 4 initial
+# tests (Sec. IV, "we bootstrap the models using 4 initial samples").
+
+# %%
+fresh = ExplorerController(network, optimizer, seed=seed).state()
+subsampling = fresh["n_candidates"] > ctl.benchmark.n_configs
+summary = comparison([
+    {"source": "TrimTuner §IV text",
+     "item": f"{network.upper()}: candidates of {optimizer} "
+             f"({'configurations x sizes' if subsampling else 'configurations at full size'}) (count)",
+     "paper": 1440 if subsampling else 288, "workbook": fresh["n_candidates"]},
+    {"source": "TrimTuner §IV text", "item": f"{optimizer}: initial tests (count)", "paper": 4,
+     "workbook": fresh["n_init"]},
+])
+save_comparison(summary, "10_explorer", out)
+summary

@@ -1,0 +1,118 @@
+"""The "bring your own job" tutorial's job (notebook 11): a real, seeded scikit-learn training job.
+
+Accuracy is deterministic (seeds, one BLAS thread); time and cost are measured, so the tests check
+their relations (cost = price x time, time = wall time / speed), not their values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tt_core.objectives import CallableObjective, Measurement
+from tt_core.own_job import DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, price_table
+
+
+@pytest.fixture(scope="module")
+def job():
+    # 4 VM types x 1 hyper-parameter setting: 4 configurations, 5 sizes; a few epochs keep it fast
+    return DigitsJob(hidden_units=(8,), learning_rate_init=(1e-2,), batch_size=(64,), max_iter=5, seed=0)
+
+
+def test_job_parts(job):
+    assert len(job.sizes) == len(PAPER_FRACTIONS) == 5
+    assert job.max_size == len(job.y_train) == 1347  # 75% of sklearn's 1797 digits
+    assert job.sizes[0] == round(1347 / 60)
+    # nested, class-balanced sub-samples: the first 10 training images are one of each digit
+    assert sorted(job.y_train[:10]) == list(range(10))
+    configs = job.configs()
+    assert list(configs.columns) == ["config_id", "vm", "hidden_units", "learning_rate_init", "batch_size"]
+    assert configs["config_id"].tolist() == [0, 1, 2, 3] and set(configs["vm"]) == set(DEFAULT_VMS)
+    space = job.space()
+    assert space.n_configs == 4 and space.sizes == job.sizes
+    vm = next(e for e in space.encodings if e.name == "vm")
+    assert vm.kind == "categorical" and list(vm.categories) == ["small", "medium", "large", "xlarge"]  # by price
+
+
+def test_training_is_deterministic_and_cost_is_price_times_time(job):
+    cfg = job.configs().set_index("config_id")
+    small, xlarge = cfg.loc[0].to_dict(), cfg.loc[3].to_dict()
+    a, b = job.train(small, job.sizes[1]), job.train(small, job.sizes[1])
+    assert a["accuracy"] == b["accuracy"]  # same seed, same data, one thread: same model
+    assert 0.0 <= a["accuracy"] <= 1.0
+    c = job.train(xlarge, job.sizes[1])
+    assert c["accuracy"] == a["accuracy"]  # the VM changes time and cost, not the model
+    prices = price_table().set_index("vm")
+    for out, vm in ((a, "small"), (c, "xlarge")):
+        assert out["wall_time"] > 0
+        assert out["time"] == pytest.approx(out["wall_time"] / prices.loc[vm, "speed"])
+        assert out["cost"] == pytest.approx(prices.loc[vm, "price_per_hour"] / 3600 * out["time"])
+    # more data, better model (for this configuration)
+    assert job.train(small, job.max_size)["accuracy"] > job.train(small, job.sizes[0])["accuracy"]
+
+
+def test_objective_and_measure(job):
+    obj = job.objective()
+    assert isinstance(obj, CallableObjective)
+    m = obj(1, job.sizes[0])
+    assert isinstance(m, Measurement)
+    assert m.accuracy == job.train(job.configs().set_index("config_id").loc[1].to_dict(), job.sizes[0])["accuracy"]
+    grid = job.measure([0, 2], sizes=job.sizes[:2])
+    assert len(grid) == 4 and {"config_id", "vm", "size", "accuracy", "cost", "time", "wall_time"} <= set(grid.columns)
+
+
+def test_optimize_job_runs_the_ask_tell_loop(job):
+    ref = job.measure()  # full-size measurements: recommendations are scored without retraining
+    a = optimize_job(job, "random", seed=2, iterations=4, max_cost=1.0, reference=ref)
+    b = optimize_job(job, "random", seed=2, iterations=4, max_cost=1.0, reference=ref)
+    assert len(a) == 4 and (a["size"] == job.max_size).all()
+    assert a["config_id"].tolist() == b["config_id"].tolist()
+    assert a["accuracy"].tolist() == b["accuracy"].tolist()  # deterministic accuracy, measured costs
+    assert a["cumulative_cost"].is_monotonic_increasing
+    assert (a["accuracy_c"] == a["incumbent_accuracy"]).all()  # a $1 limit: every configuration is affordable
+
+    tt = optimize_job(job, "trimtuner-dt", seed=1, iterations=5, max_cost=float(ref["cost"].median()), reference=ref)
+    assert tt["phase"].tolist() == ["init"] * 4 + ["bo"]
+    assert tt.loc[tt["phase"] == "init", "size"].tolist() == sorted(tt.loc[tt["phase"] == "init", "size"])
+    assert (tt["size"] < job.max_size).sum() >= 4  # the initial design uses sub-samples
+    assert tt["incumbent"].ge(0).all() and tt["accuracy_c"].notna().all()
+    # the initial design is charged as one run snapshotted at each size
+    init = tt[tt["phase"] == "init"]
+    assert init["charged_cost"].sum() == pytest.approx(init["cost"].max())
+
+    timed = optimize_job(job, "random", seed=2, iterations=4, max_time=1e-9, reference=ref)
+    assert (timed["accuracy_c"] < timed["incumbent_accuracy"]).all()  # nothing meets a 1 ns limit
+
+
+def test_make_space_for_any_job():
+    configs = pd.DataFrame({"config_id": [0, 1, 2], "width": [8, 16, 32], "vm": ["a", "b", "a"]})
+    space = make_space(configs, [10, 100, 1000])
+    assert space.n_configs == 3 and space.sizes == (10, 100, 1000)
+    assert space.all_pairs()[0].size == 9
+    with pytest.raises(ValueError, match="config_id"):
+        make_space(configs.drop(columns="config_id"), [10, 100])
+
+
+def test_clear_errors(job):
+    with pytest.raises(ValueError, match="price_per_hour must be a positive number"):
+        price_table({"tiny": {"price_per_hour": -1, "speed": 1}})
+    with pytest.raises(ValueError, match="speed must be a positive number"):
+        price_table({"tiny": {"price_per_hour": 0.01}})
+    with pytest.raises(ValueError, match="unknown VM type 'huge'"):
+        job.train({"vm": "huge", "hidden_units": 8, "learning_rate_init": 0.01, "batch_size": 64}, job.max_size)
+    with pytest.raises(ValueError, match="is not one of the job's sizes"):
+        job.train(job.configs().iloc[0].to_dict(), 123)
+    with pytest.raises(ValueError, match="needs a constraint"):
+        optimize_job(job, "random", seed=1, iterations=4)
+    with pytest.raises(ValueError, match="iterations must be an integer >= 4"):
+        optimize_job(job, "trimtuner-dt", seed=1, iterations=2, max_cost=1.0)
+    with pytest.raises(ValueError, match="unknown optimizer"):
+        optimize_job(job, "grid-search", seed=1, iterations=4, max_cost=1.0)
+    with pytest.raises(ValueError, match="fractions must be distinct rates"):
+        DigitsJob(fractions=(0.1, 0.5))
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        DigitsJob(seed=-1)
+    with pytest.raises(ValueError, match="hidden_units must be a non-empty tuple"):
+        DigitsJob(hidden_units=())
+    assert np.isclose(max(PAPER_FRACTIONS), 1.0)
