@@ -243,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--markdown", action="store_true")
     sm.set_defaults(func=cmd_summary)
 
+    from .bench import add_bench_parser
+
+    add_bench_parser(sub)
     for extra in _EXTRA_COMMANDS:
         extra(sub)
     return p

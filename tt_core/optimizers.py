@@ -367,14 +367,25 @@ REGISTRY: dict[str, OptimizerSpec] = {
 }
 
 
+#: Budget-driven cost minimisers of the thesis (Nephele, Lynceus, CherryPick), built from a Benchmark;
+#: drive them with :func:`tt_core.nephele.run_nephele` (they stop when the exploration budget is spent).
+BUDGETED = ("nephele", "lynceus", "cherrypick")
+
+
 def available() -> list[str]:
-    return sorted(REGISTRY)
+    return sorted([*REGISTRY, *BUDGETED])
 
 
 def make_optimizer(name: str, benchmark_or_space, *, seed: int, beta: float = 0.1, filter: str | None = None,
                    max_cost: float | None = None, max_time: float | None = None, min_accuracy: float | None = None,
                    **options) -> Optimizer:
     """Build a registered optimiser for a benchmark (or a ConfigSpace) and constraints."""
+    if name in BUDGETED:
+        if not isinstance(benchmark_or_space, Benchmark):
+            raise ValueError(f"{name!r} needs a Benchmark (it prices configurations), not a ConfigSpace")
+        from .nephele import NEPHELE_OPTIMIZERS
+
+        return NEPHELE_OPTIMIZERS[name](benchmark_or_space, seed=seed, **options)
     if name not in REGISTRY:
         raise ValueError(f"unknown optimizer {name!r}; known optimizers: {available()}")
     if isinstance(benchmark_or_space, Benchmark):
