@@ -186,3 +186,115 @@ def reported_tolerance(value: float) -> float:
     exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
     decimals = max(0, -int(exponent))
     return 0.5 * 10.0 ** (-decimals)
+
+# ---------------------------------------------------------------------------------------------
+# Thesis §6.2 (Table 6.1), §6.4 and §6.5: the Nephele optimiser against its baselines
+# ---------------------------------------------------------------------------------------------
+
+#: Thesis Table 6.1: initial-sampling budget (USD) and the number of configurations it bought on
+#: average, with sub-sampling (``all_sizes``: Nephele) and at the full size (``full_size``: Lynceus,
+#: CherryPick), with the percentage of the respective search space (1440 or 288 points).
+TABLE_6_1 = {
+    "cnn": {"initial_budget": 5.0, "samples_all_sizes": 20, "pct_all_sizes": 1.4,
+            "samples_full_size": 8, "pct_full_size": 2.8},
+    "rnn": {"initial_budget": 1.0, "samples_all_sizes": 117, "pct_all_sizes": 8.13,
+            "samples_full_size": 44, "pct_full_size": 15.3},
+    "mlp": {"initial_budget": 2.0, "samples_all_sizes": 100, "pct_all_sizes": 6.9,
+            "samples_full_size": 32, "pct_full_size": 11.1},
+}
+
+#: Thesis §6.2: settings of the Nephele evaluation. The exploration budget B is not given ("set to a
+#: value that could allow the optimizers to find the optimum").
+NEPHELE_SETUP = {"n_trees": 5, "discount": 0.9, "gh_cost_points": 3, "gh_accuracy_points": 1,
+                 "seeds": 100, "percentile": 90, "horizon": 0}
+
+#: Thesis §6.4 text (Figs. 6.10-6.11) and the chapter summary. ``*_ratio`` = exploration cost an
+#: optimiser spends to reach the given CNO, divided by Nephele's.
+SECTION_6_4 = {
+    "cnn": {
+        "target_cno": 10, "lynceus_ratio": 1.75, "cherrypick_ratio": 2.13,
+        # "at the end of the initial sampling phase, the CNO of Nephele is approximately half of the
+        # value achieved by Lynceus and CherryPick when they end their respective initial sampling"
+        "init_end_cno_ratio": 0.5,
+        # "Using the random selection ..., the cost of the incumbent is around ten times higher compared
+        # with when Nephele finds the optimum"
+        "random_cno": 10,
+        # summary: "spending $10 to explore, Nephele can find configurations three times cheaper"
+        "spend_for_cheaper": 10.0, "cheaper_factor_vs_lynceus": 3.0,
+        # summary: "when Nephele finds the optimum, ... a reduction of 75% of the cost in production
+        # when compared to Lynceus"
+        "production_cost_reduction_pct": 75,
+    },
+    "rnn": {
+        "target_cno": 2, "lynceus_ratio": 1.2, "cherrypick_ratio": 3.67,
+        # "Using the same initial budget, Nephele can explore 2.66 more configurations" (117/44)
+        "initial_samples_ratio": 2.66,
+        # "In the best case, Nephele can recommend configurations that have a deployment cost 3 and 3.5
+        # times lower comparing with Lynceus and CherryPick"
+        "best_case_cheaper_vs_lynceus": 3.0, "best_case_cheaper_vs_cherrypick": 3.5,
+        # summary: "an optimal configuration approximately two times cheaper comparing to the other two"
+        "optimum_cheaper_factor": 2.0,
+    },
+}
+
+#: Thesis §6.5 text (Fig. 6.13): lookahead horizons h = 0, 1, 2 with N = 3, M = 1.
+SECTION_6_5 = {
+    # CNN: "The total optimization time ... is 2.34 and 3.83 times higher when using a horizon of one and
+    # two comparing without lookahead"; "Using a horizon of two is always the worst"; "without using
+    # lookahead can reduce the cost in production by approximately 57%" (best case)
+    "cnn": {"total_time_ratio_h1": 2.34, "total_time_ratio_h2": 3.83, "h2_worst": True,
+            "h0_production_cost_reduction_pct": 57},
+    # RNN: "using a horizon of two, the optimizer spends approximately 1.3 times more to find the optimum";
+    # "The cost spent to find the optimum using a horizon of zero and one is similar"
+    "rnn": {"h2_cost_to_optimum_ratio": 1.3, "h1_similar_to_h0": True},
+    # MLP (data not public): "using a horizon of zero, the total time is almost half of the time consumed
+    # when it is used a horizon of 1. Using a horizon of 2, the total optimization time is three times higher"
+    "mlp": {"total_time_ratio_h1": 2.0, "total_time_ratio_h2": 3.0},
+}
+
+# ---------------------------------------------------------------------------------------------
+# TrimTuner §IV-B: recommendation time (Tables III-IV) and the filter / beta studies (Figs 3-4)
+# ---------------------------------------------------------------------------------------------
+
+#: TrimTuner, Table III "Average time to recommend a configuration (average of the three data-sets)",
+#: minutes (mean, standard deviation); both TrimTuner variants with CEA at beta = 10%. EIc and EIc/USD
+#: share one row ("EIc (or EIc/USD)"). Measured on a 32-core VM (Intel Xeon Gold 6138, Python 3.6).
+TABLE_III_MIN = {
+    "trimtuner-gp": (18.65, 2.31),
+    "trimtuner-dt": (1.36, 0.28),
+    "fabolas": (13.96, 1.88),
+    "eic": (1.17, 0.07),
+    "eic-usd": (1.17, 0.07),
+}
+#: §IV-A text after Table III: "the DT-based implementation of TrimTuner achieves a 13x speed up compared
+#: to the GP variant"; FABOLAS "takes approximately one order of magnitude longer" than EIc and the GP
+#: variant of TrimTuner "approximately 30% longer" than FABOLAS.
+TABLE_III_TEXT = {"gp_over_dt": 13.0, "fabolas_over_eic": 10.0, "gp_over_fabolas": 1.3}
+
+#: TrimTuner, Table IV "Average time to recommend the next configuration with different heuristics and
+#: filtering levels (RNN, TrimTuner)", minutes; key (filter, beta), beta 1.0 = no filter.
+TABLE_IV_MIN = {
+    ("none", 1.0): {"trimtuner-gp": 125.76, "trimtuner-dt": 3.69},
+    ("cea", 0.01): {"trimtuner-gp": 5.94, "trimtuner-dt": 1.07},
+    ("cea", 0.1): {"trimtuner-gp": 16.85, "trimtuner-dt": 1.72},
+    ("cea", 0.2): {"trimtuner-gp": 28.65, "trimtuner-dt": 2.05},
+    ("direct", 0.1): {"trimtuner-gp": 36.18, "trimtuner-dt": 2.63},
+    ("cmaes", 0.1): {"trimtuner-gp": 30.87, "trimtuner-dt": 2.26},
+    ("random", 0.1): {"trimtuner-gp": 16.53, "trimtuner-dt": 1.62},
+}
+#: §IV-B text on Table IV: CEA at 10% "takes roughly as long as with Random"; CEA is "more computationally
+#: efficient than Direct and CMAES (by up to approximately 2x)"; without a filter a GP recommendation takes
+#: "about two hours", a DT one "approximately 4 minutes".
+TABLE_IV_TEXT = {"cea_vs_direct_cmaes_up_to": 2.0, "no_filter_gp_min": 120.0, "no_filter_dt_min": 4.0}
+
+#: TrimTuner Fig. 3 (RNN, TrimTuner-GP, beta = 10%): optimisation cost to recommend a feasible
+#: configuration with at least 90% of the optimum's accuracy; CEA saves 3.62x vs CMA-ES and 7x vs DIRECT
+#: ("CEA achieves a 3.62x and a 7x savings when compared to CMAES and Direct"). Random is plotted, no
+#: number given.
+FIG3 = {"fraction": 0.9, "savings_vs": {"cmaes": 3.62, "direct": 7.0}}
+
+#: TrimTuner Fig. 4 (RNN, TrimTuner-DT, CEA; the initial design is omitted): "the best results are
+#: achieved when the no filtering heuristic is employed"; "the smaller the number of configurations that
+#: the heuristic can select, the worse the performance"; "we do not observe a significant degradation for
+#: values of beta as low as 10%". Betas shown: 1%, 10%, 20%, 50% and no filter.
+FIG4 = {"betas": (0.01, 0.1, 0.2, 0.5, 1.0), "best": "none", "no_significant_degradation_down_to": 0.1}

@@ -1,0 +1,185 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 - Which candidates should the acquisition look at? Filtering heuristics (TrimTuner Fig. 3)
+#
+# TrimTuner's acquisition (paper Eq. 5) is expensive: for every candidate it fantasises the
+# observation and refits the models. So each iteration evaluates it only on a fraction **beta** of the
+# untested (configuration, size) pairs, chosen by a *filter*. The paper's filter is **CEA**
+# (constrained expected accuracy, Eq. 6: predicted accuracy times the probability of meeting the cost
+# constraint). Fig. 3 compares it, on the RNN with TrimTuner-GP and beta = 10%, with
+#
+# * **DIRECT** and **CMA-ES**, black-box optimisers that maximise the acquisition itself over the
+#   (continuous relaxation of the) search space, as FABOLAS does, and
+# * **random**: a uniformly random 10% of the candidates.
+#
+# Its claim: to reach a feasible recommendation with at least **90% of the optimum's accuracy**, CEA
+# needs **3.62x** less optimisation cost than CMA-ES and **7x** less than DIRECT.
+#
+# The same comparison is run here with TrimTuner-DT (decision trees) and, in the *paper* profile, with
+# TrimTuner-GP as in the paper. **Quick profile: TrimTuner-DT only** (3 seeds): a TrimTuner-GP iteration
+# costs seconds (tens of seconds with DIRECT or CMA-ES), too much for the quick profile's budget; the GP
+# variant's *recommendation times* per filter are in notebook 06 (Table IV). Runs are stored under
+# `runs/` and reused (CEA at 10% is TrimTuner's default: those runs are Fig. 1's).
+
+# %% tags=["parameters"]
+profile = "quick"
+smoke = False
+figures_dir = "../figures"
+runs_dir = "../runs"
+n_jobs = 2
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from tt_core import bench, experiments as ex, paper_values as pv
+from tt_core.analyses import trajectories as tj
+from tt_core.benchmarks import load_benchmark
+from tt_core.io import save_figure, write_csv
+from tt_core.plotting import use_style
+from tt_core.summary import comparison, save_comparison
+
+use_style()
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 160)
+out = Path(figures_dir)
+out.mkdir(parents=True, exist_ok=True)
+
+if smoke:
+    plan, n_jobs = {"trimtuner-dt": dict(seeds=[1], iterations=6)}, 1
+elif profile == "quick":
+    plan = {"trimtuner-dt": dict(seeds=[1, 2, 3], iterations=44)}
+else:  # paper: >= 5 seeds; the GP runs with DIRECT / CMA-ES take minutes each
+    plan = {"trimtuner-gp": dict(seeds=[1, 2, 3, 4, 5], iterations=44),
+            "trimtuner-dt": dict(seeds=list(range(1, 11)), iterations=44)}
+specs = [s for opt, p in plan.items() for s in bench.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
+print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): "
+      + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(bench.FIG3_FILTERS)} filters" for o, p in plan.items()))
+
+# %%
+runs = bench.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "filter")
+benches = {"rnn": load_benchmark("rnn")}
+best = {b: tj.best_feasible_accuracy(bench_) for b, bench_ in benches.items()}
+order = ["CEA", "DIRECT", "CMA-ES", "Random"]
+
+# %% [markdown]
+# ## Fig. 3: Accuracy_C of the incumbent vs optimisation cost, per filter (beta = 10%)
+#
+# Mean over seeds with a 95% confidence band; dashed: the initial design (the same for every filter);
+# dotted: the best feasible accuracy (the optimum). One panel per TrimTuner variant.
+
+# %%
+curves = tj.curves_on_grid(runs, by=["benchmark", "optimizer", "variant"])
+init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "optimizer", "variant", "seed"])["cumulative_cost"]
+            .max().rename("cost").reset_index())
+fig = bench.plot_study(curves, init_end=init_end, reference=best, order=order, panel="optimizer",
+                       suptitle=f"Filtering heuristics at beta = 10% (RNN; {profile} profile, mean and 95% CI)")
+save_figure(fig, out / "fig3_filters.png")
+write_csv(curves, out / "fig3_filters.csv")
+plt.show()
+
+# %% [markdown]
+# ## Cost to reach 90% of the optimum, final Accuracy_C, time per iteration
+#
+# Per filter: how many runs reached a feasible incumbent with at least 90% of the optimum's accuracy,
+# the median optimisation cost until then, the final and the BO-phase mean Accuracy_C (mean and 95% CI
+# half-width over seeds), and the median recommendation overhead per iteration measured in these runs
+# (runs executed in parallel: for clean times see notebook 06).
+
+# %%
+metrics = bench.run_metrics(runs, benches, fraction=pv.FIG3["fraction"])
+levels = bench.level_summary(metrics, order=order)
+write_csv(metrics, out / "fig3_run_metrics.csv")
+write_csv(levels, out / "fig3_filters_summary.csv")
+levels
+
+# %% [markdown]
+# The paper's savings: the median cost to target of DIRECT / CMA-ES / random divided by CEA's (a run
+# that never reached the target within its 44 tests counts as infinitely expensive, so a median over
+# mostly such runs, and its ratio, is `inf`). Two definitions of "reaching the target": the paper's (`first`: the first feasible
+# recommendation with at least 90% of the optimum's accuracy), and a stricter one (`held`: from where the
+# recommendation stays on target until the end of the run), since a filter can hit the target once
+# and then lose it.
+
+# %%
+ratios = pd.concat([bench.cost_ratio(metrics, b, held=h) for h in (False, True) for b in ("CMA-ES", "DIRECT", "Random")],
+                   ignore_index=True)
+write_csv(ratios, out / "fig3_savings.csv")
+ratios
+
+# %% [markdown]
+# ## Paper vs workbook
+#
+# A saving agrees when it is within a factor of two of the paper's (the paper's numbers are for
+# TrimTuner-GP, 10 runs; the DT rows compare the DT variant with the same claim). The ranking items
+# check the direction only: CEA needs less cost than the other filter (median over runs).
+
+# %%
+rows = []
+for _, r in ratios.iterrows():
+    key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
+    how = "" if r["definition"] == "first" else " (held to the end)"
+    note = (f"{r['optimizer']}: on target in {r['method_reached']}/{r['runs']} CEA runs vs "
+            f"{r['baseline_reached']}/{r['runs']}" + ("; paper: TrimTuner-GP" if r["optimizer"] != "trimtuner-gp" else "")
+            + ("; workbook's stricter definition" if how else ""))
+    if key:
+        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
+                     f"{r['baseline']} / CEA", "paper": pv.FIG3["savings_vs"][key], "workbook": float(r["ratio"]),
+                     "factor": 2.0, "note": note})
+    rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA reaches 90% of optimum{how} "
+                 f"cheaper than {r['baseline']}", "paper": True if key else None, "workbook": bool(r["ratio"] > 1.0),
+                 "note": note + ("" if key else "; the paper plots random without a number")})
+for _, r in levels[levels["variant"] != "CEA"].iterrows():
+    cea = levels[(levels["optimizer"] == r["optimizer"]) & (levels["variant"] == "CEA")]
+    if len(cea):
+        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA's mean Accuracy_C over the "
+                     f"BO phase above {r['variant']}'s", "paper": True if r["variant"] != "Random" else None,
+                     "workbook": bool(cea["mean_accuracy_c"].iloc[0] > r["mean_accuracy_c"]),
+                     "note": f"{cea['mean_accuracy_c'].iloc[0]:.3f} vs {r['mean_accuracy_c']:.3f}; paper: 'the plot "
+                             "confirms the cost-efficiency of the proposed heuristic'"})
+summary = comparison([r for r in rows if r["workbook"] is not None])
+save_comparison(summary, "05_fig3_filters", out)
+summary
+
+# %% [markdown]
+# **Reading the result.** Generated from the runs above:
+
+# %%
+for _, r in summary.iterrows():
+    if r["paper"] is None or pd.isna(r["paper"]):
+        print(f"- {r['item']}: workbook {r['workbook']} (no paper number)")
+        continue
+    verdict = "agrees with" if r["agrees"] is True else "does NOT agree with"
+    val = r["workbook"] if isinstance(r["workbook"], bool) else f"{float(r['workbook']):.2f}x"
+    print(f"- {r['item']}: workbook {val}, paper {r['paper']} -> {verdict} the paper")
+for _, r in levels.iterrows():
+    print(f"- {r['optimizer']} {r['variant']}: final Accuracy_C {r['final_accuracy_c']:.3f} "
+          f"(+/- {r['final_accuracy_c_ci']:.3f}), target reached in {r['reached']} runs")
+
+# %% [markdown]
+# Why the reproduction can differ from the paper:
+#
+# * **Few seeds, wide bands.** Runs that reach the target early or never dominate medians of 3 (quick)
+#   to 10 (paper profile) runs; overlapping confidence bands mean the filters are not distinguishable
+#   at that sample size.
+# * **DIRECT and CMA-ES here maximise the exact acquisition** over the snapped continuous relaxation
+#   and return the best 10% they visited (`tt_core.filters`); with a budget of 10% of the candidates
+#   they explore a good part of the space, so they can pick candidates as good as CEA's, only more
+#   expensively (Table IV). The original code's DIRECT and CMA-ES (RoBO/FABOLAS) maximised a
+#   differently computed acquisition (cumulative fantasies, see `tt_core.acquisitions.trimtuner`).
+# * **Decision trees vs GPs.** The quick profile tests the DT variant; the paper's Fig. 3 is for the GP
+#   variant (paper profile runs both).

@@ -1,0 +1,165 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 - How many candidates should CEA keep? Sensitivity to beta (TrimTuner Fig. 4)
+#
+# With the CEA filter, TrimTuner evaluates its acquisition only on the fraction **beta** of the
+# untested (configuration, size) pairs with the largest constrained expected accuracy. A smaller beta
+# makes a recommendation cheaper (notebook 06, Table IV) but may hide the best candidate from the
+# acquisition. The paper's Fig. 4 (RNN, TrimTuner-DT) compares beta = 1%, 10%, 20%, 50% and no filter
+# and states:
+#
+# * the best results are achieved **without a filter**;
+# * the smaller beta, the worse the optimisation;
+# * there is **no significant degradation down to beta = 10%** (the value used everywhere else).
+#
+# Here the same study runs with TrimTuner-DT on **both** public networks (RNN and CNN), 3 seeds in the
+# quick profile and 10 in the paper profile. The paper omits the initial design from its plot (it does
+# not use CEA); here it is drawn dashed (it is the same for every beta). Runs are stored under `runs/`
+# and reused (beta = 10% is TrimTuner's default: those runs are Fig. 1's).
+
+# %% tags=["parameters"]
+profile = "quick"
+smoke = False
+figures_dir = "../figures"
+runs_dir = "../runs"
+n_jobs = 2
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from tt_core import bench, experiments as ex, paper_values as pv
+from tt_core.analyses import trajectories as tj
+from tt_core.benchmarks import load_benchmark
+from tt_core.io import save_figure, write_csv
+from tt_core.plotting import use_style
+from tt_core.summary import comparison, save_comparison
+
+use_style()
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 160)
+out = Path(figures_dir)
+out.mkdir(parents=True, exist_ok=True)
+
+betas = bench.FIG4_BETAS
+if smoke:
+    seeds, iterations, networks, betas, n_jobs = [1], 6, ("rnn",), (0.01, 0.1, 1.0), 1
+elif profile == "quick":
+    seeds, iterations, networks = [1, 2, 3], 44, ("rnn", "cnn")
+else:
+    seeds, iterations, networks = list(range(1, 11)), 44, ("rnn", "cnn")
+specs = bench.beta_study_specs("trimtuner-dt", seeds, networks, iterations, betas)
+print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): TrimTuner-DT on {list(networks)} x "
+      f"betas {[f'{100 * b:g}%' for b in betas]} x {len(seeds)} seeds x {iterations} iterations")
+
+# %%
+runs = bench.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "beta")
+benches = {b: load_benchmark(b) for b in networks}
+best = {b: tj.best_feasible_accuracy(bench_) for b, bench_ in benches.items()}
+order = ["beta 1%", "beta 10%", "beta 20%", "beta 50%", "no filter"]
+
+# %% [markdown]
+# ## Fig. 4: Accuracy_C of the incumbent vs optimisation cost, per beta
+#
+# Mean over seeds with a 95% confidence band; dashed: the initial design; dotted: the optimum.
+
+# %%
+curves = tj.curves_on_grid(runs, by=["benchmark", "optimizer", "variant"])
+init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "optimizer", "variant", "seed"])["cumulative_cost"]
+            .max().rename("cost").reset_index())
+fig = bench.plot_study(curves, init_end=init_end, reference=best, order=order, panel="benchmark",
+                       suptitle=f"TrimTuner-DT with CEA: sensitivity to beta ({profile} profile, mean and 95% CI)")
+save_figure(fig, out / "fig4_beta.png")
+write_csv(curves, out / "fig4_beta.csv")
+plt.show()
+
+# %% [markdown]
+# ## Per beta: final and mean Accuracy_C, cost to 90% of the optimum, time per iteration
+#
+# `mean_accuracy_c` averages Accuracy_C over the BO iterations (after the initial design): it rewards
+# reaching good configurations early, which is what the curves show. The overhead is the median
+# recommendation time per iteration measured in these runs (executed in parallel; clean times in
+# notebook 06).
+
+# %%
+metrics = bench.run_metrics(runs, benches)
+levels = bench.level_summary(metrics, order=order)
+write_csv(metrics, out / "fig4_run_metrics.csv")
+write_csv(levels, out / "fig4_beta_summary.csv")
+levels
+
+# %% [markdown]
+# ## The trend
+#
+# Per network: the Spearman rank correlation between beta (no filter = 100%) and each run's mean
+# Accuracy_C (positive: larger beta, better optimisation), the best beta, and a Welch t-test of "no
+# filter" against beta = 10% (a p-value above 0.05: no significant degradation at 10%).
+
+# %%
+trend = bench.beta_trend(metrics, value="mean_accuracy_c")
+write_csv(trend, out / "fig4_beta_trend.csv")
+trend
+
+# %% [markdown]
+# ## Paper vs workbook
+#
+# The paper's statements are qualitative (true/false here). It shows the RNN only; the CNN rows check
+# whether the statements carry over to the other network.
+
+# %%
+rows = []
+for _, r in trend.iterrows():
+    net = r["benchmark"].upper()
+    note = f"{r['runs_per_level']} runs per beta; paper: RNN, TrimTuner-DT"
+    rows += [
+        {"source": "TrimTuner Fig. 4", "item": f"{net}: no filter gives the best mean Accuracy_C", "paper": True,
+         "workbook": bool(r["best_level"] == "no filter"), "note": note + f"; best here: {r['best_level']}"},
+        {"source": "TrimTuner Fig. 4", "item": f"{net}: Accuracy_C increases with beta (Spearman rho > 0)",
+         "paper": True, "workbook": bool(r["spearman_rho"] > 0) if pd.notna(r["spearman_rho"]) else None,
+         "note": note + f"; rho = {r['spearman_rho']:.2f} (p = {r['spearman_p']:.2g})"},
+        {"source": "TrimTuner Fig. 4", "item": f"{net}: no significant degradation at beta = 10% vs no filter",
+         "paper": True, "workbook": bool(not (r["welch_p"] < 0.05 and r["no_filter_minus_beta10"] > 0))
+         if pd.notna(r["welch_p"]) else None,
+         "note": note + f"; difference {r['no_filter_minus_beta10']:+.3f}, Welch p = {r['welch_p']:.2g}"},
+    ]
+summary = comparison([r for r in rows if r["workbook"] is not None])
+save_comparison(summary, "07_fig4_beta", out)
+summary
+
+# %% [markdown]
+# **Reading the result.** Generated from the runs above:
+
+# %%
+for _, r in summary.iterrows():
+    verdict = "agrees with" if r["agrees"] is True else "does NOT agree with"
+    print(f"- {r['item']}: workbook {r['workbook']}, paper {r['paper']} -> {verdict} the paper ({r['note']})")
+for _, r in levels.iterrows():
+    print(f"- {r['benchmark'].upper()} {r['variant']}: mean Accuracy_C {r['mean_accuracy_c']:.3f} "
+          f"(+/- {r['mean_accuracy_c_ci']:.3f}), final {r['final_accuracy_c']:.3f}, "
+          f"target reached in {r['reached']} runs, {r['median_overhead_s']:.2f} s per iteration")
+
+# %% [markdown]
+# Why the reproduction can differ from the paper:
+#
+# * **Few seeds.** With 3 runs per beta (quick profile) the confidence bands are wide: a trend can
+#   appear or vanish with other seeds; the paper profile uses 10.
+# * **Branch-and-bound changes what "no filter" costs**, not what it finds: TrimTuner's acquisition is
+#   maximised exactly over the kept candidates, so without a filter the result is the true argmax over
+#   all candidates, as in the paper.
+# * **The DT fantasy refits the trees** (the original's did not, see `tt_core.models.trees`), so the
+#   constraint factor of the acquisition is active in the DT variant here; it was inert in the
+#   original DT implementation, which may change how much a larger beta helps.

@@ -1,0 +1,161 @@
+"""Tests of the recommendation-cost harness (tt_core.bench, ``tt bench recommend``)."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tt_core import bench as B
+from tt_core.benchmarks import load_benchmark
+
+SETTINGS = ["trimtuner-dt", "trimtuner-dt:random:20%", "random"]
+
+
+@pytest.fixture(scope="module")
+def rnn():
+    return load_benchmark("rnn")
+
+
+@pytest.fixture(scope="module")
+def measured(rnn, tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.csv"
+    df = B.bench_recommend(SETTINGS, n_obs=(6,), repeats=2, seeds=(1,), benchmark=rnn, out=out)
+    return df, out
+
+
+def test_rows_for_every_setting_with_positive_times(measured):
+    df, _ = measured
+    assert sorted(df["setting"].unique()) == sorted(B.Setting.parse(s).label for s in SETTINGS)
+    assert len(df) == len(SETTINGS) * 2  # one n_obs, one seed, two repeats
+    assert (df["total_s"] > 0).all() and (df["suggest_s"] > 0).all() and (df["cpu_s"] >= 0).all()
+    parts = df[["refit_s", "acq_setup_s", "filter_s", "acq_eval_s"]].sum(axis=1)
+    assert np.all(parts <= df["total_s"] + 1e-6)
+    dt = df[df["setting"] == "trimtuner-dt"].iloc[0]
+    assert dt["filter"] == "cea" and dt["beta"] == pytest.approx(0.1)  # the optimiser's default, resolved
+    assert dt["n_evaluated"] == int(np.ceil(0.1 * dt["n_candidates"]))
+    rnd = df[df["setting"] == "trimtuner-dt:random:20%"].iloc[0]
+    assert rnd["filter"] == "random" and rnd["n_evaluated"] == int(np.ceil(0.2 * rnd["n_candidates"]))
+    assert (df["n_obs"] == 6).all() and set(df["repeat"]) == {0, 1}
+
+
+def test_machine_info_recorded(measured):
+    df, _ = measured
+    info = B.machine_info()
+    for key in ("cpu_model", "n_cores", "n_cores_usable", "blas", "numpy"):
+        assert key in info and key in df.columns
+    assert info["n_cores"] >= 1 and isinstance(info["cpu_model"], str) and info["cpu_model"]
+    assert (df["n_cores"] == info["n_cores"]).all()
+
+
+def test_csv_round_trip_and_resume(measured, rnn):
+    df, out = measured
+    back = B.read_bench_csv(out)
+    assert list(back.columns) == list(df.columns)
+    pd.testing.assert_frame_equal(back[B.KEY_COLUMNS + B.TIME_COLUMNS].reset_index(drop=True),
+                                  df[B.KEY_COLUMNS + B.TIME_COLUMNS].reset_index(drop=True), check_dtype=False)
+    again = B.bench_recommend(SETTINGS[:1], n_obs=(6,), repeats=2, seeds=(1,), benchmark=rnn, out=out, resume=True)
+    pd.testing.assert_frame_equal(again[B.TIME_COLUMNS], back[B.TIME_COLUMNS])  # nothing re-measured
+    s = B.summarize(back)
+    assert list(s["setting"]) == list(dict.fromkeys(back["setting"]))
+    row = s.iloc[0]
+    assert row["min"] <= row["q25"] <= row["median"] <= row["q75"] <= row["max"]
+    assert row["iqr"] == pytest.approx(row["q75"] - row["q25"]) and row["n"] == 2
+    assert len(B.summarize(back, by=("benchmark", "setting", "n_obs"))) == len(SETTINGS)
+
+
+def test_same_observations_for_every_setting_of_a_seed(rnn):
+    a = B._make(B.Setting.parse("trimtuner-dt"), rnn, 3)
+    b = B._make(B.Setting.parse("trimtuner-gp:none"), rnn, 3)
+    pa, pb = B.replay_pairs(a, 12, 3), B.replay_pairs(b, 12, 3)
+    assert pa == pb and len(set(pa)) == 12
+    assert pa[:4] == [tuple(map(int, p)) for p in a._init_queue]
+    assert B.replay_pairs(a, 12, 4) != pa
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("trimtuner-dt", B.Setting("trimtuner-dt", None, 0.1)),
+    ("trimtuner-gp:cea:10%", B.Setting("trimtuner-gp", "cea", 0.1)),
+    ("trimtuner-dt:cea:0.2", B.Setting("trimtuner-dt", "cea", 0.2)),
+    ("trimtuner-dt:none", B.Setting("trimtuner-dt", "none", 1.0)),
+    ("fabolas:default:1%", B.Setting("fabolas", None, 0.01)),
+])
+def test_parse_settings(text, expected):
+    assert B.Setting.parse(text) == expected
+    assert B.Setting.parse(expected.label) == expected
+
+
+def test_groups():
+    t3 = B.parse_settings(["table3"])
+    assert [s.optimizer for s in t3] == ["trimtuner-gp", "trimtuner-dt", "fabolas", "eic", "eic-usd"]
+    t4 = B.parse_settings(["table4", "trimtuner-dt", "table3"])
+    assert len(t4) == 14 + 3  # duplicates removed (CEA 10% is the TrimTuner default, shared with Table III)
+    assert {s.filter for s in t4} == {"none", "cea", "direct", "cmaes", "random", None}
+
+
+@pytest.mark.parametrize("text, match", [
+    ("nosuch", r"unknown optimizer 'nosuch'; known optimizers: \[.*trimtuner-dt.*\]"),
+    ("trimtuner-dt:nosuch", r"unknown filter 'nosuch'; known filters: \['cea', 'cmaes', 'direct', 'none', 'random'\]"),
+    ("trimtuner-dt:cea:abc", "fraction"),
+    ("trimtuner-dt:cea:0", r"beta must be a fraction in \(0, 1\]"),
+    ("trimtuner-dt:cea:150%", r"beta must be a fraction in \(0, 1\]"),
+    ("a:b:c:d", "OPTIMIZER"),
+    ("", "OPTIMIZER"),
+])
+def test_bad_settings_give_clear_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        B.parse_settings([text])
+
+
+def test_bad_arguments(rnn):
+    with pytest.raises(ValueError, match="initial design"):
+        B.measure_recommendation("trimtuner-dt", rnn, n_obs=2)
+    with pytest.raises(ValueError, match="policy"):
+        B.measure_recommendation("trimtuner-dt", rnn, n_obs=6, policy="greedy")
+    with pytest.raises(ValueError, match="repeats"):
+        B.bench_recommend(["trimtuner-dt"], n_obs=(6,), repeats=0, benchmark=rnn)
+    with pytest.raises(ValueError, match="n_obs must be integers"):
+        B.bench_recommend(["trimtuner-dt"], n_obs=(6.5,), benchmark=rnn)
+    with pytest.raises(FileNotFoundError, match="tt bench recommend"):
+        B.read_bench_csv("/nonexistent/bench.csv")
+
+
+def test_own_policy(rnn):
+    rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, policy="own")
+    assert len(rows) == 1 and rows[0]["total_s"] > 0 and rows[0]["n_candidates"] == 1440 - 6
+
+
+def test_cli(tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="tt")
+    sub = parser.add_subparsers(dest="command")
+    B.add_bench_parser(sub)
+    out = tmp_path / "b.csv"
+    args = parser.parse_args(["bench", "recommend", "--settings", "trimtuner-dt:cea:5%", "random", "--n-obs", "5",
+                              "--seeds", "1", "--repeats", "1", "--out", str(out), "--quick"])
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "machine:" in text and "median" in text and "iqr" in text and "trimtuner-dt:cea:5%" in text
+    df = B.read_bench_csv(out)
+    assert len(df) == 2 and set(df["n_obs"]) == {5}
+    args = parser.parse_args(["bench", "recommend", "--settings", "nosuch"])
+    with pytest.raises(ValueError, match="known optimizers"):
+        args.func(args)
+
+
+def test_study_specs():
+    specs = B.filter_study_specs("trimtuner-dt", [1, 2])
+    assert len(specs) == 8
+    cea = [s for s in specs if s.filter is None]
+    assert len(cea) == 2 and all(s.variant == "trimtuner-dt" for s in cea)  # shares Fig. 1's runs
+    assert {s.variant for s in specs} == {"trimtuner-dt", "trimtuner-dt-direct", "trimtuner-dt-cmaes",
+                                          "trimtuner-dt-random"}
+    beta = B.beta_study_specs("trimtuner-dt", [1], ("rnn", "cnn"))
+    assert {s.variant for s in beta} == {"trimtuner-dt-b0.01", "trimtuner-dt", "trimtuner-dt-b0.2",
+                                         "trimtuner-dt-b0.5", "trimtuner-dt-none"}
+    runs = pd.DataFrame({"filter": [None, "direct", "none", None], "beta": [0.1, 0.1, 0.1, 0.2]})
+    assert list(B.label_runs(runs, "filter")["variant"]) == ["CEA", "DIRECT", "no filter", "CEA"]
+    assert list(B.label_runs(runs, "beta")["variant"]) == ["beta 10%", "beta 10%", "no filter", "beta 20%"]
+    with pytest.raises(ValueError, match="unknown filter"):
+        B.filter_study_specs("trimtuner-dt", [1], filters=("cea", "nosuch"))
