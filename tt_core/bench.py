@@ -549,8 +549,32 @@ def add_bench_parser(subparsers) -> argparse.ArgumentParser:
                      help=f"n_obs {list(QUICK['n_obs'])}, seed {list(QUICK['seeds'])}, {QUICK['repeats']} repeat "
                           "(explicit options win)")
     rec.set_defaults(func=cmd_bench_recommend)
+
+    acq = bsub.add_parser(
+        "acquisition", help="issue preset: one full recommendation with 44 observations, beta = 10%%, Table III methods",
+        description="Time one full recommendation (refit + filter + acquisition) with 44 observations of the RNN "
+                    "data at beta = 10%% for TrimTuner-DT, TrimTuner-GP, FABOLAS and EIc; print median/min/max over "
+                    "repeats and the peak memory of the process.")
+    acq.add_argument("--benchmark", default="rnn")
+    acq.add_argument("--repeats", type=int, default=3)
+    acq.add_argument("--seeds", nargs="+", type=int, default=[1])
+    acq.add_argument("--out", default="figures/bench_acquisition.csv")
+    acq.set_defaults(func=cmd_bench_acquisition)
     bench.set_defaults(func=lambda a: (bench.print_help(), 0)[1])
     return rec
+
+
+def cmd_bench_acquisition(args) -> int:
+    """``tt bench acquisition``: the Table III methods at 44 observations, plus peak memory (RSS)."""
+    import resource
+
+    args.settings = ["trimtuner-dt:cea:10%", "trimtuner-gp:cea:10%", "fabolas", "eic"]
+    args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, None
+    args.by_n_obs, args.quick = False, False
+    rc = cmd_bench_recommend(args)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"peak memory (max RSS of this process): {peak_mb:.0f} MB")
+    return rc
 
 
 def cmd_bench_recommend(args) -> int:
