@@ -95,6 +95,16 @@ def _versions() -> dict:
             "sklearn": sklearn.__version__, "python": platform.python_version()}
 
 
+def code_hash() -> str:
+    """Short sha256 of the tt_core sources: stored runs made by other code can be recognised."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False) -> Path:
     """Run one optimisation (unless its file exists) and store the trajectory atomically."""
     import pyarrow as pa
@@ -110,7 +120,7 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
         spec.benchmark, spec.optimizer, seed=spec.seed, iterations=spec.iterations, beta=spec.beta,
         filter=spec.filter, max_cost=spec.max_cost, max_time=spec.max_time, progress=False, **dict(spec.options),
     )
-    meta = {"spec": asdict(spec), "versions": _versions(), "wall_s": time.perf_counter() - t0,
+    meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "wall_s": time.perf_counter() - t0,
             "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
     for k, v in asdict(spec).items():
         if k != "options":
@@ -206,8 +216,17 @@ def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> 
         raise FileNotFoundError(
             f"{len(missing)} run(s) missing, e.g. {missing[0].path(runs_dir)}; run them with run_grid(specs)"
         )
+    stale = 0
+    current = code_hash()
     for s in specs:
-        frames.append(read_run(s.path(runs_dir))[0])
+        traj, meta = read_run(s.path(runs_dir))
+        stale += meta.get("code") != current
+        frames.append(traj)
+    if stale:
+        import warnings
+
+        warnings.warn(f"{stale} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
+                      f"(this is {current}); delete them to recompute with the current code", stacklevel=2)
     return pd.concat(frames, ignore_index=True)
 
 
