@@ -94,6 +94,7 @@ def test_runner_stores_atomically_resumes_and_keeps_metadata(tmp_path):
     assert not list(tmp_path.rglob(".*"))  # no temporary files left behind
     traj, meta = ex.read_run(paths[0])
     assert meta["spec"]["optimizer"] == "random" and meta["spec"]["seed"] == 1 and "numpy" in meta["versions"]
+    assert meta["code"] == ex.code_hash()
     assert len(traj) == 6 and (traj["variant"] == "random-it6").all()
     mtimes = [p.stat().st_mtime_ns for p in paths]
     paths[1].unlink()  # an interrupted grid: one run missing
