@@ -73,6 +73,11 @@ def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
     def fmt(v):
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return ""
+        if isinstance(v, str) and v not in ("True", "False"):
+            try:
+                v = float(v)
+            except ValueError:
+                return v
         if isinstance(v, float):
             return f"{v:.{digits}g}"
         return str(v)
