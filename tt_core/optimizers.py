@@ -348,7 +348,7 @@ class OptimizerSpec:
 def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent):
     def build(space, constraints, *, seed, beta=0.1, filter_override=None, **kw):
         return ModelBasedOptimizer(
-            space, constraints if constrained_incumbent or acquisition != "fabolas" else constraints,
+            space, constraints,
             seed=seed, model_factory=model_factory, acquisition=acquisition,
             filter=filter_override or filter, beta=beta, subsampling=subsampling,
             constrained_incumbent=constrained_incumbent, **kw,
