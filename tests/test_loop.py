@@ -109,6 +109,41 @@ def test_runner_stores_atomically_resumes_and_keeps_metadata(tmp_path):
         ex.profile_specs("huge")
 
 
+def test_wall_time_report_splits_the_stored_run_seconds_by_optimizer(tmp_path, capsys):
+    import json
+
+    from tt_core.cli import main
+
+    argv = ["runs", "--benchmarks", "rnn", "--optimizers", "random", "eic-usd", "--seeds", "1", "2",
+            "--iterations", "6", "--runs-dir", str(tmp_path)]
+    assert main(argv) == 0
+    assert "4 runs stored, 0 missing" in capsys.readouterr().out
+    specs = ex.grid(["rnn"], ["random", "eic-usd"], [1, 2], iterations=6)
+    walls = {s: ex.read_run(s.path(tmp_path))[1]["wall_s"] for s in specs}
+    table, totals = ex.wall_time_report(specs, tmp_path)
+    assert list(table.index) == ["random-it6", "eic-usd-it6"] and (table["runs"] == 2).all()
+    for opt in ("random", "eic-usd"):
+        expected = sum(w for s, w in walls.items() if s.optimizer == opt)
+        assert table.loc[f"{opt}-it6", "total_s"] == pytest.approx(expected)
+        assert table.loc[f"{opt}-it6", "rnn_s"] == pytest.approx(expected)
+    assert table["share"].sum() == pytest.approx(1.0)
+    assert ((table["recommend_share"] >= 0) & (table["recommend_share"] <= 1)).all()
+    assert totals == {"runs": 4, "missing": 0, "run_s": pytest.approx(sum(walls.values())),
+                      "span_s": pytest.approx(totals["span_s"])}
+    assert totals["span_s"] >= max(walls.values()) - 1.0  # finish times are stored to the second
+
+    specs[0].path(tmp_path).unlink()  # report only: nothing is run, the gap is counted
+    assert main(argv + ["--report", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["runs"], out["missing"]) == (3, 1) and not specs[0].path(tmp_path).exists()
+    assert {r["optimizer"]: r["runs"] for r in out["optimizers"]} == {"random-it6": 1, "eic-usd-it6": 2}
+
+    pd.DataFrame({"overhead_s": [0.1]}).to_parquet(specs[0].path(tmp_path))  # not written by the runner
+    with pytest.raises(ValueError, match="no wall time in its metadata"):
+        ex.wall_time_report(specs, tmp_path)
+    assert ex.format_wall_time_report(*ex.wall_time_report(specs, tmp_path / "empty")) == "no stored runs (4 missing)"
+
+
 def test_parallel_backends_give_the_same_results(tmp_path):
     pytest.importorskip("dask.distributed")
     specs = ex.grid(["rnn"], ["random", "eic-usd"], [3], iterations=6)

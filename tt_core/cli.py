@@ -150,9 +150,16 @@ def cmd_runs(args) -> int:
         if not (args.benchmarks and args.optimizers and args.seeds):
             raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
         specs = ex.grid(args.benchmarks, args.optimizers, args.seeds, iterations=args.iterations)
-    paths = ex.run_grid(specs, runs_dir=args.runs_dir or ex.DEFAULT_RUNS_DIR, n_jobs=args.jobs,
-                        backend=args.backend, scheduler=args.scheduler)
-    print(f"{len(paths)} runs stored under {args.runs_dir or ex.DEFAULT_RUNS_DIR}")
+    runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
+    if not args.report:
+        paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
+        print(f"{len(paths)} runs stored under {runs_dir}")
+    table, totals = ex.wall_time_report(specs, runs_dir)
+    if args.json:
+        print(json.dumps(_jsonable({"optimizers": table.reset_index().to_dict(orient="records") if not table.empty else [],
+                                    **totals}), indent=1))
+    else:
+        print(ex.format_wall_time_report(table, totals))
     return 0
 
 
@@ -235,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
     ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    ru.add_argument("--report", action="store_true",
+                    help="run nothing: report how the stored runs' wall time splits by optimiser")
+    ru.add_argument("--json", action="store_true", help="print the wall-time report as JSON")
     ru.set_defaults(func=cmd_runs)
 
     sm = sub.add_parser("summary", help="the paper-vs-workbook table collected from figures/summary_*.csv")

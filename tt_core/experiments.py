@@ -230,6 +230,82 @@ def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> 
     return pd.concat(frames, ignore_index=True)
 
 
+def wall_time_report(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tuple[pd.DataFrame, dict]:
+    """How the wall time of a grid's stored runs splits by optimiser (read from each run's metadata).
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+        The grid, e.g. ``profile_specs("paper")``; runs not stored yet are counted as missing.
+    runs_dir : path
+
+    Returns
+    -------
+    table : DataFrame
+        One row per optimiser variant: ``runs``, run seconds per benchmark (``<benchmark>_s``),
+        ``total_s``, ``mean_run_s``, ``max_run_s``, ``share`` of all run seconds, and
+        ``recommend_share``, the fraction of its run seconds spent recommending (the trajectory's
+        ``overhead_s``; the rest is model fitting for the incumbent, replay and bookkeeping).
+    totals : dict
+        ``runs``, ``missing``, ``run_s`` (sum over runs: the sequential cost) and ``span_s``, from the
+        earliest run start to the latest finish (the grid's elapsed time when it ran in one go;
+        gaps count too when it was resumed later).
+    """
+    import pyarrow.parquet as pq
+
+    rows, missing = [], 0
+    for s in specs:
+        path = s.path(runs_dir)
+        if not path.is_file():
+            missing += 1
+            continue
+        table = pq.read_table(path, columns=["overhead_s"])
+        meta = json.loads((table.schema.metadata or {}).get(b"tt_run", b"{}"))
+        if "wall_s" not in meta:
+            raise ValueError(f"{path} has no wall time in its metadata (not written by tt_core's runner); "
+                             f"delete it and run the grid again")
+        finished = pd.Timestamp(meta["finished"]).timestamp()
+        rows.append({"benchmark": Path(s.path(runs_dir)).parent.parent.name, "variant": s.variant,
+                     "wall_s": float(meta["wall_s"]), "overhead_s": float(table.column("overhead_s").to_numpy().sum()),
+                     "start": finished - float(meta["wall_s"]), "finished": finished})
+    totals = {"runs": len(rows), "missing": missing, "run_s": 0.0, "span_s": 0.0}
+    if not rows:
+        return pd.DataFrame(), totals
+    df = pd.DataFrame(rows)
+    order = list(dict.fromkeys(s.variant for s in specs))
+    per_bench = df.pivot_table(index="variant", columns="benchmark", values="wall_s", aggfunc="sum").add_suffix("_s")
+    g = df.groupby("variant")
+    table = pd.concat([g.size().rename("runs"), per_bench, g["wall_s"].sum().rename("total_s"),
+                       g["wall_s"].mean().rename("mean_run_s"), g["wall_s"].max().rename("max_run_s")], axis=1)
+    table["share"] = table["total_s"] / df["wall_s"].sum()
+    table["recommend_share"] = g["overhead_s"].sum() / table["total_s"]
+    table = table.reindex([v for v in order if v in table.index])
+    table.index.name = "optimizer"
+    totals.update(run_s=float(df["wall_s"].sum()), span_s=float(df["finished"].max() - df["start"].min()))
+    return table, totals
+
+
+def format_wall_time_report(table: pd.DataFrame, totals: dict) -> str:
+    """Human-readable form of :func:`wall_time_report`."""
+    if table.empty:
+        return f"no stored runs ({totals['missing']} missing)"
+
+    def hms(sec: float) -> str:
+        sec = int(round(sec))
+        return f"{sec // 3600}h{sec % 3600 // 60:02d}m{sec % 60:02d}s"
+
+    shown = table.copy()
+    shown["share"] = (100 * shown["share"]).map("{:.1f}%".format)
+    shown["recommend_share"] = (100 * shown["recommend_share"]).map("{:.0f}%".format)
+    for c in shown.columns:
+        if c.endswith("_s"):
+            shown[c] = shown[c].map("{:.0f}".format)
+    lines = [shown.to_string(),
+             f"{totals['runs']} runs stored, {totals['missing']} missing; run seconds summed "
+             f"{hms(totals['run_s'])} (one worker); first start to last finish {hms(totals['span_s'])}"]
+    return "\n".join(lines)
+
+
 def with_options(spec: RunSpec, **options) -> RunSpec:
     """A copy of ``spec`` with extra optimiser options."""
     return replace(spec, options=tuple(sorted({**dict(spec.options), **options}.items())))
