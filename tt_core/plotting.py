@@ -86,10 +86,16 @@ def size_label(size: int, max_size: int) -> str:
 
 
 def _plain_log_ticks(ax, which: str = "x", money: bool = False) -> None:
-    """Readable labels on a log axis: majors only, as plain numbers (``0.01``, ``$0.01``, ``100``)."""
+    """Readable labels on a log axis: majors only, as plain numbers (``0.01``, ``$0.01``, ``100``).
+
+    Call after plotting: an axis spanning more than three decades is labelled once per decade
+    (1-2-5 labels would overlap there), a narrower one at 1, 2 and 5.
+    """
     axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    decades = np.log10(hi / lo) if lo > 0 else np.inf
     fmt = (lambda v, _: f"${v:g}") if money else (lambda v, _: f"{v:g}")
-    axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0,) if decades > 3 else (1.0, 2.0, 5.0)))
     axis.set_major_formatter(mpl.ticker.FuncFormatter(fmt))
     axis.set_minor_formatter(mpl.ticker.NullFormatter())
 
