@@ -259,14 +259,14 @@ def wall_time_report(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_D
         if not path.is_file():
             missing += 1
             continue
-        table = pq.read_table(path, columns=["overhead_s"])
-        meta = json.loads((table.schema.metadata or {}).get(b"tt_run", b"{}"))
+        stored = pq.read_table(path, columns=["overhead_s"])
+        meta = json.loads((stored.schema.metadata or {}).get(b"tt_run", b"{}"))
         if "wall_s" not in meta:
             raise ValueError(f"{path} has no wall time in its metadata (not written by tt_core's runner); "
                              f"delete it and run the grid again")
         finished = pd.Timestamp(meta["finished"]).timestamp()
-        rows.append({"benchmark": Path(s.path(runs_dir)).parent.parent.name, "variant": s.variant,
-                     "wall_s": float(meta["wall_s"]), "overhead_s": float(table.column("overhead_s").to_numpy().sum()),
+        rows.append({"benchmark": path.parent.parent.name, "variant": s.variant,
+                     "wall_s": float(meta["wall_s"]), "overhead_s": float(stored.column("overhead_s").to_numpy().sum()),
                      "start": finished - float(meta["wall_s"]), "finished": finished})
     totals = {"runs": len(rows), "missing": missing, "run_s": 0.0, "span_s": 0.0}
     if not rows:
