@@ -128,8 +128,8 @@ def test_wall_time_report_splits_the_stored_run_seconds_by_optimizer(tmp_path, c
         assert table.loc[f"{opt}-it6", "rnn_s"] == pytest.approx(expected)
     assert table["share"].sum() == pytest.approx(1.0)
     assert ((table["recommend_share"] >= 0) & (table["recommend_share"] <= 1)).all()
-    assert totals == {"runs": 4, "missing": 0, "run_s": pytest.approx(sum(walls.values())),
-                      "span_s": pytest.approx(totals["span_s"])}
+    assert set(totals) == {"runs", "missing", "run_s", "span_s"} and (totals["runs"], totals["missing"]) == (4, 0)
+    assert totals["run_s"] == pytest.approx(sum(walls.values()))
     assert totals["span_s"] >= max(walls.values()) - 1.0  # finish times are stored to the second
 
     specs[0].path(tmp_path).unlink()  # report only: nothing is run, the gap is counted
