@@ -45,10 +45,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import tour
-from tt_core.io import save_figure
-from tt_core.plotting import use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core.apps import tour
+from tt_core.data.io import save_figure
+from tt_core.plotting.figures import use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 3)

@@ -26,8 +26,8 @@
 # 4. learning curves;
 # 5. **why sub-sampling can work**: do small training sets rank configurations as the full one does?
 #
-# Everything is computed by `tt_core.analyses.dataset`; the papers' numbers appear only in the
-# comparison table at the end.
+# Everything is computed by `tt_core.analysis.dataset`; the papers' numbers appear only in the
+# comparison table at the end (`tt_core.reporting.dataset`).
 
 # %% tags=["parameters"]
 smoke = False
@@ -42,10 +42,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from tt_core import plotting
-from tt_core.analyses import dataset as ds
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core.summary import comparison, save_comparison
+from tt_core.analysis import dataset as ds
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.reporting import dataset as report
+from tt_core.reporting.summary import comparison, save_comparison
 
 plotting.use_style()
 pd.set_option("display.precision", 4)
@@ -143,7 +144,7 @@ rank_table.pivot_table(index=["network", "size"], columns="metric", values="spea
 # size holds for the medians (see `agrees`).
 
 # %%
-summary = comparison([row for b in loaded.values() for row in ds.table1_comparison_rows(b)])
+summary = comparison([row for b in loaded.values() for row in report.table1_comparison_rows(b)])
 save_comparison(summary, "01_dataset_analysis", out)
 print(f"{int((summary['agrees'] == True).sum())} of {len(summary)} items agree with the paper.")
 summary

@@ -26,8 +26,9 @@
 # The thesis' Table 7.1 counts the same feasible set but calls "high accuracy" an accuracy of at
 # least 85%, and also counts it without the cost constraint.
 #
-# Everything below is computed from the measurements by `tt_core.analyses.feasibility`; the
-# papers' numbers (`tt_core.paper_values`) appear only in the *paper* columns, for comparison.
+# Everything below is computed from the measurements by `tt_core.analysis.feasibility`; the
+# papers' numbers (`tt_core.reporting.paper_values`) appear only in the *paper* columns, for comparison
+# (tables built by `tt_core.reporting.feasibility`).
 
 # %% tags=["parameters"]
 smoke = False
@@ -41,12 +42,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import paper_values as pv
-import tt_core.analyses.feasibility as fz
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core.plotting import plot_cost_accuracy, use_style
-from tt_core.summary import comparison, save_comparison
+import tt_core.analysis.feasibility as fz
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.plotting.figures import plot_cost_accuracy, use_style
+from tt_core.reporting import feasibility as report
+from tt_core.reporting import paper_values as pv
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 4)
@@ -69,7 +71,7 @@ pd.DataFrame(results).T
 # not published, so there is nothing to compute it from.
 
 # %%
-table2 = fz.table2(loaded.values())
+table2 = report.table2(loaded.values())
 write_csv(table2, out / "table2.csv")
 table2
 
@@ -87,7 +89,7 @@ plt.show()
 # ## Table 7.1 (thesis): accuracy of at least 85%, with and without the cost limit
 
 # %%
-table7_1 = fz.table7_1(loaded.values(), min_accuracy)
+table7_1 = report.table7_1(loaded.values(), min_accuracy)
 write_csv(table7_1, out / "table7_1.csv")
 table7_1
 
@@ -125,8 +127,8 @@ paper_check
 
 # %%
 summary = comparison(
-    fz.comparison_rows(table2, "TrimTuner Table II")
-    + fz.comparison_rows(table7_1, "thesis Table 7.1")
+    report.comparison_rows(table2, "TrimTuner Table II")
+    + report.comparison_rows(table7_1, "thesis Table 7.1")
 )
 save_comparison(summary, "02_table2_feasibility", out)
 computed = summary[summary["workbook"].notna()]

@@ -41,11 +41,11 @@ from pathlib import Path
 import pandas as pd
 
 from tt_core import experiments as ex
-from tt_core.analyses import trajectories as tj
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core.plotting import plot_metric_vs_cost, use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core.analysis import trajectories as tj
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.plotting.figures import plot_metric_vs_cost, use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 4)

@@ -46,12 +46,16 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import bench, experiments as ex, paper_values as pv
-from tt_core.analyses import trajectories as tj
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core.plotting import use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core import experiments as ex
+
+from tt_core.experiments import bench
+
+from tt_core.reporting import paper_values as pv
+from tt_core.analysis import trajectories as tj
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.plotting.figures import use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 3)
@@ -177,7 +181,7 @@ for _, r in levels.iterrows():
 #   to 10 (paper profile) runs; overlapping confidence bands mean the filters are not distinguishable
 #   at that sample size.
 # * **DIRECT and CMA-ES here maximise the exact acquisition** over the snapped continuous relaxation
-#   and return the best 10% they visited (`tt_core.filters`); with a budget of 10% of the candidates
+#   and return the best 10% they visited (`tt_core.bo.filters`); with a budget of 10% of the candidates
 #   they explore a good part of the space, so they can pick candidates as good as CEA's, only more
 #   expensively (Table IV). The original code's DIRECT and CMA-ES (RoBO/FABOLAS) maximised a
 #   differently computed acquisition (cumulative fantasies, see `tt_core.acquisitions.trimtuner`).

@@ -25,7 +25,7 @@
 #   takes about two hours.
 #
 # The paper's numbers are minutes on a 32-core server (Intel Xeon Gold 6138, Python 3.6). This
-# workbook measures seconds with `tt_core.bench` (the same harness as `tt bench recommend`): for each
+# workbook measures seconds with `tt_core.experiments.bench` (the same harness as `tt bench recommend`): for each
 # setting it replays a seeded set of observations (the optimiser's own initial design, then random
 # untested pairs) into the optimiser, fits the models once on all but the last observation (untimed:
 # this is where the GP's MCMC burn-in happens), adds the last one and times **refit + filter +
@@ -44,9 +44,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core import bench, paper_values as pv
-from tt_core.io import write_csv
-from tt_core.summary import comparison, save_comparison
+from tt_core.experiments import bench
+
+from tt_core.reporting import paper_values as pv
+from tt_core.data.io import write_csv
+from tt_core.reporting.summary import comparison, save_comparison
 
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 160)

@@ -42,12 +42,16 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import bench, experiments as ex, paper_values as pv
-from tt_core.analyses import trajectories as tj
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core.plotting import use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core import experiments as ex
+
+from tt_core.experiments import bench
+
+from tt_core.reporting import paper_values as pv
+from tt_core.analysis import trajectories as tj
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.plotting.figures import use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 3)

@@ -29,8 +29,9 @@
 # sizes, relative to the former. It is 0 when the optimum needs the full data set, and undefined
 # (grey in the figures) when no full-data-set configuration is feasible.
 #
-# All values are computed by `tt_core.analyses.subsampling` from the measurements; the thesis'
-# numbers (`tt_core.paper_values`) appear only in the *paper* columns. The thesis' third network
+# All values are computed by `tt_core.analysis.subsampling` from the measurements; the thesis'
+# numbers (`tt_core.reporting.paper_values`) appear only in the *paper* columns (tables built by
+# `tt_core.reporting.subsampling`). The thesis' third network
 # (the MLP) is listed as "data not public".
 
 # %% tags=["parameters"]
@@ -54,12 +55,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from tt_core import paper_values as pv
-from tt_core.analyses import subsampling as ss
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
 from tt_core import plotting
-from tt_core.summary import comparison, save_comparison
+from tt_core.analysis import subsampling as ss
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core.reporting import paper_values as pv
+from tt_core.reporting import subsampling as report
+from tt_core.reporting.summary import comparison, save_comparison
 
 plotting.use_style()
 pd.set_option("display.precision", 4)
@@ -91,7 +93,7 @@ pd.DataFrame(time_ranges, index=["shortest [s]", "longest [s]"]).T
 
 # %%
 gains = {n: ss.subsampling_gain(b, min_accuracy, max_time) for n, b in loaded.items()}
-table6_2 = ss.table6_2(loaded.values(), min_accuracy, max_time)
+table6_2 = report.table6_2(loaded.values(), min_accuracy, max_time)
 write_csv(table6_2, out / "table6_2.csv")
 table6_2
 
@@ -179,9 +181,9 @@ for name, bench in loaded.items():
     fig = plotting.plot_crosstabs(cts, paper=paper, title=title)
     save_figure(fig, out / f"fig_{stem}.png")
     plt.show()
-    comp = ss.crosstab_comparison(bench, min_accuracy, max_time)
+    comp = report.crosstab_comparison(bench, min_accuracy, max_time)
     write_csv(comp, out / f"{stem}.csv")
-    crosstab_rows += ss.crosstab_comparison_rows(comp, name)
+    crosstab_rows += report.crosstab_comparison_rows(comp, name)
     print(f"{name.upper()}: {int(comp['agrees'].sum())} of {int(comp['agrees'].notna().sum())} cells equal the thesis'")
     for size, ct in cts.items():
         display(ss.format_crosstab(ct))
@@ -204,8 +206,8 @@ if "cnn" in loaded:
     statements.append({"source": "thesis §6.3 text (Fig. 6.8a)", "item": "CNN: time limit below which the full-size problem is infeasible (s)",
                        "paper": 60, "workbook": round(ss.time_limit_floor(loaded["cnn"], grid_accuracy_min), 1),
                        "rel_tol": 0.1, "note": "thesis: 'approximately 60 seconds'; workbook at the lowest A_min of the grid"})
-facts = [row for b in loaded.values() for row in ss.size_facts_comparison_rows(b)]
-summary = comparison(ss.table6_2_comparison_rows(table6_2) + facts + statements + crosstab_rows)
+facts = [row for b in loaded.values() for row in report.size_facts_comparison_rows(b)]
+summary = comparison(report.table6_2_comparison_rows(table6_2) + facts + statements + crosstab_rows)
 save_comparison(summary, "08_nephele_subsampling", out)
 computed = summary[summary["workbook"].notna()]
 print(f"{int((computed['agrees'] == True).sum())} of {len(computed)} computed values agree with the thesis; "

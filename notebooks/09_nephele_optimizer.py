@@ -36,8 +36,8 @@
 # the optimum. As the thesis, we plot the 90th percentile over seeds of the CNO after each
 # exploration against the 90th percentile of the money (and time) spent up to it.
 #
-# Everything below is computed by `tt_core.nephele` from the authors' measurements; the thesis'
-# numbers (`tt_core.paper_values`) only fill the *paper* column at the end. The thesis' Multilayer
+# Everything below is computed by `tt_core` (the budgeted optimisers, the replay driver, `tt_core.analysis.nephele`) from the authors' measurements; the thesis'
+# numbers (`tt_core.reporting.paper_values`) only fill the *paper* column at the end. The thesis' Multilayer
 # network (its Fig. 6.12) is not public, so only the CNN (Fig. 6.10) and RNN (Fig. 6.11) are shown.
 
 # %% tags=["parameters"]
@@ -63,24 +63,26 @@ import pandas as pd
 from IPython.display import display
 
 from tt_core import plotting
-from tt_core.benchmarks import load_benchmark
-from tt_core.io import save_figure, write_csv
-from tt_core import nephele as nph
-from tt_core.nephele import plots as nplots
-from tt_core.nephele import report
-from tt_core.summary import comparison, save_comparison
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.data.io import save_figure, write_csv
+from tt_core import experiments as ex
+from tt_core.analysis import nephele as nph
+from tt_core.experiments import bench, profiles
+from tt_core.plotting import nephele as nplots
+from tt_core.reporting import nephele as report
+from tt_core.reporting.summary import comparison, save_comparison
 
 plotting.use_style()
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
-settings = report.profile_settings(profile, smoke)
+settings = profiles.settings(profile, "nephele", smoke)
 seeds = seeds or settings["seeds"]
 lookahead_seeds = lookahead_seeds or settings["lookahead_seeds"]
 runs = Path(tempfile.mkdtemp(prefix="tt-nephele-smoke-")) if smoke else Path(runs_dir)
 loaded = {name: load_benchmark(name) for name in benchmarks}
 print(f"profile {settings['name']}: {len(seeds)} seeds, budgets B = {settings['budgets']} USD, "
-      f"B_init = { {b: nph.INITIAL_BUDGETS[b] for b in benchmarks} } USD; runs in {runs}")
+      f"B_init = { {b: profiles.INITIAL_BUDGETS[b] for b in benchmarks} } USD; runs in {runs}")
 
 # %% [markdown]
 # ## The target: the optimum with and without sub-sampling
@@ -102,14 +104,14 @@ optima
 # %% [markdown]
 # ## Running the optimisers
 #
-# One file per run under `runs/nephele/<network>/<optimiser>-h<h>[-settings]/seed<k>.parquet`,
+# One file per run under `runs/<network>/<optimiser>[-settings]/seed<k>.parquet` (the workbook's one run store),
 # written atomically; existing files are reused, so an interrupted notebook resumes.
 
 # %%
 specs = [s for b in benchmarks
-         for s in nph.nephele_grid([b], optimizers, seeds, budget=settings["budgets"][b] if smoke else None)]
-nph.run_nephele_grid(specs, runs, n_jobs=n_jobs)
-df = nph.load_nephele_runs(specs, runs)
+         for s in ex.cost_grid([b], optimizers, seeds, budget=settings["budgets"][b] if smoke else None)]
+ex.run_grid(specs, runs, n_jobs=n_jobs)
+df = ex.load_runs(specs, runs)
 curves = nph.iteration_curves(df, percentile_q)
 write_csv(curves, out / "fig6_10_6_11_curves.csv")
 print(f"{len(specs)} runs, {len(df)} explorations")
@@ -183,11 +185,11 @@ reach.round(3)
 # %%
 look_specs = []
 for b in benchmarks:
-    look_specs += nph.nephele_grid([b], ["nephele"], lookahead_seeds, horizons=horizons,
+    look_specs += ex.cost_grid([b], ["nephele"], lookahead_seeds, horizons=horizons,
                                    budget=settings["lookahead_budgets"][b],
                                    options={"max_paths": settings["lookahead_max_paths"]})
-nph.run_nephele_grid(look_specs, runs, n_jobs=n_jobs)
-look = nph.load_nephele_runs(look_specs, runs)
+ex.run_grid(look_specs, runs, n_jobs=n_jobs)
+look = ex.load_runs(look_specs, runs)
 look_curves = nph.iteration_curves(look, percentile_q)
 fig = nplots.plot_lookahead_curves(look_curves, benchmarks, q=percentile_q)
 save_figure(fig, out / "fig6_13_lookahead.png")
@@ -205,7 +207,7 @@ lookahead
 
 # %%
 max_paths_options = [settings["lookahead_max_paths"]] + ([None] if settings["timing_full_gamma"] else [])
-timing = pd.concat([nph.time_recommendations(loaded[b], horizons=horizons, max_paths=max_paths_options,
+timing = pd.concat([bench.time_recommendations(loaded[b], horizons=horizons, max_paths=max_paths_options,
                                              n_states=settings["timing_states"])
                     for b in benchmarks], ignore_index=True)
 write_csv(timing, out / "table_lookahead_wall_time.csv")
@@ -230,7 +232,7 @@ projected
 # sizes of the optima the CNO is normalised by (§6.3, also checked in notebook 08).
 
 # %%
-from tt_core import paper_values as pv
+from tt_core.reporting import paper_values as pv
 
 rows = [{"source": "thesis §6.3", "item": f"{r.network.upper()}: size of the optimum of Eq. 3.1 (images)",
          "paper": pv.SECTION_6_3[r.network]["optimum_size"], "workbook": r.optimum_size}

@@ -33,7 +33,7 @@
 # 4. **the best untested candidates** by CEA (Eq. 6), with the value of the acquisition function
 #    for each: CEA pre-selects, the acquisition chooses.
 #
-# Everything the widget does is a method of `tt_core.explorer.ExplorerController`; the cells after
+# Everything the widget does is a method of `tt_core.apps.explorer.ExplorerController`; the cells after
 # the widget drive the same controller from code. When the notebook is executed without a browser
 # (papermill: CI, `tt reproduce`) no widget is built and these scripted steps are the run; they
 # save the panels to `figures/explorer.png`.
@@ -59,10 +59,10 @@ import pandas as pd
 
 from IPython.display import display
 
-from tt_core.explorer import ExplorerController, build_widget, has_frontend
-from tt_core.io import save_figure
-from tt_core.plotting import use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core.apps.explorer import ExplorerController, build_widget, has_frontend
+from tt_core.data.io import save_figure
+from tt_core.plotting.figures import use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 4)

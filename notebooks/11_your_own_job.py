@@ -45,11 +45,11 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import own_job
-from tt_core.io import save_figure, write_csv
+from tt_core.apps import own_job
+from tt_core.data.io import save_figure, write_csv
 from tt_core.optimizers import make_optimizer
-from tt_core.plotting import use_style
-from tt_core.summary import comparison, save_comparison
+from tt_core.plotting.figures import use_style
+from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 4)
@@ -118,7 +118,7 @@ if grid is not None:
 # ## 4. Optimise
 #
 # The same optimisers as on the paper's benchmarks, through the same ask/tell loop
-# (`tt_core.own_job.optimize_job`: `suggest` a (configuration, size), train it, `observe` the
+# (`tt_core.apps.own_job.optimize_job`: `suggest` a (configuration, size), train it, `observe` the
 # result). After each test the recommendation is scored by its full-size accuracy and cost
 # (Accuracy_C, Eq. 7); a recommendation not trained at full size yet is trained for that, outside
 # the optimisation budget.
@@ -178,7 +178,7 @@ spot_job.prices
 # "job" (a formula instead of training) to show the API:
 
 # %%
-from tt_core.objectives import CallableObjective
+from tt_core.data.objectives import CallableObjective
 
 configs = pd.DataFrame({"config_id": range(6), "width": [8, 16, 32, 8, 16, 32], "vm": ["a", "a", "a", "b", "b", "b"]})
 sizes = [50, 100, 250, 500, 1000]  # sub-samples of a 1000-example training set

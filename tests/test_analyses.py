@@ -14,11 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import paper_values as pv
-from tt_core.analyses import dataset as ds
-from tt_core.analyses import subsampling as ss
-from tt_core.analyses.feasibility import comparison_rows, feasibility, feasibility_table, table2, table7_1
-from tt_core.benchmarks import benchmark_from_table, load_benchmark, locate
+from tt_core.analysis import dataset as ds
+from tt_core.analysis import feasibility as fz
+from tt_core.analysis import subsampling as ss
+from tt_core.analysis.feasibility import feasibility, feasibility_table
+from tt_core.data.benchmarks import benchmark_from_table, load_benchmark, locate
+from tt_core.reporting import dataset as ds_report
+from tt_core.reporting import paper_values as pv
+from tt_core.reporting import subsampling as ss_report
+from tt_core.reporting.feasibility import comparison_rows, table2, table7_1
 
 # ---------------------------------------------------------------------------------------------
 # A hand-checkable benchmark: 3 configurations (a = 1, 2, 3) x 2 sizes (10, 100 images)
@@ -311,7 +315,7 @@ def test_crosstab_real_data_consistent(name):
 
 
 def test_crosstab_comparison_layout(cnn):
-    comp = ss.crosstab_comparison(cnn)
+    comp = ss_report.crosstab_comparison(cnn)
     assert len(comp) == 16 * (len(cnn.sizes) - 1)
     assert comp.groupby("size")["workbook"].sum().eq(cnn.n_configs).all()
     assert comp["paper"].notna().all()       # the thesis tabulates every sub-sampled size of the CNN
@@ -345,6 +349,33 @@ def test_paper_crosstabs_are_internally_consistent(net):
     assert full_feasible == pv.TABLE_6_2[net]["feasible_full_size"]
     assert feasible_sub + full_feasible == pv.TABLE_6_2[net]["feasible_all_sizes"]
     assert pv.CROSSTAB_ORDER == ss.STATUS_LABELS
+
+
+def test_analysis_constants_match_the_papers():
+    """The experiment constants of the analysis layer (which may not import the paper values) are the
+    ones the papers state."""
+    assert ds.T2_VCPUS == pv.TABLE_I["vcpus"]
+    assert fz.THESIS_HIGH_ACCURACY == pv.THESIS_HIGH_ACCURACY
+    assert (ss.THESIS_MIN_ACCURACY, ss.THESIS_MAX_TIME) == (pv.NEPHELE_CONSTRAINTS["min_accuracy"],
+                                                            pv.NEPHELE_CONSTRAINTS["max_time"])
+
+
+def test_analysis_does_not_import_reporting():
+    """Layering: tt_core.analysis sits below tt_core.reporting and must not import it."""
+    import ast
+    from pathlib import Path
+
+    import tt_core.analysis
+
+    for path in Path(tt_core.analysis.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            assert not any(n.startswith("tt_core.reporting") for n in names), f"{path.name} imports {names}"
 
 
 def test_reported_tolerance():
@@ -398,9 +429,9 @@ def test_summaries_and_curves(cnn):
 
 
 def test_comparison_rows_are_exact_for_counts(cnn, rnn):
-    from tt_core.summary import comparison
-    rows = comparison(ss.table6_2_comparison_rows(ss.table6_2([cnn, rnn]))
-                      + ds.table1_comparison_rows(cnn))
+    from tt_core.reporting.summary import comparison
+    rows = comparison(ss_report.table6_2_comparison_rows(ss_report.table6_2([cnn, rnn]))
+                      + ds_report.table1_comparison_rows(cnn))
     counts = rows[rows["item"].str.endswith("(count)") & rows["workbook"].notna()]
     assert len(counts) > 0
     # every count row is exact (no tolerance): agrees iff equal

@@ -1,4 +1,4 @@
-"""Tests of the recommendation-cost harness (tt_core.bench, ``tt bench recommend``)."""
+"""Tests of the recommendation-cost harness (tt_core.experiments.bench, ``tt bench recommend``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import bench as B
-from tt_core.benchmarks import load_benchmark
+from tt_core.experiments import bench as B
+from tt_core.data.benchmarks import load_benchmark
 
 SETTINGS = ["trimtuner-dt", "trimtuner-dt:random:20%", "random"]
 

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import benchmarks as bm
-from tt_core.benchmarks import BenchmarkError, benchmark_from_table, load_benchmark
-from tt_core.cost_model import AWS_T2_PRICES, CostModel
+from tt_core.data import benchmarks as bm
+from tt_core.data.benchmarks import BenchmarkError, benchmark_from_table, load_benchmark
+from tt_core.data.cost_model import AWS_T2_PRICES, CostModel
 
 HEADER = bm.TRIMTUNER_COLUMNS
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tt_core.benchmarks import load_benchmark
+from tt_core.data.benchmarks import load_benchmark
 from tt_core.cli import main
 
 

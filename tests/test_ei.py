@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import norm
 
 from tt_core.acquisitions.ei import EI, EIc, EIcPerUSD, expected_improvement, probability_of_constraints
-from tt_core.constraints import Constraint, observed_feasible
+from tt_core.bo.constraints import Constraint, observed_feasible
 
 
 class FakeModel:

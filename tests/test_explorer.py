@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from tt_core.benchmarks import load_benchmark  # noqa: E402
-from tt_core.explorer import TRAJECTORY_COLUMNS, ExplorerController, build_widget  # noqa: E402
+from tt_core.data.benchmarks import load_benchmark  # noqa: E402
+from tt_core.apps.explorer import TRAJECTORY_COLUMNS, ExplorerController, build_widget  # noqa: E402
 from tt_core.optimizers import available  # noqa: E402
 
 
@@ -208,7 +208,7 @@ def test_top_candidates_have_cea_and_acquisition(rnn, tmp_path):
 
 
 def test_figure_and_baseline_sources(rnn, tmp_path):
-    from tt_core.experiments import RunSpec, run_one
+    from tt_core.experiments.store import RunSpec, run_one
 
     ctl = make(rnn, tmp_path, "random", iterations=6)
     ctl.run(4)

@@ -1,7 +1,5 @@
 """Tests of the FABOLAS GP (spec Sec. 1): kernel, exact posterior, MCMC behaviour, fantasies, errors."""
 
-import time
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -281,12 +279,3 @@ def test_bad_fit_and_predict_arguments():
         FabolasGP().fit_fixed_hypers(X, y, np.zeros((2, 5)))
     with pytest.raises(ValueError, match="y_new"):
         gp.fantasize(X[:2], [0.1])
-
-
-@pytest.mark.slow
-def test_fit_speed_44_points_d5():
-    X, y = _data(44, 5, seed=12)
-    gp = FabolasGP("loss", seed=0)
-    t0 = time.perf_counter()
-    gp.fit(X, y)
-    assert time.perf_counter() - t0 < 3.0

@@ -1,4 +1,4 @@
-"""Tests of tt_core.filters: CEA (paper Eq. 6) and the other candidate filters."""
+"""Tests of tt_core.bo.filters: CEA (paper Eq. 6) and the other candidate filters."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from tt_core.constraints import Constraint
-from tt_core.filters import FILTERS, apply_filter, cea_scores, filter_candidates, get_filter, n_keep, register_filter
+from tt_core.bo.constraints import Constraint
+from tt_core.bo.filters import FILTERS, apply_filter, cea_scores, filter_candidates, get_filter, n_keep, register_filter
 from tt_core.models.trees import ExtraTreesEnsemble
-from tt_core.space import ConfigSpace
+from tt_core.data.space import ConfigSpace
 
 ALL = ["cea", "random", "none", "direct", "cmaes"]
 

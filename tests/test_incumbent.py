@@ -1,4 +1,4 @@
-"""Tests of tt_core.incumbent (paper Alg. 1 line 19)."""
+"""Tests of tt_core.bo.incumbent (paper Alg. 1 line 19)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from tt_core.constraints import Constraint
-from tt_core.incumbent import FEASIBILITY_THRESHOLD, find_incumbent, select_incumbent
+from tt_core.bo.constraints import Constraint
+from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, find_incumbent, select_incumbent
 from tt_core.models.trees import ExtraTreesEnsemble
 
 

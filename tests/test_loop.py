@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from tt_core import experiments as ex
-from tt_core.benchmarks import benchmark_from_table, load_benchmark
-from tt_core.loop import run_optimization
-from tt_core.objectives import CallableObjective
+from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
+from tt_core.experiments.replay import run_optimization
+from tt_core.data.objectives import CallableObjective
 from tt_core.optimizers import available, make_optimizer
 
 VOLATILE = ["overhead_s", "cumulative_wall"]
@@ -158,7 +158,7 @@ def test_parallel_backends_give_the_same_results(tmp_path):
 @pytest.mark.slow
 def test_trimtuner_dt_reaches_good_feasible_configs_cheaper_than_eic(tmp_path):
     """Issue check on the real data (3 seeds, both networks, 44 iterations)."""
-    from tt_core.analyses.trajectories import time_to_target
+    from tt_core.analysis.trajectories import time_to_target
 
     specs = ex.grid(["cnn", "rnn"], ["trimtuner-dt", "eic"], [1, 2, 3])
     runs = ex.ensure_runs(specs, tmp_path, n_jobs=2, progress=False)

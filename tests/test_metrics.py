@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.benchmarks import load_benchmark
-from tt_core.metrics import accuracy_c, accuracy_c_thesis, cno
-from tt_core.objectives import CallableObjective, ReplayObjective
+from tt_core.data.benchmarks import load_benchmark
+from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis, cno
+from tt_core.data.objectives import CallableObjective, ReplayObjective
 
 
 def test_accuracy_c_known_values():

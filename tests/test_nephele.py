@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tt_core.acquisitions.trimtuner import gauss_hermite_normal
-from tt_core.benchmarks import benchmark_from_table, load_benchmark
+from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
 from tt_core.nephele import (
     NEPHELE_OPTIMIZERS,
     BudgetExhausted,
@@ -29,8 +29,8 @@ from tt_core.nephele import (
     run_nephele,
     run_nephele_grid,
 )
-from tt_core.nephele.report import profile_settings
-from tt_core.space import ConfigSpace
+from tt_core.reporting.nephele import profile_settings
+from tt_core.data.space import ConfigSpace
 
 TIMING_COLUMNS = ["overhead_s", "cum_overhead_s", "total_time"]
 

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.objectives import CallableObjective, Measurement
-from tt_core.own_job import DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, price_table
+from tt_core.data.objectives import CallableObjective, Measurement
+from tt_core.apps.own_job import DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, price_table
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from tt_core import reproduce
+from tt_core.reporting import reproduce
 
 
 def _nb(path, code):
@@ -20,7 +20,7 @@ def _nb(path, code):
 def test_runner_reports_failures_and_writes_index(tmp_path, monkeypatch):
     nbdir = tmp_path / "nbs"
     nbdir.mkdir()
-    _nb(nbdir / "a_ok.ipynb", "from pathlib import Path\nfrom tt_core.summary import comparison, save_comparison\n"
+    _nb(nbdir / "a_ok.ipynb", "from pathlib import Path\nfrom tt_core.reporting.summary import comparison, save_comparison\n"
         "save_comparison(comparison([{'source': 's', 'item': 'n (count)', 'paper': 2, 'workbook': 1 + 1}]), 'a_ok', figures_dir)")
     _nb(nbdir / "b_fail.ipynb", "raise RuntimeError('deliberate failure')")
     _nb(nbdir / "c_ok.ipynb", "x = 1")

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from tt_core.benchmarks import load_benchmark
+from tt_core.data.benchmarks import load_benchmark
 from tt_core.models.size_offset import SizeOffset
 from tt_core.models.trees import ExtraTreesEnsemble
-from tt_core.space import ConfigSpace
+from tt_core.data.space import ConfigSpace
 
 
 def test_offset_round_trip_and_extrapolation_in_size():

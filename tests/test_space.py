@@ -1,4 +1,4 @@
-"""Tests of tt_core.space: encoding of configurations and sizes, round trips, candidate pool."""
+"""Tests of tt_core.data.space: encoding of configurations and sizes, round trips, candidate pool."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.space import CandidatePool, ConfigSpace
+from tt_core.data.space import CandidatePool, ConfigSpace
 
 SIZES = (1000, 6000, 15000, 30000, 60000)
 

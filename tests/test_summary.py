@@ -2,7 +2,7 @@
 
 import pytest
 
-from tt_core.summary import agree, comparison
+from tt_core.reporting.summary import agree, comparison
 
 
 def test_agree_rules():

@@ -7,8 +7,8 @@ import pytest
 from scipy.stats import norm
 
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition, gauss_hermite_normal
-from tt_core.constraints import Constraint
-from tt_core.incumbent import select_incumbent
+from tt_core.bo.constraints import Constraint
+from tt_core.bo.incumbent import select_incumbent
 from tt_core.models.trees import ExtraTreesEnsemble
 
 
@@ -189,7 +189,7 @@ def test_errors(tree_setup):
 def test_argmax_bound_equals_full_evaluation():
     """TrimTunerAcquisition.argmax (branch and bound on alpha_F) picks the argmax of alpha_T."""
     from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-    from tt_core.constraints import Constraint
+    from tt_core.bo.constraints import Constraint
     from tt_core.models.trees import ExtraTreesEnsemble
 
     rng = np.random.default_rng(3)

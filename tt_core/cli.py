@@ -60,7 +60,7 @@ def _fraction(name):
 
 # ------------------------------------------------------------------------------------------------
 def cmd_data_list(args) -> int:
-    from .benchmarks import list_benchmarks, search_dirs
+    from tt_core.data.benchmarks import list_benchmarks, search_dirs
 
     df = list_benchmarks()
     if args.json:
@@ -77,7 +77,7 @@ def cmd_data_list(args) -> int:
 
 
 def cmd_data_fetch(args) -> int:
-    from .benchmarks import REGISTRY, fetch
+    from tt_core.data.benchmarks import REGISTRY, fetch
 
     names = args.names or [n for n, s in REGISTRY.items() if s.public]
     for name in names:
@@ -87,8 +87,8 @@ def cmd_data_fetch(args) -> int:
 
 
 def cmd_feasibility(args) -> int:
-    from .analyses.feasibility import feasibility
-    from .benchmarks import load_benchmark
+    from tt_core.analysis.feasibility import feasibility
+    from tt_core.data.benchmarks import load_benchmark
 
     bench = load_benchmark(args.benchmark)
     kwargs = {"max_cost": args.max_cost, "variant": args.variant}
@@ -99,8 +99,8 @@ def cmd_feasibility(args) -> int:
 
 
 def cmd_subsampling_gain(args) -> int:
-    from .analyses.subsampling import subsampling_gain
-    from .benchmarks import load_benchmark
+    from tt_core.analysis.subsampling import subsampling_gain
+    from tt_core.data.benchmarks import load_benchmark
 
     bench = load_benchmark(args.benchmark)
     _print_result(subsampling_gain(bench, min_accuracy=args.min_accuracy, max_time=args.max_time), args.json)
@@ -108,7 +108,7 @@ def cmd_subsampling_gain(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from . import reproduce
+    from tt_core.reporting import reproduce
 
     index, results = reproduce.run(
         profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
@@ -120,36 +120,61 @@ def cmd_reproduce(args) -> int:
     return 1 if failed else 0
 
 
-def cmd_optimize(args) -> int:
-    from .loop import run_optimization
+def _method_options(args) -> dict:
+    out = {}
+    if getattr(args, "initial_budget", None) is not None:
+        out["initial_budget"] = args.initial_budget
+    if getattr(args, "horizon", None) is not None:
+        out["horizon"] = args.horizon
+    return out
 
+
+def cmd_optimize(args) -> int:
+    from tt_core.experiments.replay import run_optimization
+    from tt_core.optimizers.registry import objective_of, spec
+
+    budgeted = spec(args.optimizer).family == "budgeted"
+    iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
     traj = run_optimization(
-        args.benchmark, args.optimizer, seed=args.seed, iterations=args.iterations, beta=args.beta,
-        filter=args.filter, max_cost=args.max_cost, max_time=args.max_time, progress=not args.json,
+        args.benchmark, args.optimizer, seed=args.seed, iterations=iterations, beta=args.beta,
+        filter=args.filter, max_cost=args.max_cost, max_time=args.max_time, min_accuracy=args.min_accuracy,
+        budget=args.budget, objective=args.objective, progress=not args.json, **_method_options(args),
     )
+    by_cost = objective_of(args.optimizer, args.objective) == "cost"
+    score = ["cno", "cno_space"] if by_cost else ["accuracy_c", "accuracy_c_thesis"]
     if args.json:
         cols = ["iteration", "phase", "config_id", "size", "accuracy", "cost", "time", "cumulative_cost",
-                "cumulative_time", "overhead_s", "incumbent", "incumbent_accuracy", "incumbent_cost",
-                "accuracy_c", "accuracy_c_thesis"]
+                "cumulative_time", "overhead_s", "incumbent", "incumbent_size", "incumbent_accuracy",
+                "incumbent_cost", *score]
         print(json.dumps(_jsonable(traj[cols].to_dict(orient="records")), indent=1))
     else:
         import pandas as pd
 
         with pd.option_context("display.width", 160, "display.max_rows", 200):
             print(traj[["iteration", "phase", "config_id", "size", "accuracy", "cumulative_cost", "overhead_s",
-                        "incumbent", "incumbent_accuracy", "incumbent_cost", "accuracy_c"]].to_string(index=False))
+                        "incumbent", "incumbent_size", "incumbent_accuracy", "incumbent_cost", score[0]]]
+                  .to_string(index=False))
     return 0
 
 
 def cmd_runs(args) -> int:
-    from . import experiments as ex
+    from tt_core import experiments as ex
 
     if args.profile:
-        specs = ex.profile_specs(args.profile, iterations=args.iterations)
+        specs = ex.profile_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
     else:
         if not (args.benchmarks and args.optimizers and args.seeds):
             raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
-        specs = ex.grid(args.benchmarks, args.optimizers, args.seeds, iterations=args.iterations)
+        from tt_core.optimizers.registry import spec
+
+        specs = []
+        for name in args.optimizers:
+            budgeted = spec(name).family == "budgeted"
+            iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
+            specs += ex.grid(args.benchmarks, [name], args.seeds, iterations=iterations, budget=args.budget,
+                             min_accuracy=args.min_accuracy, max_time=args.max_time, max_cost=args.max_cost,
+                             objective=args.objective if name == "random" else None,
+                             options=tuple(sorted(_method_options(args).items())) if budgeted else ())
     runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
     if not args.report:
         paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
@@ -164,8 +189,8 @@ def cmd_runs(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from .benchmarks import PROJECT_DIR
-    from .summary import collect, to_markdown
+    from tt_core.data.benchmarks import PROJECT_DIR
+    from tt_core.reporting.summary import collect, to_markdown
 
     df = collect(args.figures or PROJECT_DIR / "figures")
     if args.grep:
@@ -177,6 +202,135 @@ def cmd_summary(args) -> int:
     print(f"\n{(n == 'True').sum()} agree, {(n == 'False').sum()} differ, {(~n.isin(['True', 'False'])).sum()} reference only",
           file=sys.stderr)
     return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line: tt bench recommend
+# ------------------------------------------------------------------------------------------------
+def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``bench recommend`` and ``bench acquisition`` to the ``tt`` sub-commands."""
+    from tt_core.experiments import bench as B
+    from tt_core.experiments.profiles import settings as profile_settings
+
+    QUICK = profile_settings("quick", "bench")
+    bench = subparsers.add_parser("bench", help="benchmarks of the workbook's own computations")
+    bsub = bench.add_subparsers(dest="bench_command", metavar="ACTION")
+    rec = bsub.add_parser(
+        "recommend", help="time one recommendation (refit + filter + acquisition) per optimiser and filter",
+        description="Time one recommendation (model refit + filter + acquisition) of each setting after n "
+                    "observations of a benchmark; print median, IQR, min and max; write every measurement "
+                    "and the machine to a CSV. Settings: OPTIMIZER[:FILTER[:BETA]] (e.g. trimtuner-dt:cea:10%%, "
+                    f"trimtuner-gp:none) or groups {sorted(B.SETTING_GROUPS)}.",
+    )
+    rec.add_argument("--benchmark", default="rnn", help="cnn, rnn or a CSV path (default rnn, as Table IV)")
+    rec.add_argument("--settings", nargs="+", default=["table3"], help="settings or groups (default table3)")
+    rec.add_argument("--n-obs", nargs="+", type=int, default=None, help=f"observations (default {list(B.DEFAULT_N_OBS)})")
+    rec.add_argument("--repeats", type=_count("--repeats"), default=None, help="timed recommendations per state (default 3)")
+    rec.add_argument("--seeds", nargs="+", type=int, default=None, help="seeds of the states (default 1 2)")
+    rec.add_argument("--policy", choices=["random", "own"], default="random",
+                     help="observations: seeded random pairs after the initial design, or the optimiser's own")
+    rec.add_argument("--out", default="figures/B.bench_recommend.csv", help="CSV of every measurement")
+    rec.add_argument("--resume", action="store_true", help="keep the rows in --out and measure only missing ones")
+    rec.add_argument("--blas-threads", type=int, help="limit BLAS threads while measuring")
+    rec.add_argument("--by-n-obs", action="store_true", help="one summary row per number of observations")
+    rec.add_argument("--quick", action="store_true",
+                     help=f"n_obs {QUICK['n_obs']}, seed {QUICK['seeds']}, {QUICK['repeats']} repeat "
+                          "(explicit options win)")
+    rec.set_defaults(func=cmd_bench_recommend)
+
+    acq = bsub.add_parser(
+        "acquisition", help="issue preset: one full recommendation with 44 observations, beta = 10%%, Table III methods",
+        description="Time one full recommendation (refit + filter + acquisition) with 44 observations of the RNN "
+                    "data at beta = 10%% for TrimTuner-DT, TrimTuner-GP, FABOLAS and EIc; print median/min/max over "
+                    "repeats and the peak memory of the process.")
+    acq.add_argument("--benchmark", default="rnn")
+    acq.add_argument("--repeats", type=_count("--repeats"), default=3)
+    acq.add_argument("--seeds", nargs="+", type=int, default=[1])
+    acq.add_argument("--out", default="figures/bench_acquisition.csv")
+    acq.set_defaults(func=cmd_bench_acquisition)
+    bench.set_defaults(func=lambda a: (bench.print_help(), 0)[1])
+    return rec
+
+
+def cmd_bench_acquisition(args) -> int:
+    """``tt bench acquisition``: the Table III methods at 44 observations, plus peak memory (RSS)."""
+    import resource
+
+    args.settings = ["trimtuner-dt:cea:10%", "trimtuner-gp:cea:10%", "fabolas", "eic"]
+    args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, None
+    args.by_n_obs, args.quick = False, False
+    rc = cmd_bench_recommend(args)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"peak memory (max RSS of this process): {peak_mb:.0f} MB")
+    return rc
+
+
+def cmd_bench_recommend(args) -> int:
+    from tt_core.experiments import bench as B
+    from tt_core.experiments.profiles import settings as profile_settings
+
+    preset = profile_settings("quick" if getattr(args, "quick", False) else "paper", "bench")
+    n_obs = args.n_obs or preset["n_obs"]
+    seeds = args.seeds or preset["seeds"]
+    repeats = args.repeats if args.repeats is not None else preset["repeats"]
+    settings = B.parse_settings(args.settings)
+    machine = B.machine_info()
+    print(f"machine: {machine['cpu_model']}, {machine['n_cores']} cores ({machine['n_cores_usable']} usable), "
+          f"BLAS {machine['blas']} x {args.blas_threads or machine['blas_threads']} threads, "
+          f"load {B._load():.2f}")
+    print(f"benchmark {args.benchmark}: {len(settings)} settings x n_obs {list(n_obs)} x seeds {list(seeds)} x "
+          f"{repeats} repeats", flush=True)
+    df = B.bench_recommend(settings, n_obs=n_obs, repeats=repeats, seeds=seeds, benchmark=args.benchmark,
+                         policy=args.policy, out=args.out, resume=args.resume, blas_threads=args.blas_threads,
+                         progress=True)
+    labels = [s.label for s in settings]
+    df = df[df["setting"].isin(labels)]
+    by = ("benchmark", "setting", "n_obs") if args.by_n_obs else ("benchmark", "setting")
+    print("\nseconds per recommendation (refit + filter + acquisition):")
+    print(B.format_summary(B.summarize(df, by=by)))
+    print(f"\n{len(df)} measurements written to {args.out}")
+    return 0
+
+
+
+def _optimizer_names() -> list[str]:
+    from tt_core.optimizers import available
+
+    return available()
+
+
+def _seed(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a whole number >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a whole number >= 0, got {text!r}")
+    return v
+
+
+def _add_problem_options(p) -> None:
+    p.add_argument("--min-accuracy", type=_fraction("--min-accuracy"),
+                   help="accuracy limit (nephele, lynceus, cherrypick: default 0.85, thesis §6.2)")
+    p.add_argument("--budget", type=_positive("--budget"),
+                   help="exploration budget in USD (budgeted optimisers: default CNN 20, RNN 2.5)")
+    p.add_argument("--initial-budget", type=_positive("--initial-budget"),
+                   help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, CNN 5, RNN 1)")
+    p.add_argument("--horizon", type=int, help="lookahead horizon of nephele and lynceus (default 0)")
+    p.add_argument("--objective", choices=["accuracy", "cost"],
+                   help="random search only: maximise accuracy (default) or minimise cost")
+
+
+def _count(name):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= 1, got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= 1, got {text!r}")
+        return v
+    return parse
 
 
 # ------------------------------------------------------------------------------------------------
@@ -222,13 +376,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     op = sub.add_parser("optimize", help="run one optimiser on a benchmark and print its trajectory")
     op.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
-    op.add_argument("--optimizer", required=True, help="trimtuner-dt, trimtuner-gp, fabolas, eic, eic-usd, random")
-    op.add_argument("--seed", type=int, required=True)
-    op.add_argument("--iterations", type=int, default=44, help="tests in total, initial design included")
-    op.add_argument("--beta", type=_fraction("--beta"), default=0.1)
+    op.add_argument("--optimizer", required=True, help=f"one of {', '.join(_optimizer_names())}")
+    op.add_argument("--seed", type=_seed, required=True)
+    op.add_argument("--iterations", type=_count("--iterations"),
+                    help="tests in total, initial design included (default 44; nephele, lynceus, cherrypick: "
+                         "until the budget is spent)")
+    op.add_argument("--beta", type=_fraction("--beta"), help="filter fraction (model-based optimisers; default 0.1)")
     op.add_argument("--filter", help="override the filter: cea, random, none, direct, cmaes")
     op.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")
     op.add_argument("--max-time", type=_positive("--max-time"), help="seconds")
+    _add_problem_options(op)
     op.add_argument("--json", action="store_true")
     op.set_defaults(func=cmd_optimize)
 
@@ -236,8 +393,12 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--profile", choices=["quick", "paper"])
     ru.add_argument("--benchmarks", nargs="+")
     ru.add_argument("--optimizers", nargs="+")
-    ru.add_argument("--seeds", nargs="+", type=int)
-    ru.add_argument("--iterations", type=int, default=44)
+    ru.add_argument("--seeds", nargs="+", type=_seed)
+    ru.add_argument("--iterations", type=_count("--iterations"),
+                    help="tests per run (default 44; the budgeted optimisers run until the budget is spent)")
+    ru.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")
+    ru.add_argument("--max-time", type=_positive("--max-time"), help="seconds")
+    _add_problem_options(ru)
     ru.add_argument("--runs-dir", help="default: runs/")
     ru.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
@@ -253,9 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--markdown", action="store_true")
     sm.set_defaults(func=cmd_summary)
 
-    from .bench import add_bench_parser
-
-    add_bench_parser(sub)
+    _add_bench_parser(sub)
     for extra in _EXTRA_COMMANDS:
         extra(sub)
     return p
@@ -266,7 +425,7 @@ _EXTRA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .benchmarks import BenchmarkError
+    from tt_core.data.benchmarks import BenchmarkError
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -12,13 +12,17 @@ and ``EI = max(0, eta - mu)`` when ``sigma = 0``.
   loss among feasible observations; with no feasible observation EIc is the probability alone.
 * ``EIc/USD(x) = EIc(x) / E[C(x)]`` with ``E[C] = exp(mu_c + sigma_c^2 / 2)`` the log-normal mean of
   the ``"cost"`` model's log-space prediction.
+* The thesis' cost-minimising variants (Nephele, Lynceus, CherryPick): :func:`lognormal_expected_improvement`
+  of a cost below the incumbent cost (thesis Eq. 2.15, minimised, for ``ln C ~ N(mu, sd^2)``) and
+  :func:`constrained_cost_ei` (thesis Eq. 2.17), ``P(feasible) * EI``, with the time derived from the
+  predicted cost and the cluster's price per second (thesis §3.2.1).
 
 Every acquisition is a callable ``acq(X) -> values`` over a batch of encoded candidates ``X`` of shape
 (n, d + 1); larger is better.
 
 Deviations from the original implementations
 --------------------------------------------
-* Constraint probabilities use the exact log-normal form (see :mod:`tt_core.constraints`).
+* Constraint probabilities use the exact log-normal form (see :mod:`tt_core.bo.constraints`).
 * Paper Eq. 1 is written for maximisation (``f(x) - eta``); here the loss is minimised, which is the
   same criterion on accuracy.
 """
@@ -30,7 +34,7 @@ from typing import Iterable, Mapping
 import numpy as np
 from scipy.special import ndtr
 
-from ..constraints import (
+from tt_core.bo.constraints import (
     LOSS,
     Constraint,
     check_constraints,
@@ -40,7 +44,8 @@ from ..constraints import (
     probability_of_constraints,
 )
 
-__all__ = ["expected_improvement", "probability_of_constraints", "EI", "EIc", "EIcPerUSD"]
+__all__ = ["expected_improvement", "probability_of_constraints", "EI", "EIc", "EIcPerUSD",
+           "lognormal_expected_improvement", "constrained_cost_ei"]
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
@@ -188,3 +193,81 @@ class EIcPerUSD(EIc):
             preds.update(predict_log(self.models, X, ["cost"]))
         mean, std = preds["cost"]
         return self._value(preds) / np.exp(mean + 0.5 * std**2)
+
+
+# ------------------------------------------------------------------------------------------------
+# Cost-minimising variants (thesis ch. 2-3: Nephele, Lynceus, CherryPick)
+# ------------------------------------------------------------------------------------------------
+def lognormal_expected_improvement(mu, sd, best) -> np.ndarray:
+    """Expected improvement of a cost below ``best`` when ``ln C ~ N(mu, sd^2)`` (thesis Eq. 2.15, minimised).
+
+    ``EI = E[max(0, best - C)] = best * Phi(z) - exp(mu + sd^2 / 2) * Phi(z - sd)`` with
+    ``z = (ln best - mu) / sd``; ``max(0, best - exp(mu))`` where ``sd = 0``.
+
+    Parameters
+    ----------
+    mu, sd : array-like of shape (n,)
+        Mean and standard deviation of ``ln C`` (``sd >= 0``).
+    best : float
+        Incumbent cost ``> 0`` (USD).
+
+    Returns
+    -------
+    ndarray of shape (n,), in USD, ``>= 0``.
+    """
+    mu = np.asarray(mu, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    best = float(best)
+    if not (np.isfinite(best) and best > 0):
+        raise ValueError(f"best (incumbent cost) must be a finite number > 0, got {best}")
+    if np.any(sd < 0) or not (np.all(np.isfinite(mu)) and np.all(np.isfinite(sd))):
+        raise ValueError("mu and sd must be finite with sd >= 0")
+    mu, sd = np.broadcast_arrays(mu, sd)
+    out = np.maximum(best - np.exp(mu), 0.0)
+    pos = sd > 0
+    if np.any(pos):
+        m, s = mu[pos], sd[pos]
+        z = (np.log(best) - m) / s
+        out[pos] = best * ndtr(z) - np.exp(m + 0.5 * s * s) * ndtr(z - s)
+    return np.maximum(out, 0.0)
+
+
+def constrained_cost_ei(pred: Mapping[str, np.ndarray], price_per_second, best, constraints) -> np.ndarray:
+    """Constrained expected improvement of the cost (thesis Eq. 2.17): ``P(feasible) * EI``.
+
+    ``P(feasible)`` is the product over ``constraints`` (independent, as Eq. 2.17 assumes) of
+    :meth:`Constraint.probability`: an accuracy bound on the ``ln(1 - A)`` prediction, a time bound on
+    ``ln T = ln C - ln p(x)`` (``p`` the price per second: thesis §3.2.1 derives the time from the
+    predicted cost), a cost bound on ``ln C``. ``EI`` is :func:`lognormal_expected_improvement` below
+    the incumbent cost ``best``; with no feasible observation yet (``best=None``) the score is
+    ``P(feasible)`` alone.
+
+    Parameters
+    ----------
+    pred : mapping with ``mu_l, sd_l`` (prediction of ``ln(1 - accuracy)``) and ``mu_c, sd_c`` (``ln cost``)
+    price_per_second : array-like of shape (n,)
+    best : float or None
+    constraints : iterable of Constraint
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    p = probability_from_cost(pred, price_per_second, constraints)
+    if best is None:
+        return p
+    return p * lognormal_expected_improvement(pred["mu_c"], pred["sd_c"], best)
+
+
+def probability_from_cost(pred: Mapping[str, np.ndarray], price_per_second, constraints) -> np.ndarray:
+    """``P(all constraints hold)`` from a loss and a cost prediction, the time derived as ``C / p(x)``."""
+    log_price = np.log(np.asarray(price_per_second, dtype=float))
+    p = np.ones(np.shape(pred["mu_c"]), dtype=float)
+    for c in check_constraints(constraints):
+        if c.quantity == "accuracy":
+            p = p * c.probability(pred["mu_l"], pred["sd_l"])
+        elif c.quantity == "time":
+            p = p * c.probability(np.asarray(pred["mu_c"], float) - log_price, pred["sd_c"])
+        else:
+            p = p * c.probability(pred["mu_c"], pred["sd_c"])
+    return p

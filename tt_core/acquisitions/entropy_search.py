@@ -40,8 +40,8 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from ..models.base import check_X
-from .epmgp import log_pmin_first_order
+from tt_core.models.base import check_X
+from tt_core.acquisitions.epmgp import log_pmin_first_order
 
 __all__ = ["sample_representers", "EntropySearch", "InformationGainPerCost", "innovation_nodes"]
 

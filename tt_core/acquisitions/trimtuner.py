@@ -14,10 +14,10 @@ steps 1-4), independently for every candidate ``(x, s)``:
    ``(x, s, mu_q(x, s))``, its own predicted mean, and the loss model on ``(x, s, y_r)``;
 2. (the models' ``fantasize`` returns new models; the current models are untouched);
 3. find the incumbent ``x*`` predicted by the fantasised models among the full-size configurations
-   (:func:`tt_core.incumbent.select_incumbent`: max predicted accuracy among those with
+   (:func:`tt_core.bo.incumbent.select_incumbent`: max predicted accuracy among those with
    ``P(constraints) >= 0.5``);
 4. take the fantasised models' probability that ``x*`` satisfies every constraint (product over
-   independent constraints, log-normal form of :mod:`tt_core.constraints`).
+   independent constraints, log-normal form of :mod:`tt_core.bo.constraints`).
 
 The expectation over the loss observation uses Gauss-Hermite quadrature with ``n_roots`` nodes
 ``t_r`` and weights ``w_r / sqrt(pi)``: ``y_r = mu_loss + sqrt(2) * sigma_loss * t_r``. The paper's
@@ -44,9 +44,9 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 from numpy.polynomial.hermite import hermgauss
 
-from ..constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
-from ..incumbent import FEASIBILITY_THRESHOLD, _check_threshold, select_incumbent
-from ..models.base import check_X
+from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
+from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, _check_threshold, select_incumbent
+from tt_core.models.base import check_X
 
 __all__ = ["TrimTunerAcquisition", "gauss_hermite_normal"]
 
@@ -80,7 +80,7 @@ class TrimTunerAcquisition:
     n_roots : int, default 1
         Gauss-Hermite roots over the loss prediction (1 = the paper's approximation).
     feasibility_threshold : float, default 0.5
-        Incumbent rule threshold (:data:`tt_core.incumbent.FEASIBILITY_THRESHOLD`).
+        Incumbent rule threshold (:data:`tt_core.bo.incumbent.FEASIBILITY_THRESHOLD`).
     """
 
     def __init__(self, information_gain_per_cost: Callable, models: Mapping[str, object],

@@ -49,7 +49,7 @@ import emcee
 import numpy as np
 import scipy.linalg as sla
 
-from .base import JointPosterior, check_X, check_y
+from tt_core.models.base import JointPosterior, check_X, check_y
 
 __all__ = [
     "FabolasGP",

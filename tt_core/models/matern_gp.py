@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 
-from .base import JointPosterior, check_X, check_y
+from tt_core.models.base import JointPosterior, check_X, check_y
 
 
 class MaternGP:

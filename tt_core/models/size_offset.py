@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .base import JointPosterior, check_X
+from tt_core.models.base import JointPosterior, check_X
 
 
 class SizeOffset:

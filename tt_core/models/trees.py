@@ -56,7 +56,7 @@ import numpy as np
 import sklearn
 from sklearn.tree import ExtraTreeRegressor
 
-from .base import JointPosterior, check_X, check_y
+from tt_core.models.base import JointPosterior, check_X, check_y
 
 __all__ = ["ExtraTreesEnsemble"]
 

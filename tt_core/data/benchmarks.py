@@ -1,0 +1,573 @@
+"""Benchmarks: finding, downloading, validating and loading measured training-job data sets.
+
+A benchmark is a table with one row per (configuration, training-set size): the configuration
+columns, ``size`` (images), ``s`` (= size / largest size), ``accuracy``, ``training_time`` (s),
+``cost`` (USD) and, for the TrimTuner format, the learning ``curve`` (intermediate accuracies).
+
+Two input formats are understood (see ``data/README.md``):
+
+* the **TrimTuner format**: the authors' CSVs (columns ``n_workers, learning_rate, batch_size,
+  synchronism, training_time, acc, vm_flavor, training_set_size, n_ps, ...``); cost is computed by a
+  :class:`~tt_core.data.cost_model.CostModel`;
+* a **generic format** for a user's own job: configuration columns + ``size`` + ``accuracy`` + ``cost``
+  and/or ``time`` (seconds).
+
+Files are looked up in this order: an explicit path, ``$TT_DATA_DIR``, the git-ignored download
+cache ``data/`` of the workbook, then ``../shared/data/trimtuner`` beside the workbook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data.cost_model import DEFAULT_COST_MODEL, CostModel
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PROJECT_DIR = PACKAGE_DIR.parent
+
+TRIMTUNER_COMMIT = "8dfbc972cf492ffe8f9ce35de6b69fa746f52cd7"
+TRIMTUNER_URL = (
+    "https://raw.githubusercontent.com/pedrogbmendes/TrimTuner/" + TRIMTUNER_COMMIT + "/dataset_NN_Tensorflow/{file}"
+)
+
+
+class BenchmarkError(ValueError):
+    """A benchmark file is missing, malformed or inconsistent (the message says where and how to fix)."""
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """A registered benchmark: where its file comes from and its default constraints."""
+
+    name: str
+    description: str
+    file: str | None
+    sha256: str | None
+    max_cost: float | None
+    public: bool = True
+    reason_unavailable: str = ""
+
+    @property
+    def url(self) -> str | None:
+        return TRIMTUNER_URL.format(file=self.file) if self.file and self.public else None
+
+
+REGISTRY: dict[str, BenchmarkSpec] = {
+    "cnn": BenchmarkSpec(
+        "cnn", "CNN on MNIST, TensorFlow on AWS t2 (TrimTuner paper)", "cnn.csv",
+        "07c8b6cd381c1c8d580f3dc8b3688e6c535e5e8b870b5ea685989d1cd948556f", max_cost=0.10,
+    ),
+    "rnn": BenchmarkSpec(
+        "rnn", "RNN (LSTM) on MNIST, TensorFlow on AWS t2 (TrimTuner paper)", "rnn.csv",
+        "1d6e806c77c252fc1d4ff71afa3f54b7afc0c996bcf690f4089f669e6ccee221", max_cost=0.02,
+    ),
+    "mlp": BenchmarkSpec(
+        "mlp", "Multilayer perceptron on MNIST (TrimTuner paper)", "multilayer.csv", None, max_cost=0.06,
+        public=False,
+        reason_unavailable=(
+            "data not public: multilayer.csv is listed in the authors' repository but its content is absent "
+            "from the public snapshot; MLP rows of the papers are shown as reference only"
+        ),
+    ),
+}
+
+# ---------------------------------------------------------------------------------------------
+# Finding and fetching files
+# ---------------------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """The git-ignored download cache (``data/`` of the workbook checkout, else ~/.cache)."""
+    if (PROJECT_DIR / "pyproject.toml").exists():
+        return PROJECT_DIR / "data"
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tt-workbook"
+
+
+def search_dirs() -> list[tuple[str, Path]]:
+    """Directories searched for benchmark files, in order, with a label for each."""
+    dirs: list[tuple[str, Path]] = []
+    if os.environ.get("TT_DATA_DIR"):
+        dirs.append(("TT_DATA_DIR", Path(os.environ["TT_DATA_DIR"]).expanduser()))
+    dirs.append(("cache", cache_dir()))
+    dirs.append(("shared", PROJECT_DIR.parent / "shared" / "data" / "trimtuner"))
+    return dirs
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _spec(name: str) -> BenchmarkSpec:
+    key = name.lower()
+    if key not in REGISTRY:
+        raise BenchmarkError(
+            f"unknown benchmark {name!r}; registered benchmarks: {sorted(REGISTRY)} "
+            "(or pass the path of a CSV file in the TrimTuner or generic format)"
+        )
+    return REGISTRY[key]
+
+
+def locate(name: str) -> tuple[Path, str]:
+    """Return ``(path, where)`` of a registered benchmark's file, or raise with how to get it."""
+    spec = _spec(name)
+    if not spec.public:
+        raise BenchmarkError(f"benchmark {spec.name!r}: {spec.reason_unavailable}")
+    for label, d in search_dirs():
+        for candidate in (d / spec.file, d / "trimtuner" / spec.file):
+            if candidate.is_file():
+                return candidate, label
+    where = "\n  ".join(str(d) for _, d in search_dirs())
+    raise BenchmarkError(
+        f"benchmark {spec.name!r}: file {spec.file} not found. Searched:\n  {where}\n"
+        f"Run `tt data fetch {spec.name}` (needs internet), or download {spec.url} yourself and put it "
+        f"in one of those folders (or point TT_DATA_DIR at its folder)."
+    )
+
+
+def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: float = 30.0) -> Path:
+    """Download a registered benchmark into the cache, verify its sha256, write it atomically."""
+    spec = _spec(name)
+    if not spec.public:
+        raise BenchmarkError(f"cannot fetch {spec.name!r}: {spec.reason_unavailable}")
+    dest_dir = Path(dest) if dest is not None else cache_dir()
+    target = dest_dir / spec.file
+    if target.is_file() and not force and sha256_of(target) == spec.sha256:
+        return target
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(spec.url, timeout=timeout) as resp:
+            payload = resp.read()
+    except (urllib.error.URLError, OSError) as exc:
+        raise BenchmarkError(
+            f"could not download {spec.url} ({exc}). Offline? Copy {spec.file} (sha256 {spec.sha256}) "
+            f"into {dest_dir} or into a folder named by TT_DATA_DIR."
+        ) from None
+    digest = hashlib.sha256(payload).hexdigest()
+    if digest != spec.sha256:
+        raise BenchmarkError(
+            f"downloaded {spec.file} has sha256 {digest}, expected {spec.sha256}; the file was not saved"
+        )
+    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=f".{spec.file}.", suffix=".part")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(payload)
+    os.replace(tmp, target)
+    return target
+
+
+def list_benchmarks() -> pd.DataFrame:
+    """One row per registered benchmark: where its file was found, checksum status, or why absent."""
+    rows = []
+    for spec in REGISTRY.values():
+        row = {"benchmark": spec.name, "description": spec.description, "max_cost": spec.max_cost}
+        if not spec.public:
+            row.update(status="data not public", path="", note=spec.reason_unavailable)
+        else:
+            try:
+                path, where = locate(spec.name)
+                ok = sha256_of(path) == spec.sha256
+                row.update(status=f"found ({where})", path=str(path),
+                           note="sha256 ok" if ok else "sha256 MISMATCH: re-fetch with `tt data fetch --force`")
+            except BenchmarkError:
+                row.update(status="missing", path="", note=f"run `tt data fetch {spec.name}`")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading and validation
+# ---------------------------------------------------------------------------------------------
+
+TRIMTUNER_COLUMNS = [
+    "_id/$oid", "n_workers", "timestamp", "learning_rate", "batch_size", "iterations_counted",
+    "synchronism", "training_time", "standard deviation time", "intermediate_acc_values", "n_ps", "acc",
+    "standard deviation accuarcy", "vm_flavor", "intermediate_test_durations", "training_set_size",
+    "intermediate_no_interations", "total_iterations", "standard deviation iteration",
+]
+TRIMTUNER_REQUIRED = [
+    "n_workers", "learning_rate", "batch_size", "synchronism", "training_time", "acc", "vm_flavor",
+    "training_set_size",
+]
+TRIMTUNER_CONFIG = ("vm_flavor", "n_workers", "learning_rate", "batch_size", "sync")
+GENERIC_RESERVED = ("size", "accuracy", "cost", "time", "training_time")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A measured benchmark: one row per (configuration, size).
+
+    Attributes
+    ----------
+    name : str
+    table : pandas.DataFrame
+        Columns ``config_id``, the configuration columns, ``size``, ``s``, ``accuracy``,
+        ``training_time``, ``cost`` (and ``curve`` for the TrimTuner format).
+    config_columns : tuple of str
+    sizes : tuple of int
+        Sorted training-set sizes.
+    max_cost, max_time : float or None
+        Default constraints (paper: CNN $0.10, RNN $0.02).
+    source : str
+        Where the data came from (a path, or "in-memory").
+    """
+
+    name: str
+    table: pd.DataFrame
+    config_columns: tuple[str, ...]
+    sizes: tuple[int, ...]
+    max_cost: float | None = None
+    max_time: float | None = None
+    source: str = "in-memory"
+    cost_model: CostModel | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def max_size(self) -> int:
+        return self.sizes[-1]
+
+    @property
+    def n_configs(self) -> int:
+        return int(self.table["config_id"].nunique())
+
+    def at_size(self, size: int) -> pd.DataFrame:
+        """Rows at one training-set size, one per configuration, ordered by config_id."""
+        if size not in self.sizes:
+            raise BenchmarkError(f"benchmark {self.name!r} has no size {size}; sizes: {list(self.sizes)}")
+        return self.table[self.table["size"] == size].sort_values("config_id").reset_index(drop=True)
+
+    def full_size(self) -> pd.DataFrame:
+        """Rows at the full training-set size (s = 1)."""
+        return self.at_size(self.max_size)
+
+    def configs(self) -> pd.DataFrame:
+        """One row per configuration: ``config_id`` and the configuration columns."""
+        return self.full_size()[["config_id", *self.config_columns]]
+
+    def lookup(self, config_id: int, size: int) -> pd.Series:
+        """The measured row of one (configuration, size)."""
+        rows = self.table[(self.table["config_id"] == config_id) & (self.table["size"] == size)]
+        if len(rows) != 1:
+            raise BenchmarkError(f"benchmark {self.name!r} has no measurement for config {config_id} at size {size}")
+        return rows.iloc[0]
+
+
+def load_benchmark(
+    name_or_path: str | os.PathLike,
+    *,
+    cost_model: CostModel | None = None,
+    config_columns: list[str] | None = None,
+    max_cost: float | None = None,
+    max_time: float | None = None,
+    extra_columns: str = "error",
+) -> Benchmark:
+    """Load a registered benchmark (``"cnn"``, ``"rnn"``) or a CSV file in a supported format.
+
+    Parameters
+    ----------
+    name_or_path : str or path
+        A registered name (see :data:`REGISTRY`) or the path of a CSV file.
+    cost_model : CostModel, optional
+        Prices for the TrimTuner format (default: the authors' AWS prices).
+    config_columns : list of str, optional
+        Generic format only: the configuration columns (default: every column except
+        ``size, accuracy, cost, time``).
+    max_cost, max_time : float, optional
+        Default constraints; registered benchmarks default to the paper's cost limits.
+    extra_columns : {"error", "ignore"}
+        TrimTuner format: what to do with columns the format does not know.
+    """
+    key = str(name_or_path)
+    spec = REGISTRY.get(key.lower())
+    if spec is not None and not Path(key).is_file():
+        path, _ = locate(spec.name)
+        name = spec.name
+        if max_cost is None:
+            max_cost = spec.max_cost
+    else:
+        path = Path(name_or_path).expanduser()
+        if not path.is_file():
+            raise BenchmarkError(
+                f"{key!r} is neither a registered benchmark ({sorted(REGISTRY)}) nor an existing file"
+            )
+        name = path.stem
+    raw = _read_csv(path)
+    header = list(raw.columns)
+    if "training_set_size" in header or "acc" in header:
+        return _load_trimtuner(raw, path, name, cost_model or DEFAULT_COST_MODEL, max_cost, max_time, extra_columns)
+    if "size" in header or "accuracy" in header:
+        return _load_generic(raw, path, name, config_columns, max_cost, max_time)
+    raise BenchmarkError(
+        f"{path}: header {header[:8]}... matches no known format. Expected either the TrimTuner format "
+        f"(columns {TRIMTUNER_REQUIRED}) or the generic format (configuration columns + size + accuracy "
+        "+ cost and/or time); see data/README.md"
+    )
+
+
+def benchmark_from_table(
+    table: pd.DataFrame,
+    config_columns: list[str],
+    *,
+    name: str = "custom",
+    max_cost: float | None = None,
+    max_time: float | None = None,
+) -> Benchmark:
+    """Build a benchmark from an in-memory generic table (the same checks as a generic CSV)."""
+    raw = table.copy()
+    raw.columns = [str(c) for c in raw.columns]
+    raw = raw.astype(str).replace({"nan": "", "None": ""})
+    return _load_generic(raw, Path(f"<{name}>"), name, list(config_columns), max_cost, max_time)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig", skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise BenchmarkError(f"{path}: the file is empty (no header, no rows)") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{path}: not a readable CSV file ({exc})") from None
+    raw.columns = [c.strip() for c in raw.columns]
+    if raw.empty:
+        raise BenchmarkError(f"{path}: the file has a header but no data rows")
+    return raw
+
+
+def _line(idx: int) -> int:
+    """CSV line number of a data row (line 1 is the header)."""
+    return int(idx) + 2
+
+
+def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False, integer: bool = False) -> np.ndarray:
+    text = raw[col].str.strip()
+    empty = text == ""
+    if empty.any():
+        i = int(np.flatnonzero(empty.to_numpy())[0])
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: empty value (every row needs a number)")
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise BenchmarkError(
+            f"{path}, line {_line(i)}, column {col!r}: {raw[col].iloc[i]!r} is not a finite number"
+        )
+    if positive and (values <= 0).any():
+        i = int(np.flatnonzero(values <= 0)[0])
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be > 0")
+    if integer and (values != np.round(values)).any():
+        i = int(np.flatnonzero(values != np.round(values))[0])
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be a whole number")
+    return values
+
+
+def _parse_curve(text: str, path: Path, i: int) -> np.ndarray:
+    if not text.strip():
+        return np.empty(0)
+    try:
+        curve = np.array([float(v) for v in text.split()])
+    except ValueError:
+        raise BenchmarkError(
+            f"{path}, line {_line(i)}, column 'intermediate_acc_values': {text[:40]!r} is not a "
+            "space-separated list of numbers"
+        ) from None
+    if not np.isfinite(curve).all():
+        raise BenchmarkError(f"{path}, line {_line(i)}, column 'intermediate_acc_values': contains NaN/inf")
+    return curve
+
+
+def _check_accuracy(acc: np.ndarray, path: Path, col: str) -> None:
+    bad = (acc < 0) | (acc > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise BenchmarkError(
+            f"{path}, line {_line(i)}, column {col!r}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
+        )
+
+
+def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_columns) -> Benchmark:
+    header = list(raw.columns)
+    missing = [c for c in TRIMTUNER_REQUIRED if c not in header]
+    if missing:
+        raise BenchmarkError(
+            f"{path}: missing column(s) {missing} of the TrimTuner format (line 1, the header); "
+            f"required: {TRIMTUNER_REQUIRED}"
+        )
+    unknown = [c for c in header if c not in TRIMTUNER_COLUMNS]
+    if unknown and extra_columns == "error":
+        raise BenchmarkError(
+            f"{path}: unknown column(s) {unknown} in the header (line 1); the TrimTuner format has "
+            f"{TRIMTUNER_COLUMNS}. Rename or drop them, or load with extra_columns='ignore'"
+        )
+    if extra_columns not in ("error", "ignore"):
+        raise ValueError(f"extra_columns must be 'error' or 'ignore', got {extra_columns!r}")
+
+    n_workers = _numeric(raw, "n_workers", path, positive=True, integer=True)
+    lr = _numeric(raw, "learning_rate", path, positive=True)
+    batch = _numeric(raw, "batch_size", path, positive=True, integer=True)
+    time = _numeric(raw, "training_time", path)
+    acc = _numeric(raw, "acc", path)
+    size = _numeric(raw, "training_set_size", path, positive=True, integer=True)
+    n_ps = _numeric(raw, "n_ps", path, integer=True) if "n_ps" in header else np.ones(len(raw))
+    if (time < 0).any():
+        i = int(np.flatnonzero(time < 0)[0])
+        raise BenchmarkError(f"{path}, line {_line(i)}, column 'training_time': {time[i]:g} must be >= 0 seconds")
+    _check_accuracy(acc, path, "acc")
+
+    sync = raw["synchronism"].str.strip().str.lower()
+    bad_sync = ~sync.isin(["sync", "async"])
+    if bad_sync.any():
+        i = int(np.flatnonzero(bad_sync.to_numpy())[0])
+        raise BenchmarkError(
+            f"{path}, line {_line(i)}, column 'synchronism': {raw['synchronism'].iloc[i]!r} must be 'sync' or 'async'"
+        )
+    vm = raw["vm_flavor"].str.strip()
+    bad_vm = ~vm.isin(list(cost_model.prices))
+    if bad_vm.any():
+        i = int(np.flatnonzero(bad_vm.to_numpy())[0])
+        raise BenchmarkError(
+            f"{path}, line {_line(i)}, column 'vm_flavor': unknown VM flavour {vm.iloc[i]!r}; the cost model "
+            f"has prices for {cost_model.flavors} (pass a CostModel with its price to load this file)"
+        )
+    if "intermediate_acc_values" in header:
+        curves = [_parse_curve(t, path, i) for i, t in enumerate(raw["intermediate_acc_values"])]
+    else:
+        curves = [np.empty(0)] * len(raw)
+
+    table = pd.DataFrame({
+        "vm_flavor": vm.to_numpy(dtype=object),
+        "n_workers": n_workers.astype(int),
+        "learning_rate": lr,
+        "batch_size": batch.astype(int),
+        "sync": sync.to_numpy(dtype=object),
+        "n_ps": n_ps.astype(int),
+        "size": size.astype(int),
+        "accuracy": acc,
+        "training_time": time,
+        "cost": cost_model.cost(vm.to_numpy(dtype=object), n_workers, time, n_ps),
+    })
+    table["curve"] = curves
+    return _finish(table, list(TRIMTUNER_CONFIG), path, name, max_cost, max_time, cost_model)
+
+
+def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchmark:
+    header = list(raw.columns)
+    missing = [c for c in ("size", "accuracy") if c not in header]
+    time_col = "time" if "time" in header else ("training_time" if "training_time" in header else None)
+    if missing:
+        raise BenchmarkError(
+            f"{path}: missing column(s) {missing} (line 1, the header); the generic format needs configuration "
+            "columns + size + accuracy + cost and/or time"
+        )
+    if "cost" not in header and time_col is None:
+        raise BenchmarkError(f"{path}: the generic format needs a 'cost' and/or a 'time' column; found {header}")
+    if config_columns is None:
+        config_columns = [c for c in header if c not in GENERIC_RESERVED]
+    unknown = [c for c in config_columns if c not in header]
+    if unknown:
+        raise BenchmarkError(f"{path}: configuration column(s) {unknown} not in the header {header}")
+    extra = [c for c in header if c not in GENERIC_RESERVED and c not in config_columns]
+    if extra:
+        raise BenchmarkError(
+            f"{path}: unknown column(s) {extra}; list them in config_columns or drop them from the file"
+        )
+    if not config_columns:
+        raise BenchmarkError(f"{path}: no configuration columns besides size/accuracy/cost/time")
+
+    table = pd.DataFrame(index=raw.index)
+    for col in config_columns:
+        text = raw[col].str.strip()
+        empty = text == ""
+        if empty.any():
+            i = int(np.flatnonzero(empty.to_numpy())[0])
+            raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: empty value")
+        as_num = pd.to_numeric(text, errors="coerce")
+        table[col] = as_num.to_numpy(float) if as_num.notna().all() else text.to_numpy(dtype=object)
+    table["size"] = _numeric(raw, "size", path, positive=True, integer=True).astype(int)
+    table["accuracy"] = _numeric(raw, "accuracy", path)
+    _check_accuracy(table["accuracy"].to_numpy(), path, "accuracy")
+    table["training_time"] = _numeric(raw, time_col, path) if time_col else np.nan
+    table["cost"] = _numeric(raw, "cost", path) if "cost" in header else np.nan
+    return _finish(table, list(config_columns), path, name, max_cost, max_time, None)
+
+
+def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -> Benchmark:
+    keys = [*config_columns, "size"]
+    dup = table.duplicated(keys, keep=False)
+    if dup.any():
+        idx = np.flatnonzero(dup.to_numpy())
+        first = table.loc[idx[0], keys]
+        same = [i for i in idx if (table.loc[i, keys] == first).all()]
+        raise BenchmarkError(
+            f"{path}: duplicate (configuration, size) rows at lines {[_line(i) for i in same]}: "
+            f"{dict(first)}; keep one measurement per configuration and size (average repeats first)"
+        )
+    sizes = tuple(sorted(int(s) for s in table["size"].unique()))
+    config_id = table.groupby(config_columns, sort=True).ngroup()
+    table.insert(0, "config_id", config_id.astype(int))
+    per_config = table.groupby("config_id")["size"].apply(set)
+    incomplete = per_config[per_config.apply(len) < len(sizes)]
+    if len(incomplete):
+        cid = incomplete.index[0]
+        row = table.loc[table["config_id"] == cid, config_columns].iloc[0]
+        missing = sorted(set(sizes) - incomplete.iloc[0])
+        raise BenchmarkError(
+            f"{path}: configuration {dict(row)} lacks size(s) {missing} ({len(incomplete)} configuration(s) "
+            f"are incomplete); every configuration needs a row at each size {list(sizes)}"
+        )
+    table.insert(table.columns.get_loc("size") + 1, "s", table["size"] / sizes[-1])
+    table = table.sort_values(["config_id", "size"]).reset_index(drop=True)
+    return Benchmark(
+        name=name, table=table, config_columns=tuple(config_columns), sizes=sizes,
+        max_cost=max_cost, max_time=max_time, source=str(path), cost_model=cost_model,
+    )
+
+
+def price_per_second(benchmark: Benchmark) -> np.ndarray:
+    """USD per second of each configuration's cluster, in ``config_id`` order.
+
+    From the benchmark's cost model (``hourly_rate / 3600``) when it has one, else the median of the
+    measured ``cost / training_time`` over the configuration's sizes.
+    """
+    configs = benchmark.configs().sort_values("config_id")
+    if benchmark.cost_model is not None and "vm_flavor" in configs:
+        n_ps = benchmark.full_size().sort_values("config_id")["n_ps"].to_numpy() if "n_ps" in benchmark.table else 1
+        rate = benchmark.cost_model.hourly_rate(configs["vm_flavor"].to_numpy(dtype=object),
+                                                configs["n_workers"].to_numpy(), n_ps)
+        return np.asarray(rate, dtype=float) / 3600.0
+    t = benchmark.table
+    ok = (t["training_time"] > 0) & (t["cost"] > 0)
+    ratio = (t.loc[ok, "cost"] / t.loc[ok, "training_time"]).groupby(t.loc[ok, "config_id"]).median()
+    missing = sorted(set(configs["config_id"]) - set(ratio.index))
+    if missing:
+        raise ValueError(
+            f"benchmark {benchmark.name!r}: cannot derive a price per second for config(s) {missing[:5]} "
+            "(they need rows with cost > 0 and training_time > 0, or a cost model)"
+        )
+    return ratio.reindex(configs["config_id"]).to_numpy(dtype=float)
+
+
+def as_benchmark(benchmark: Benchmark | str | os.PathLike) -> Benchmark:
+    """Return ``benchmark`` itself, or load it by registered name or path.
+
+    Raises
+    ------
+    ValueError
+        (a :class:`~tt_core.data.benchmarks.BenchmarkError`) for an unknown name, an unavailable data set
+        (e.g. ``"mlp"``, whose data are not public) or an unreadable file.
+    """
+    if isinstance(benchmark, Benchmark):
+        return benchmark
+    if isinstance(benchmark, (str, os.PathLike)):
+        return load_benchmark(benchmark)
+    raise ValueError(
+        f"expected a Benchmark, a registered benchmark name or a CSV path, got {type(benchmark).__name__}"
+    )

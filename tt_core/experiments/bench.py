@@ -1,0 +1,807 @@
+"""Recommendation-cost benchmark (TrimTuner paper Sec. IV-B, Tables III-IV) and the filter/beta studies.
+
+One *recommendation* is what an optimiser does between two tests: refit its models on every observation
+so far, filter the untested candidates, and maximise the acquisition over the kept ones. The harness
+times exactly that on the authors' measurements:
+
+1. build the optimiser (:func:`tt_core.optimizers.model_based.make_optimizer`) for a *setting* (optimiser, filter,
+   beta) and a seed;
+2. replay ``n_obs`` observations into it, chosen by a seeded policy: the optimiser's own initial design
+   followed by uniformly random untested (configuration, size) pairs of its candidate pool
+   (``policy="random"``, the default: cheap, and the same observations for every setting of the same
+   seed and pool), or the optimiser's own suggestions (``policy="own"``: realistic states, but the
+   replay costs as much as an optimisation run);
+3. fit the models once on the first ``n_obs - 1`` observations (untimed warm-up: the GP's MCMC burn-in
+   happens here, as it does in a real run's first fit), then add the last observation;
+4. per repeat, time ``_update()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
+   continued MCMC segment, as at every refit of a run) and ``suggest()`` (filter + acquisition), split
+   into ``acq_setup_s`` (building the acquisition: representers and EPMGP), ``filter_s`` (the filter;
+   for DIRECT / CMA-ES this includes their acquisition evaluations) and ``acq_eval_s`` (the rest:
+   evaluating / maximising the acquisition on the kept candidates).
+
+Wall time (``time.perf_counter``) and the process' CPU time (all threads) are both recorded, with the
+1-minute load average before each measurement (other processes on the machine inflate wall time) and
+the machine (CPU model, cores, BLAS threads). :func:`summarize` gives median, IQR, min and max per
+setting (and per number of observations).
+
+Settings are written ``OPTIMIZER[:FILTER[:BETA]]``, e.g. ``trimtuner-dt``, ``trimtuner-gp:cea:10%``,
+``trimtuner-dt:none``, ``fabolas:cmaes:0.1``; groups ``table3`` and ``table4`` name the paper's rows
+(:data:`SETTING_GROUPS`). ``tt bench recommend`` (:func:`add_bench_parser`) is the command line.
+
+The second part of the module holds what notebooks 05 and 07 need for TrimTuner Figs 3-4: the run
+specifications of the filter and beta studies and a plot with one colour per filter / beta.
+"""
+
+from __future__ import annotations
+
+from tt_core.data.benchmarks import as_benchmark
+
+import argparse
+import math
+import os
+import platform
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data.io import write_csv
+
+__all__ = [
+    "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
+    "bench_recommend", "summarize", "read_bench_csv", "write_bench_csv", "add_bench_parser", "cmd_bench_recommend",
+    "DEFAULT_N_OBS", "filter_study_specs", "beta_study_specs", "label_runs", "plot_study", "format_summary", "run_metrics",
+    "level_summary", "cost_ratio", "beta_trend", "heuristic_label",
+]
+
+#: Numbers of observations at which a recommendation is timed (initial design included).
+DEFAULT_N_OBS = (8, 20, 44)
+#: ``--quick``: one seed, one repeat, one state (half-way through a 44-test run).
+#: Columns identifying one measurement (a CSV is resumed on these).
+KEY_COLUMNS = ["benchmark", "setting", "n_obs", "seed", "repeat", "policy"]
+TIME_COLUMNS = ["refit_s", "acq_setup_s", "filter_s", "acq_eval_s", "suggest_s", "total_s", "cpu_s"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Settings
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Setting:
+    """An optimiser with a filter and a filter fraction ``beta`` (``filter=None``: the optimiser's own)."""
+
+    optimizer: str
+    filter: str | None = None
+    beta: float = 0.1
+
+    def __post_init__(self):
+        from tt_core.bo.filters import FILTERS
+        from tt_core.optimizers import available
+
+        if self.optimizer not in available():
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; known optimizers: {available()}")
+        if self.filter is not None and self.filter not in FILTERS:
+            raise ValueError(f"unknown filter {self.filter!r}; known filters: {sorted(FILTERS)}")
+        b = self.beta
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or not 0.0 < b <= 1.0:
+            raise ValueError(f"beta must be a fraction in (0, 1] (e.g. 0.1 or 10%), got {b!r}")
+        object.__setattr__(self, "beta", float(b))
+
+    @property
+    def label(self) -> str:
+        """``optimizer``, ``optimizer:filter`` (no filter / filter keeps all) or ``optimizer:filter:beta%``."""
+        if self.filter is None and self.beta == 0.1:
+            return self.optimizer
+        if self.filter == "none":
+            return f"{self.optimizer}:none"
+        return f"{self.optimizer}:{self.filter or 'default'}:{_pct(self.beta)}"
+
+    @classmethod
+    def parse(cls, text: str) -> "Setting":
+        """``OPTIMIZER[:FILTER[:BETA]]``; BETA as a fraction (0.1) or a percentage (10%)."""
+        if isinstance(text, Setting):
+            return text
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], e.g. trimtuner-dt:cea:10%; got {text!r}")
+        parts = [p.strip() for p in text.strip().split(":")]
+        if len(parts) > 3:
+            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], got {text!r}")
+        opt = parts[0]
+        filt = parts[1] if len(parts) > 1 and parts[1] not in ("", "default") else None
+        beta = 0.1
+        if len(parts) == 3:
+            raw = parts[2]
+            try:
+                beta = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
+            except ValueError:
+                raise ValueError(f"beta in setting {text!r} must be a fraction (0.1) or a percentage (10%), "
+                                 f"got {raw!r}") from None
+        if filt == "none":
+            beta = 1.0
+        return cls(opt, filt, beta)
+
+
+def _pct(beta: float) -> str:
+    return f"{100 * beta:g}%"
+
+
+def _table4(opt: str) -> list[Setting]:
+    # CEA at 10% is the TrimTuner optimisers' default: Setting(opt) shares its measurements with Table III
+    return [Setting(opt, "none", 1.0), Setting(opt, "cea", 0.01), Setting(opt), Setting(opt, "cea", 0.2),
+            Setting(opt, "direct", 0.1), Setting(opt, "cmaes", 0.1), Setting(opt, "random", 0.1)]
+
+
+#: Named groups of settings: the rows of TrimTuner Tables III and IV.
+SETTING_GROUPS: dict[str, list[Setting]] = {
+    "table3": [Setting("trimtuner-gp"), Setting("trimtuner-dt"), Setting("fabolas"), Setting("eic"),
+               Setting("eic-usd")],
+    "table4": _table4("trimtuner-dt") + _table4("trimtuner-gp"),
+    "table4-dt": _table4("trimtuner-dt"),
+    "table4-gp": _table4("trimtuner-gp"),
+}
+
+
+def parse_settings(items: Iterable[str | Setting]) -> list[Setting]:
+    """Settings from strings and group names (:data:`SETTING_GROUPS`), duplicates removed, order kept."""
+    if isinstance(items, (str, Setting)):
+        items = [items]
+    out: list[Setting] = []
+    for it in items:
+        group = SETTING_GROUPS.get(it) if isinstance(it, str) else None
+        for s in group if group is not None else [Setting.parse(it)]:
+            if s not in out:
+                out.append(s)
+    if not out:
+        raise ValueError(f"no settings given; use OPTIMIZER[:FILTER[:BETA]] or a group: {sorted(SETTING_GROUPS)}")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Machine
+# ------------------------------------------------------------------------------------------------
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine_info() -> dict:
+    """Where the numbers were measured: CPU model, cores, BLAS and its threads, memory, versions."""
+    import numpy
+    import scipy
+    import sklearn
+
+    from tt_core import __version__
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count()
+    blas, blas_threads = "unknown", None
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        if pools:
+            blas = f"{pools[0].get('internal_api')} {pools[0].get('version')}"
+            blas_threads = int(pools[0].get("num_threads"))
+    except Exception:  # pragma: no cover - threadpoolctl is optional here
+        pass
+    mem_gb = None
+    try:
+        mem_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        pass
+    return {
+        "cpu_model": _cpu_model(), "n_cores": os.cpu_count(), "n_cores_usable": usable, "memory_gb": mem_gb,
+        "blas": blas, "blas_threads": blas_threads, "platform": platform.platform(),
+        "python": platform.python_version(), "numpy": numpy.__version__, "scipy": scipy.__version__,
+        "sklearn": sklearn.__version__, "tt_core": __version__,
+    }
+
+
+def _load() -> float:
+    try:
+        return float(os.getloadavg()[0])
+    except (OSError, AttributeError):  # pragma: no cover
+        return float("nan")
+
+
+# ------------------------------------------------------------------------------------------------
+# One measurement
+# ------------------------------------------------------------------------------------------------
+def _make(setting: Setting, bench, seed: int):
+    from tt_core.optimizers import make_optimizer
+
+    return make_optimizer(setting.optimizer, bench, seed=int(seed), beta=setting.beta, filter=setting.filter,
+                          max_cost=bench.max_cost, max_time=bench.max_time)
+
+
+@contextmanager
+def _no_refit(opt):
+    """Observations are recorded without refitting the models (the refit is timed separately)."""
+    opt._update = lambda: None
+    try:
+        yield opt
+    finally:
+        del opt._update
+
+
+def replay_pairs(opt, n_obs: int, seed: int) -> list[tuple[int, int]]:
+    """The ``n_obs`` (configuration, size) pairs replayed into ``opt`` with ``policy="random"``.
+
+    The optimiser's initial design first, then distinct untested pairs of its candidate pool drawn
+    uniformly with ``numpy.random.default_rng([seed, n_obs])``.
+    """
+    _check_n_obs(opt, n_obs)
+    pairs = list(dict.fromkeys((int(c), int(s)) for c, s in opt._init_queue))[:n_obs]
+    ids, sizes = opt.pool.untested()
+    rng = np.random.default_rng([int(seed), int(n_obs)])
+    for j in rng.permutation(len(ids)):
+        if len(pairs) >= n_obs:
+            break
+        p = (int(ids[j]), int(sizes[j]))
+        if p not in pairs:
+            pairs.append(p)
+    return pairs
+
+
+def _check_n_obs(opt, n_obs) -> None:
+    if isinstance(n_obs, bool) or not isinstance(n_obs, (int, np.integer)):
+        raise ValueError(f"n_obs must be an integer, got {n_obs!r}")
+    if n_obs < max(opt.n_init, 2):
+        raise ValueError(f"n_obs={n_obs} is smaller than the initial design ({opt.n_init} tests) of "
+                         f"{getattr(opt, 'name', type(opt).__name__)}; use n_obs >= {max(opt.n_init, 2)}")
+    if n_obs >= len(opt.pool):
+        raise ValueError(f"n_obs={n_obs} leaves no untested candidate (the pool has {len(opt.pool)} pairs)")
+
+
+def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int = 20, seed: int = 1,
+                           repeats: int = 1, policy: str = "random") -> list[dict]:
+    """Time ``repeats`` recommendations of one setting after ``n_obs`` observations (one optimiser state).
+
+    Returns one dict per repeat with the timings (seconds) of :data:`TIME_COLUMNS`, the number of
+    untested candidates, how many the filter kept, the suggestion, and the load average before it.
+    """
+    from tt_core.data.objectives import ReplayObjective
+
+    setting = Setting.parse(setting)
+    if policy not in ("random", "own"):
+        raise ValueError(f"policy must be 'random' (seeded random observations) or 'own' (the optimiser's "
+                         f"own suggestions), got {policy!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+    bench = as_benchmark(benchmark)
+    replay = ReplayObjective(bench)
+    opt = _make(setting, bench, seed)
+    _check_n_obs(opt, n_obs)
+
+    def observe(c, s):
+        m = replay(c, s)
+        opt.observe(c, s, m.accuracy, m.cost, m.time)
+
+    if policy == "own":
+        for _ in range(n_obs - 1):
+            observe(*opt.suggest())
+        with _no_refit(opt):
+            observe(*opt.suggest())
+    else:
+        pairs = replay_pairs(opt, n_obs, seed)
+        with _no_refit(opt):
+            for c, s in pairs[:-1]:
+                observe(c, s)
+        opt._update()  # warm-up fit on n_obs - 1 observations (untimed)
+        with _no_refit(opt):
+            observe(*pairs[-1])
+
+    parts = {"acq_setup_s": 0.0, "filter_s": 0.0, "n_evaluated": None}
+    wrapped = []
+    for attr, key in (("_build_acquisition", "acq_setup_s"), ("_apply_filter", "filter_s")):
+        fn = getattr(opt, attr, None)
+        if fn is None:
+            continue
+
+        def timed(*a, _fn=fn, _key=key, **k):
+            t = time.perf_counter()
+            out = _fn(*a, **k)
+            parts[_key] += time.perf_counter() - t
+            if _key == "filter_s":
+                parts["n_evaluated"] = int(np.size(out))
+            return out
+
+        setattr(opt, attr, timed)
+        wrapped.append(attr)
+    rows = []
+    try:
+        for r in range(repeats):
+            parts.update(acq_setup_s=0.0, filter_s=0.0, n_evaluated=None)
+            n_cand = int(opt.pool.n_untested)
+            load = _load()
+            c0, t0 = time.process_time(), time.perf_counter()
+            opt._update()
+            t1 = time.perf_counter()
+            cid, size = opt.suggest()
+            t2, c2 = time.perf_counter(), time.process_time()
+            suggest = t2 - t1
+            rows.append({
+                "repeat": r, "refit_s": t1 - t0, "acq_setup_s": parts["acq_setup_s"], "filter_s": parts["filter_s"],
+                "acq_eval_s": max(suggest - parts["acq_setup_s"] - parts["filter_s"], 0.0), "suggest_s": suggest,
+                "total_s": t2 - t0, "cpu_s": c2 - c0, "n_candidates": n_cand,
+                "n_evaluated": n_cand if parts["n_evaluated"] is None else parts["n_evaluated"],
+                "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load,
+            })
+    finally:
+        for attr in wrapped:
+            delattr(opt, attr)
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------
+# Grid of measurements, CSV
+# ------------------------------------------------------------------------------------------------
+def _resolved_filter(setting: Setting, bench) -> tuple[str, float]:
+    """The filter and beta the optimiser actually uses (its default filter when none is given)."""
+    opt = _make(setting, bench, 0)
+    filt = getattr(opt, "filter", None)
+    if filt is None:
+        return "-", float("nan")
+    return filt, (1.0 if filt == "none" else float(getattr(opt, "beta", setting.beta)))
+
+
+def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequence[int] = DEFAULT_N_OBS,
+                    repeats: int = 3, seeds: Sequence[int] = (1, 2), benchmark="rnn", policy: str = "random",
+                    out: str | Path | None = None, resume: bool = False, blas_threads: int | None = None,
+                    progress: bool = False) -> pd.DataFrame:
+    """Time one recommendation per setting x number of observations x seed x repeat.
+
+    Parameters
+    ----------
+    settings : sequence of str or Setting
+        ``OPTIMIZER[:FILTER[:BETA]]`` or group names (``table3``, ``table4``, ``table4-dt``, ``table4-gp``).
+    n_obs : sequence of int
+        Observations (initial design included) before the timed recommendation (paper runs: 5..44).
+    repeats : int
+        Timed recommendations per optimiser state.
+    seeds : sequence of int
+        One optimiser state (seeded observations) per seed.
+    benchmark : str or Benchmark
+        Default ``rnn`` (Table IV is on the RNN).
+    policy : {"random", "own"}
+        How the observations are chosen (see the module docstring).
+    out : path, optional
+        CSV written atomically after every setting (so an interruption keeps what was measured).
+    resume : bool
+        Keep the rows already in ``out`` and measure only the missing ones.
+    blas_threads : int, optional
+        Limit the BLAS threads during the measurements (default: as configured).
+    progress : bool
+        Print one line per measured state.
+
+    Returns
+    -------
+    DataFrame
+        One row per measurement: :data:`KEY_COLUMNS`, optimiser, filter, beta, :data:`TIME_COLUMNS`,
+        candidates, kept candidates, suggestion, load average, and the machine's columns
+        (:func:`machine_info`).
+    """
+    settings = parse_settings(settings)
+    n_obs = _int_list(n_obs, "n_obs")
+    seeds = _int_list(seeds, "seeds")
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+    bench = as_benchmark(benchmark)
+    previous = read_bench_csv(out) if (resume and out is not None and Path(out).is_file()) else None
+    done = set()
+    if previous is not None:
+        done = set(map(tuple, previous[KEY_COLUMNS].astype(str).to_numpy()))
+    machine = machine_info()
+    frames = [previous] if previous is not None else []
+    limiter = _blas_limit(blas_threads)
+    with limiter:
+        if blas_threads is not None:
+            machine["blas_threads"] = int(blas_threads)
+        for setting in settings:
+            filt, beta = _resolved_filter(setting, bench)
+            rows = []
+            for n in n_obs:
+                for seed in seeds:
+                    keys = [(bench.name, setting.label, str(n), str(seed), str(r), policy) for r in range(repeats)]
+                    if all(k in done for k in keys):
+                        continue
+                    t0 = time.perf_counter()
+                    measured = measure_recommendation(setting, bench, n, seed, repeats, policy)
+                    for m in measured:
+                        if (bench.name, setting.label, str(n), str(seed), str(m["repeat"]), policy) in done:
+                            continue
+                        rows.append({"benchmark": bench.name, "setting": setting.label, "n_obs": int(n),
+                                     "seed": int(seed), "policy": policy, "optimizer": setting.optimizer,
+                                     "filter": filt, "beta": beta, **m, **machine,
+                                     "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S")})
+                    if progress:
+                        med = np.median([m["total_s"] for m in measured])
+                        print(f"{setting.label:<26} n_obs={n:<3} seed={seed}: median {med:8.3f} s "
+                              f"({len(measured)} repeats, {time.perf_counter() - t0:.1f} s incl. replay)", flush=True)
+            if rows:
+                frames.append(pd.DataFrame(rows))
+                if out is not None:
+                    write_bench_csv(pd.concat(frames, ignore_index=True), out)
+    if not frames:
+        return pd.DataFrame(columns=KEY_COLUMNS + TIME_COLUMNS)
+    df = pd.concat(frames, ignore_index=True)
+    if out is not None:
+        write_bench_csv(df, out)
+    return df
+
+
+@contextmanager
+def _blas_limit(n):
+    if n is None:
+        yield
+        return
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"blas_threads must be an integer >= 1, got {n!r}")
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=int(n), user_api="blas"):
+        yield
+
+
+def _int_list(values, name) -> list[int]:
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        values = [values]
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{name} must be integers, got {v!r}")
+        out.append(int(v))
+    if not out:
+        raise ValueError(f"{name} is empty")
+    return list(dict.fromkeys(out))
+
+
+def write_bench_csv(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write measurements atomically (a reader never sees a half-written file)."""
+    missing = [c for c in KEY_COLUMNS + TIME_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"not a bench_recommend table: columns {missing} are missing")
+    return write_csv(df, path)
+
+
+def read_bench_csv(path: str | Path) -> pd.DataFrame:
+    """Measurements written by :func:`bench_recommend` / ``tt bench recommend``."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist; measure with `tt bench recommend --out {path}`")
+    df = pd.read_csv(path)
+    missing = [c for c in KEY_COLUMNS + TIME_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path} is not a bench_recommend CSV: columns {missing} are missing")
+    return df
+
+
+def summarize(df: pd.DataFrame, by: Sequence[str] = ("benchmark", "setting"), value: str = "total_s") -> pd.DataFrame:
+    """Median, quartiles, IQR, min, max and count of ``value`` per group (default: pooled over n_obs).
+
+    Group also by ``n_obs`` (``by=("benchmark", "setting", "n_obs")``) for one row per state size. The
+    rows keep the order in which the settings were measured.
+    """
+    by = list(by)
+    missing = [c for c in [*by, value] if c not in df.columns]
+    if missing:
+        raise ValueError(f"measurements lack column(s) {missing}")
+    g = df.groupby(by, sort=False)[value]
+    out = pd.DataFrame({
+        "median": g.median(), "q25": g.quantile(0.25), "q75": g.quantile(0.75), "min": g.min(), "max": g.max(),
+        "mean": g.mean(), "sd": g.std(ddof=1), "n": g.size(),
+    })
+    out.insert(3, "iqr", out["q75"] - out["q25"])
+    extra = [c for c in ("optimizer", "filter", "beta") if c in df.columns and c not in by]
+    if extra:
+        out = out.join(df.groupby(by, sort=False)[extra].first())
+    return out.reset_index()
+
+
+def format_summary(summary: pd.DataFrame) -> str:
+    """A plain-text table of :func:`summarize` (seconds)."""
+    cols = [c for c in summary.columns if c not in ("q25", "q75", "mean", "sd")]
+    return summary[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Filter and beta studies (TrimTuner Figs 3-4)
+# ------------------------------------------------------------------------------------------------
+#: Filters of Fig. 3, in the paper's order.
+FIG3_FILTERS = ("cea", "direct", "cmaes", "random")
+#: Filter fractions of Fig. 4 (1.0 = no filter).
+FIG4_BETAS = (0.01, 0.1, 0.2, 0.5, 1.0)
+_FILTER_LABELS = {"cea": "CEA", "direct": "DIRECT", "cmaes": "CMA-ES", "random": "Random", "none": "no filter"}
+_STUDY_COLORS = {
+    "CEA": "#d62728", "DIRECT": "#1f77b4", "CMA-ES": "#2ca02c", "Random": "#7f7f7f",
+    "beta 1%": "#9467bd", "beta 10%": "#d62728", "beta 20%": "#ff7f0e", "beta 50%": "#2ca02c",
+    "no filter": "#1f77b4",
+}
+
+
+def filter_study_specs(optimizer: str, seeds: Sequence[int], benchmark: str = "rnn", iterations: int = 44,
+                       filters: Sequence[str] = FIG3_FILTERS, beta: float = 0.1) -> list:
+    """Runs of Fig. 3: one optimiser with each filter at the same beta. CEA at beta 10% is the
+    optimiser's default, so it reuses the default runs (same stored file as Fig. 1's)."""
+    from tt_core.experiments.store import RunSpec
+
+    for f in filters:
+        Setting(optimizer, f, beta)  # validates names
+    return [RunSpec(benchmark, optimizer, int(s), iterations=iterations, beta=beta,
+                    filter=None if (f == "cea" and optimizer.startswith("trimtuner")) else f)
+            for f in filters for s in seeds]
+
+
+def beta_study_specs(optimizer: str, seeds: Sequence[int], benchmarks: Sequence[str] = ("rnn",),
+                     iterations: int = 44, betas: Sequence[float] = FIG4_BETAS) -> list:
+    """Runs of Fig. 4: CEA at each beta (1.0 = no filter)."""
+    from tt_core.experiments.store import RunSpec
+
+    specs = []
+    for b in benchmarks:
+        for beta in betas:
+            Setting(optimizer, "cea" if beta < 1 else "none", beta)
+            for s in seeds:
+                if beta >= 1.0:
+                    specs.append(RunSpec(b, optimizer, int(s), iterations=iterations, beta=0.1, filter="none"))
+                else:
+                    specs.append(RunSpec(b, optimizer, int(s), iterations=iterations, beta=float(beta)))
+    return specs
+
+
+def heuristic_label(filter: str, beta: float) -> str:
+    """Display name of a filter setting as in Table IV: ``no filter``, ``CEA (10%)``, ``CMA-ES (10%)``..."""
+    if filter == "none":
+        return "no filter"
+    return f"{_FILTER_LABELS.get(filter, filter)} ({_pct(float(beta))})"
+
+
+def label_runs(runs: pd.DataFrame, study: str) -> pd.DataFrame:
+    """A copy of ``runs`` whose ``variant`` column names the study's factor (``filter`` or ``beta``)."""
+    if study not in ("filter", "beta"):
+        raise ValueError(f"study must be 'filter' or 'beta', got {study!r}")
+    out = runs.copy()
+    filt = out["filter"].where(out["filter"].notna(), "cea").astype(str)
+    if study == "filter":
+        out["variant"] = [_FILTER_LABELS.get(f, f) for f in filt]
+    else:
+        out["variant"] = ["no filter" if f == "none" else f"beta {_pct(float(b))}" for f, b in zip(filt, out["beta"])]
+    return out
+
+
+def plot_study(curves: pd.DataFrame, *, init_end: pd.DataFrame | None = None, reference: dict | None = None,
+               x: str = "cumulative_cost", suptitle: str = "", ylim=(0.0, 1.02), order: Sequence[str] | None = None,
+               panel: str = "benchmark"):
+    """Mean Accuracy_C curve with 95% band per study level (filter or beta), one panel per ``panel`` value.
+
+    ``curves`` is :func:`tt_core.analysis.trajectories.curves_on_grid` of :func:`label_runs` output
+    (optionally with an extra column named by ``panel``, e.g. ``optimizer``).
+    """
+    import matplotlib.pyplot as plt
+
+    from tt_core.plotting.figures import _plain_log_ticks, network_label, variant_style
+
+    panels = list(dict.fromkeys(curves[panel]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.4), squeeze=False)
+    for ax, pv in zip(axes[0], panels):
+        cp = curves[curves[panel] == pv]
+        levels = list(dict.fromkeys(cp["variant"]))
+        if order:
+            levels = [v for v in order if v in levels] + [v for v in levels if v not in order]
+        for level in levels:
+            cv = cp[cp["variant"] == level]
+            color = _STUDY_COLORS.get(level, "0.4")
+            bench = cv["benchmark"].iloc[0]
+            cut = -np.inf
+            if init_end is not None:  # before the earliest end of the initial design all seeds are in it
+                ie = init_end[(init_end["benchmark"] == bench)]
+                if len(ie):
+                    cut = float(ie["cost"].min())
+            pre, post = cv[cv[x] <= cut], cv[cv[x] >= cut]
+            if len(pre):
+                ax.plot(pre[x], pre["mean"], color=color, ls="--", lw=1.4)
+            ax.plot(post[x], post["mean"], color=color, lw=2, label=level)
+            ax.fill_between(cv[x], cv["lo"], cv["hi"], color=color, alpha=0.13, lw=0)
+        bench = cp["benchmark"].iloc[0]
+        if reference and bench in reference:
+            ax.axhline(reference[bench], color="0.3", ls=":", lw=1, label="best feasible accuracy")
+        ax.set_xscale("log")
+        ax.set_ylim(*ylim)
+        ax.set_xlabel("optimisation cost [USD]")
+        ax.set_ylabel("Accuracy$_C$ of the incumbent")
+        title = network_label(pv) if panel == "benchmark" else variant_style(str(pv))["label"]
+        if panel != "benchmark":
+            title += f" - {network_label(bench)}"
+        ax.set_title(title)
+        _plain_log_ticks(ax, "x", money=x.endswith("cost"))
+        ax.legend(fontsize=8, loc="lower right")
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
+    return fig
+
+
+def run_metrics(runs: pd.DataFrame, benchmarks: dict, fraction: float = 0.9) -> pd.DataFrame:
+    """One row per run: final Accuracy_C, mean Accuracy_C over the BO phase, cost to reach ``fraction``
+    of the optimum (first feasible incumbent with that accuracy, the paper's definition,
+    :func:`tt_core.analysis.trajectories.time_to_target`), the cost from which the incumbent *stays* on
+    target until the end of the run (``cost_to_target_held``, NaN if it is off target at the end), and
+    the median recommendation overhead per iteration. ``runs`` needs ``optimizer`` and ``variant``."""
+    from tt_core.analysis.trajectories import best_feasible_accuracy, time_to_target
+
+    rows = []
+    for (bench, opt), ro in runs.groupby(["benchmark", "optimizer"], sort=False):
+        ttt = time_to_target(ro, benchmarks, fraction).set_index(["variant", "seed"])
+        for (variant, seed), r in ro.groupby(["variant", "seed"], sort=False):
+            r = r.sort_values("iteration")
+            bo = r[r["phase"] == "bo"]
+            t = ttt.loc[(variant, seed)]
+            # sustained: from the first iteration after which the incumbent stays on target to the end
+            b = benchmarks[bench]
+            target = fraction * best_feasible_accuracy(b)
+            ok = ((r["incumbent_cost"] <= b.max_cost) & (r["incumbent_accuracy"] >= target)).to_numpy()
+            held = np.logical_and.accumulate(ok[::-1])[::-1]
+            rows.append({"benchmark": bench, "optimizer": opt, "variant": variant, "seed": seed,
+                         "final_accuracy_c": float(r["accuracy_c"].iloc[-1]),
+                         "mean_accuracy_c": float(bo["accuracy_c"].mean()) if len(bo) else np.nan,
+                         "reached": bool(t["reached"]), "cost_to_target": float(t["cost"]),
+                         "held": bool(held.any()),
+                         "cost_to_target_held": float(r["cumulative_cost"].to_numpy()[held.argmax()])
+                         if held.any() else np.nan,
+                         "total_cost": float(r["cumulative_cost"].iloc[-1]),
+                         "median_overhead_s": float(bo["overhead_s"].median()) if len(bo) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def level_summary(metrics: pd.DataFrame, order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per benchmark, optimiser and level (``variant``): mean and 95% CI of the final and BO-phase mean
+    Accuracy_C, median cost to target (runs that never reached it excluded; ``reached`` says how many
+    did) and median overhead per iteration."""
+    from scipy import stats
+
+    rows = []
+    for (bench, opt, variant), m in metrics.groupby(["benchmark", "optimizer", "variant"], sort=False):
+        row = {"benchmark": bench, "optimizer": opt, "variant": variant, "runs": len(m)}
+        for col in ("final_accuracy_c", "mean_accuracy_c"):
+            v = m[col].dropna().to_numpy()
+            half = stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan
+            row[col] = v.mean() if len(v) else np.nan
+            row[col + "_ci"] = half
+        row["reached"] = f"{int(m['reached'].sum())}/{len(m)}"
+        row["median_cost_to_target"] = m["cost_to_target"].median()
+        row["held"] = f"{int(m['held'].sum())}/{len(m)}"
+        row["median_cost_to_target_held"] = m["cost_to_target_held"].median()
+        row["median_overhead_s"] = m["median_overhead_s"].median()
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if order:
+        rank = {v: i for i, v in enumerate(order)}
+        out = out.sort_values(["benchmark", "optimizer", "variant"], key=lambda c: c.map(rank) if c.name == "variant"
+                              else c.map({x: i for i, x in enumerate(dict.fromkeys(out[c.name]))}), kind="stable")
+    return out.reset_index(drop=True)
+
+
+def cost_ratio(metrics: pd.DataFrame, baseline: str, method: str = "CEA", held: bool = False) -> pd.DataFrame:
+    """Per benchmark and optimiser: median cost to target of ``baseline`` / that of ``method`` (the paper's
+    "CEA achieves a 3.62x savings"). A run that never reached the target within its budget counts as
+    infinitely expensive (censored), so a median over mostly censored runs is ``inf``. ``held=True``
+    uses the cost from which the target is held until the end of the run."""
+    cost_col, ok_col = ("cost_to_target_held", "held") if held else ("cost_to_target", "reached")
+    rows = []
+    for (bench, opt), m in metrics.groupby(["benchmark", "optimizer"], sort=False):
+        cost = m[cost_col].where(m[ok_col], np.inf)
+        med = cost.groupby(m["variant"]).median()
+        if baseline in med and method in med:
+            rows.append({"benchmark": bench, "optimizer": opt, "definition": "held" if held else "first",
+                         "method": method, "baseline": baseline,
+                         "method_cost": med[method], "baseline_cost": med[baseline],
+                         "ratio": med[baseline] / med[method],
+                         "method_reached": int(m.loc[m["variant"] == method, ok_col].sum()),
+                         "baseline_reached": int(m.loc[m["variant"] == baseline, ok_col].sum()),
+                         "runs": int((m["variant"] == method).sum())})
+    return pd.DataFrame(rows)
+
+
+def beta_trend(metrics: pd.DataFrame, value: str = "mean_accuracy_c") -> pd.DataFrame:
+    """Per benchmark and optimiser: Spearman correlation between beta (no filter = 1) and ``value`` over
+    runs, the best level, and a Welch t-test of beta 10% against no filter (the paper: "no significant
+    degradation for values of beta as low as 10%")."""
+    from scipy import stats
+
+    def beta_of(v):
+        return 1.0 if v == "no filter" else float(v.split()[1].rstrip("%")) / 100.0
+
+    rows = []
+    for (bench, opt), m in metrics.groupby(["benchmark", "optimizer"], sort=False):
+        b = m["variant"].map(beta_of)
+        rho, p_rho = stats.spearmanr(b, m[value]) if b.nunique() > 1 else (np.nan, np.nan)
+        means = m.groupby("variant")[value].mean()
+        ten, nof = m.loc[m["variant"] == "beta 10%", value], m.loc[m["variant"] == "no filter", value]
+        if len(ten) > 1 and len(nof) > 1 and (ten.std() > 0 or nof.std() > 0):
+            t, p = stats.ttest_ind(nof, ten, equal_var=False)
+        else:
+            t, p = np.nan, np.nan
+        rows.append({"benchmark": bench, "optimizer": opt, "value": value, "spearman_rho": rho,
+                     "spearman_p": p_rho, "best_level": means.idxmax(),
+                     "no_filter_minus_beta10": (nof.mean() - ten.mean()) if len(ten) and len(nof) else np.nan,
+                     "welch_p": p, "runs_per_level": int(m.groupby("variant").size().min())})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# Nephele: time of one recommendation per lookahead horizon (thesis §6.5)
+# ------------------------------------------------------------------------------------------------
+def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), seed: int = 1, n_states: int = 3,
+                         steps_between: int = 5, budget: float | None = None, initial_budget: float | None = None,
+                         min_accuracy: float = 0.85, max_time: float = 300.0,
+                         skip=None) -> pd.DataFrame:
+    """Wall time of one Nephele recommendation per lookahead horizon, at identical optimiser states.
+
+    A Nephele run (``h = 0``) is replayed through its initial sampling and then ``steps_between`` BO steps
+    between snapshots; at each of ``n_states`` snapshots a copy of the optimiser is asked for one
+    recommendation with every ``(horizon, max_paths)`` combination and timed.
+
+    Parameters
+    ----------
+    horizons : iterable of int
+    max_paths : iterable of (int or None)
+        None = lookahead from every pair of Gamma (the thesis).
+    skip : callable, optional
+        ``skip(horizon, max_paths) -> bool`` to leave out slow combinations.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, state, observations, gamma_size, horizon, max_paths, wall_s`` (``max_paths`` is
+        ``"all"`` for None).
+    """
+    import copy
+
+    from tt_core.data.objectives import ReplayObjective
+    from tt_core.experiments.replay import method_options, problem_limits
+    from tt_core.optimizers import make_optimizer
+
+    bench = as_benchmark(benchmark)
+    limits = problem_limits(bench, "cost", min_accuracy=min_accuracy, max_time=max_time, budget=budget)
+    options = method_options(bench, "nephele", {} if initial_budget is None else {"initial_budget": initial_budget})
+    opt = make_optimizer("nephele", bench, seed=seed, **limits, horizon=0, **options)
+    replay = ReplayObjective(bench)
+
+    def step():
+        cid, size = opt.suggest()
+        m = replay(cid, size)
+        opt.observe(cid, size, m.accuracy, m.cost, m.time)
+
+    while not opt.done and opt.phase == "init":
+        step()
+    rows = []
+    for state in range(n_states):
+        if opt.done:
+            break
+        for h in horizons:
+            for mp in max_paths:
+                if skip is not None and skip(h, mp):
+                    continue
+                o = copy.deepcopy(opt)
+                o.horizon, o.max_paths = int(h), mp
+                t0 = time.perf_counter()
+                o.suggest()
+                rows.append({"benchmark": bench.name, "state": state, "observations": len(opt.history),
+                             "gamma_size": o.step_info.get("gamma_size"), "horizon": int(h),
+                             "max_paths": "all" if mp is None else int(mp), "wall_s": time.perf_counter() - t0})
+        for _ in range(steps_between):
+            if opt.done:
+                break
+            step()
+    return pd.DataFrame(rows)

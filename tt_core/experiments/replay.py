@@ -1,0 +1,275 @@
+"""The one replay driver: run any registered optimiser on a benchmark's measurements.
+
+:func:`run_optimization` builds the problem and the optimiser (:func:`tt_core.optimizers.make_optimizer`),
+then loops ``suggest`` -> measure (replay, or a user's ``objective``) -> ``observe`` -> ``incumbent``
+until ``iterations`` tests were made, the exploration ``budget`` is spent, or the optimiser is done.
+What each test is charged comes from the optimiser (:meth:`tt_core.optimizers.base.Optimizer.observe`).
+
+Each row of the trajectory scores the incumbent by its *measured* values at its (configuration, size):
+for an accuracy-maximising problem (TrimTuner paper) the full-size accuracy/cost and Accuracy_C
+(paper Eq. 7) and its thesis variant (Eq. 7.1); for a cost-minimising problem (thesis Eq. 3.1) the
+CNO (thesis Eq. 6.1) against the optimum at any size (``cno``) and in the optimiser's own space
+(``cno_space``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data.benchmarks import Benchmark, as_benchmark
+from tt_core.data.objectives import ReplayObjective
+from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis, cno, optimum
+from tt_core.optimizers import make_optimizer
+from tt_core.optimizers.registry import objective_of
+
+#: The thesis' constraints (§6.2): A_min = 85 %, T_max = 300 s, the defaults of cost-minimising runs.
+THESIS_MIN_ACCURACY = 0.85
+THESIS_MAX_TIME = 300.0
+
+
+def problem_limits(bench: Benchmark, objective: str, *, max_cost=None, max_time=None, min_accuracy=None,
+                   budget=None) -> dict:
+    """The limits of a replayed run: explicit ones, else the defaults of the problem's paper.
+
+    Maximising accuracy (TrimTuner paper): the benchmark's cost limit (CNN $0.10, RNN $0.02).
+    Minimising cost (thesis §6.2): A_min 0.85 and T_max 300 s, and the exploration budget of
+    :data:`tt_core.experiments.profiles.EXPLORATION_BUDGETS`.
+    """
+    if objective == "accuracy":
+        if max_cost is None and max_time is None and min_accuracy is None:
+            max_cost, max_time = bench.max_cost, bench.max_time
+        if max_cost is None and max_time is None and min_accuracy is None:
+            raise ValueError(f"benchmark {bench.name!r} has no default constraint; pass max_cost and/or max_time")
+        return {"max_cost": max_cost, "max_time": max_time, "min_accuracy": min_accuracy, "budget": budget}
+    from tt_core.experiments.profiles import EXPLORATION_BUDGETS
+
+    if budget is None:
+        key = bench.name.lower()
+        if key not in EXPLORATION_BUDGETS:
+            raise ValueError(f"benchmark {bench.name!r} has no default exploration budget; pass budget=<USD> "
+                             f"(defaults exist for {sorted(EXPLORATION_BUDGETS)})")
+        budget = EXPLORATION_BUDGETS[key]
+    return {"max_cost": max_cost, "budget": budget,
+            "min_accuracy": THESIS_MIN_ACCURACY if min_accuracy is None else min_accuracy,
+            "max_time": THESIS_MAX_TIME if max_time is None else max_time}
+
+
+def method_options(bench: Benchmark, optimizer: str, options: dict) -> dict:
+    """``options`` with the per-benchmark defaults of the thesis' budgeted methods (``initial_budget``)."""
+    from tt_core.experiments.profiles import INITIAL_BUDGETS
+    from tt_core.optimizers.registry import spec
+
+    out = dict(options)
+    if spec(optimizer).family == "budgeted" and "initial_budget" not in out:
+        key = bench.name.lower()
+        if key not in INITIAL_BUDGETS:
+            raise ValueError(f"benchmark {bench.name!r} has no default initial budget; pass initial_budget=<USD> "
+                             f"(thesis Table 6.1 has {INITIAL_BUDGETS})")
+        out["initial_budget"] = INITIAL_BUDGETS[key]
+    return out
+
+
+class Replay:
+    """A steppable run: one optimiser, one way to measure, one way to score recommendations.
+
+    Used by :func:`run_optimization` (``tt optimize``, ``tt runs``), the explorer (one :meth:`step` per
+    click) and the own-job tutorial (``measure`` trains the user's model; ``score`` trains the
+    recommendation at full size).
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+    measure : callable ``(config_id, size) -> Measurement``
+        Runs a test.
+    score : callable ``(config_id, size) -> Measurement``
+        The true measurement of a recommendation (replay: the table's row).
+    limits : dict
+        ``max_cost``, ``max_time``, ``min_accuracy`` of the problem (for Accuracy_C and the CNO).
+    optima : tuple of float, optional
+        Cost-minimising problems: the optimum's cost at any size and in the optimiser's own space (CNO).
+    """
+
+    def __init__(self, optimizer, measure, score, limits: dict, optima: tuple[float, float] | None = None):
+        self.optimizer = optimizer
+        self.measure = measure
+        self.score = score
+        self.limits = dict(limits)
+        self.objective = optimizer.problem.objective
+        self.optima = optima
+        self.rows: list[dict] = []
+        self._cum_cost = self._cum_time = 0.0
+
+    @classmethod
+    def from_benchmark(cls, benchmark, optimizer: str, *, seed: int, beta=None, filter=None, max_cost=None,
+                       max_time=None, min_accuracy=None, budget=None, objective=None, measure=None,
+                       **options) -> "Replay":
+        """A replay of a registered optimiser on a benchmark (limits default to the objective's paper)."""
+        bench = as_benchmark(benchmark)
+        obj = objective_of(optimizer, objective)
+        limits = problem_limits(bench, obj, max_cost=max_cost, max_time=max_time, min_accuracy=min_accuracy,
+                                budget=budget)
+        opt = make_optimizer(optimizer, bench, seed=seed, beta=beta, filter=filter,
+                             objective=objective if objective is not None and optimizer == "random" else None,
+                             **limits, **method_options(bench, optimizer, options))
+        replay = ReplayObjective(bench)
+        optima = None
+        if obj == "cost":
+            optima = (float(optimum(bench, limits["min_accuracy"], limits["max_time"])["cost"]),
+                      float(optimum(bench, limits["min_accuracy"], limits["max_time"],
+                                    full_size_only=opt.full_size_only)["cost"]))
+        out = cls(opt, measure or replay, replay.at, limits, optima)
+        out.benchmark = bench
+        out.full_size = replay.full_size
+        return out
+
+    def check_iterations(self, iterations) -> None:
+        """A clear error when ``iterations`` cannot be run by this optimiser."""
+        opt = self.optimizer
+        if iterations is None:
+            if opt.budget is None:
+                raise ValueError(f"{opt.name!r} has no budget; give iterations=<number of tests> or budget=<USD>")
+            return
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
+            raise ValueError(f"iterations must be a whole number >= 1, got {iterations!r}")
+        n_init = getattr(opt, "n_init", 0)
+        if iterations < n_init:
+            raise ValueError(f"iterations={iterations} is smaller than the initial design of {opt.name!r} "
+                             f"({n_init} tests); use iterations >= {n_init}")
+        n_candidates = opt.pool.n_untested + len(self.rows)
+        if iterations > n_candidates:
+            raise ValueError(f"iterations={iterations} exceeds the {n_candidates} candidate tests of {opt.name!r}; "
+                             f"use iterations <= {n_candidates}")
+
+    @property
+    def done(self) -> bool:
+        return self.optimizer.done
+
+    def step(self, pair: tuple[int, int] | None = None) -> dict:
+        """One test: suggest (or test ``pair``), measure, observe, score the incumbent; returns the row."""
+        opt = self.optimizer
+        t0 = time.perf_counter()
+        config_id, size = opt.suggest() if pair is None else pair
+        overhead = time.perf_counter() - t0
+        m = self.measure(config_id, size)
+        t1 = time.perf_counter()
+        charged_cost, charged_time = opt.observe(config_id, size, m.accuracy, m.cost, m.time)
+        inc = opt.incumbent()
+        overhead += time.perf_counter() - t1
+        last = opt._history.rows[-1]
+        self._cum_cost += charged_cost
+        self._cum_time += charged_time
+        row = {
+            "iteration": len(self.rows) + 1, "phase": last["phase"], "config_id": int(config_id), "size": int(size),
+            "accuracy": m.accuracy, "cost": m.cost, "time": m.time,
+            "charged_cost": charged_cost, "charged_time": charged_time,
+            "cumulative_cost": self._cum_cost, "cumulative_time": self._cum_time, "overhead_s": overhead,
+            "incumbent": -1 if inc is None else int(inc.config_id),
+            "incumbent_size": -1 if inc is None else int(inc.size),
+        }
+        if inc is not None:
+            true = self.score(inc.config_id, inc.size)
+            row.update(incumbent_accuracy=true.accuracy, incumbent_cost=true.cost, incumbent_time=true.time)
+        else:
+            row.update(incumbent_accuracy=np.nan, incumbent_cost=np.nan, incumbent_time=np.nan)
+        if self.objective == "cost":
+            row.update(feasible=bool(last["feasible"]), used=bool(last["used"]), budget_left=opt.remaining,
+                       incumbent_full_cost=np.nan if inc is None else self.full_size(inc.config_id).cost)
+        for k, v in opt.step_info.items():
+            row[k] = np.nan if v is None else float(v)
+        self.rows.append(row)
+        return row
+
+    def run(self, iterations: int | None, progress: bool = False, desc: str = "") -> pd.DataFrame:
+        """Step until ``iterations`` tests were made (None: until the optimiser is done); the trajectory."""
+        from tqdm.auto import tqdm
+
+        self.check_iterations(iterations)
+        bar = tqdm(total=iterations, desc=desc, disable=not progress, unit="test")
+        try:
+            while not self.done and (iterations is None or len(self.rows) < iterations):
+                self.step()
+                bar.update()
+        finally:
+            bar.close()
+        return self.frame()
+
+    def frame(self) -> pd.DataFrame:
+        """The trajectory so far, with the metric columns of the problem."""
+        traj = pd.DataFrame(self.rows)
+        if traj.empty:
+            return traj
+        if self.objective == "accuracy":
+            limit_cost, limit_time = self.limits.get("max_cost"), self.limits.get("max_time")
+            if limit_cost is not None:
+                traj["accuracy_c"] = accuracy_c(traj["incumbent_accuracy"], traj["incumbent_cost"], limit_cost)
+                traj["accuracy_c_thesis"] = accuracy_c_thesis(traj["incumbent_accuracy"], traj["incumbent_cost"],
+                                                              limit_cost)
+            elif limit_time is not None:
+                feasible = traj["incumbent_time"] <= limit_time
+                traj["accuracy_c"] = np.where(feasible, traj["incumbent_accuracy"],
+                                              traj["incumbent_accuracy"] * limit_time / traj["incumbent_time"])
+                traj["accuracy_c_thesis"] = np.where(feasible, traj["incumbent_accuracy"], 0.0)
+        else:
+            best_all, best_space = self.optima
+            traj["cno"] = cno(traj["incumbent_cost"], best_all)
+            traj["cno_space"] = cno(traj["incumbent_cost"], best_space)
+            traj["optimum_cost"] = best_all
+            traj["optimum_cost_space"] = best_space
+            traj["budget"] = float(self.optimizer.budget)
+            traj["initial_budget"] = float(getattr(self.optimizer, "initial_budget", 0.0))
+        traj["cumulative_wall"] = traj["cumulative_time"] + traj["overhead_s"].cumsum()
+        return traj
+
+
+def run_optimization(
+    benchmark: str | Benchmark,
+    optimizer: str,
+    *,
+    seed: int,
+    iterations: int | None = 44,
+    beta: float | None = None,
+    filter: str | None = None,
+    max_cost: float | None = None,
+    max_time: float | None = None,
+    min_accuracy: float | None = None,
+    budget: float | None = None,
+    objective: str | None = None,
+    measure=None,
+    progress: bool = False,
+    **options,
+) -> pd.DataFrame:
+    """Run one optimiser on a benchmark; one trajectory row per test.
+
+    Parameters
+    ----------
+    benchmark : str or Benchmark
+        A registered name, a CSV path, or a loaded benchmark (the search space and, when replayed, the
+        measurements).
+    optimizer : str
+        A registered optimiser (:func:`tt_core.optimizers.available`).
+    seed : int
+        Seed of every random choice of the run.
+    iterations : int or None
+        Number of tests, initial design included (paper: 44); None: until the budget is spent.
+    beta, filter : optional
+        Filter fraction and filter name of the model-based optimisers (paper: 0.1, their own filter).
+    max_cost, max_time, min_accuracy : float, optional
+        Constraints; default to the paper of the optimiser's objective (see :func:`problem_limits`).
+    budget : float, optional
+        Exploration budget (USD); the run stops once it is spent.
+    objective : {"accuracy", "cost"}, optional
+        For random search: maximise accuracy (default) or minimise cost.
+    measure : callable, optional
+        ``measure(config_id, size) -> Measurement``; default replays the benchmark.
+    progress : bool
+        Show a progress bar.
+    **options
+        Method options (``initial_budget``, ``horizon``, ``snapshot_init``, ...).
+    """
+    run = Replay.from_benchmark(benchmark, optimizer, seed=seed, beta=beta, filter=filter, max_cost=max_cost,
+                                max_time=max_time, min_accuracy=min_accuracy, budget=budget, objective=objective,
+                                measure=measure, **options)
+    return run.run(iterations, progress=progress, desc=f"{run.benchmark.name}/{optimizer}/seed{seed}")

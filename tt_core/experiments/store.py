@@ -1,0 +1,363 @@
+"""Experiment runner: grids of benchmarks x optimisers x seeds, stored one file per run.
+
+Each run is written atomically to ``<runs_dir>/<benchmark>/<optimizer>[-<filter>-b<beta>]/seed<k>.parquet``
+with its metadata (package versions, parameters, seed, wall time) in the parquet schema, so an
+interrupted grid resumes where it stopped: runs whose file exists are skipped.
+
+Parallelism: ``backend="loky"`` (joblib processes on this machine, default), ``"sequential"``, or
+``"dask"`` (joblib's Dask backend on a ``dask.distributed`` cluster: pass ``scheduler=<address>`` of a
+running cluster, or nothing to start a local one).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+from tt_core.data.benchmarks import PROJECT_DIR
+from tt_core.data.io import atomic_path
+
+DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One optimisation run of any registered optimiser (see :func:`tt_core.experiments.replay.run_optimization`)."""
+
+    benchmark: str
+    optimizer: str
+    seed: int
+    iterations: int | None = 44   # None: until the exploration budget is spent
+    beta: float | None = None
+    filter: str | None = None
+    max_cost: float | None = None
+    max_time: float | None = None
+    min_accuracy: float | None = None
+    budget: float | None = None
+    objective: str | None = None   # random search only: "accuracy" (default) or "cost"
+    options: tuple = field(default_factory=tuple)  # extra optimiser keyword arguments as (key, value) pairs
+
+    def __post_init__(self):
+        from tt_core.optimizers.registry import objective_of
+
+        objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
+
+    @property
+    def variant(self) -> str:
+        """Folder name of the optimiser variant (settings only when they differ from the default)."""
+        parts = [self.optimizer]
+        if self.objective == "cost" and self.optimizer == "random":
+            parts.append("mincost")
+        if self.filter is not None:
+            parts.append(self.filter)
+        if self.beta is not None and self.beta != 0.1:
+            parts.append(f"b{self.beta:g}")
+        parts += [f"{k}{v}" for k, v in self.options]
+        if self.max_cost is not None:
+            parts.append(f"c{self.max_cost:g}")
+        if self.max_time is not None:
+            parts.append(f"t{self.max_time:g}")
+        if self.min_accuracy is not None:
+            parts.append(f"a{self.min_accuracy:g}")
+        if self.budget is not None:
+            parts.append(f"B{self.budget:g}")
+        if self.iterations is not None and self.iterations != 44:
+            parts.append(f"it{self.iterations}")
+        return "-".join(parts)
+
+    @property
+    def benchmark_label(self) -> str:
+        """Folder name of the benchmark (a CSV path's stem)."""
+        b = str(self.benchmark)
+        return Path(b).stem if ("/" in b or b.endswith(".csv")) else b
+
+    def path(self, runs_dir: str | Path) -> Path:
+        return Path(runs_dir) / self.benchmark_label / self.variant / f"seed{self.seed}.parquet"
+
+    def run(self) -> pd.DataFrame:
+        """Replay this run (nothing is stored)."""
+        from tt_core.experiments.replay import run_optimization
+
+        return run_optimization(
+            self.benchmark, self.optimizer, seed=self.seed, iterations=self.iterations, beta=self.beta,
+            filter=self.filter, max_cost=self.max_cost, max_time=self.max_time, min_accuracy=self.min_accuracy,
+            budget=self.budget, objective=self.objective, progress=False, **dict(self.options),
+        )
+
+
+def profile_specs(profile: str, smoke: bool = False, **overrides) -> list[RunSpec]:
+    """The Fig. 1-2 runs of a profile (:mod:`tt_core.experiments.profiles`); overrides apply to every run."""
+    from tt_core.experiments.profiles import settings
+
+    p = settings(profile, "fig1", smoke)
+    kw = {"iterations": p["iterations"], **overrides}
+    return grid(p["benchmarks"], p["optimizers"], p["seeds"], **kw)
+
+
+def grid(benchmarks, optimizers, seeds, **kwargs) -> list[RunSpec]:
+    """The full cross product of benchmarks x optimisers x seeds."""
+    return [RunSpec(b, o, int(s), **kwargs) for b in benchmarks for o in optimizers for s in seeds]
+
+
+def cost_grid(benchmarks, optimizers, seeds, horizons=(0,), budget=None, options=None, **kwargs) -> list[RunSpec]:
+    """Runs of the thesis' cost-minimising study (Nephele and its baselines, until the budget is spent).
+
+    Every benchmark x optimiser x seed, and x horizon for Nephele/Lynceus (the baselines have none);
+    random search minimises the cost (all sizes, thesis §6.1). ``budget`` may be a number or a mapping
+    benchmark -> USD; ``options`` (a dict) go to Nephele, Lynceus and CherryPick.
+    """
+    opts = tuple(sorted(dict(options or {}).items()))
+    specs = []
+    for b in benchmarks:
+        B = budget.get(b) if isinstance(budget, dict) else budget
+        for o in optimizers:
+            hs = horizons if o in ("nephele", "lynceus") else (0,)
+            for h in hs:
+                extra = opts if o != "random" else ()
+                if h:
+                    extra = tuple(sorted({**dict(extra), "horizon": int(h)}.items()))
+                for s in seeds:
+                    specs.append(RunSpec(b, o, int(s), iterations=None, budget=B, options=extra,
+                                         objective="cost" if o == "random" else None, **kwargs))
+    return specs
+
+
+def _versions() -> dict:
+    import numpy
+    import scipy
+    import sklearn
+
+    from tt_core import __version__
+
+    return {"tt_core": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__,
+            "sklearn": sklearn.__version__, "python": platform.python_version()}
+
+
+def code_hash() -> str:
+    """Short sha256 of the tt_core sources: stored runs made by other code can be recognised."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False) -> Path:
+    """Run one optimisation (unless its file exists) and store the trajectory atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = spec.path(runs_dir)
+    if path.is_file() and not overwrite:
+        return path
+    t0 = time.perf_counter()
+    traj = spec.run()
+    meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "wall_s": time.perf_counter() - t0,
+            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    for k, v in asdict(spec).items():
+        if k != "options":
+            traj[k] = v
+    for k, v in spec.options:
+        if k == "horizon":
+            traj["horizon"] = int(v)
+    if "horizon" not in traj and "cno" in traj:  # cost-minimising runs: the lookahead horizon (0: none)
+        traj["horizon"] = 0
+    traj["variant"] = spec.variant
+    table = pa.Table.from_pandas(traj, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path
+
+
+def _run_one_quiet(spec: RunSpec, runs_dir: str) -> str:
+    return str(run_one(spec, runs_dir))
+
+
+def run_grid(
+    specs: list[RunSpec],
+    runs_dir: str | Path = DEFAULT_RUNS_DIR,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> list[Path]:
+    """Run every spec whose result is missing; return the paths of all results.
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+    runs_dir : path
+    n_jobs : int
+        Parallel workers (``-1``: all cores).
+    backend : {"loky", "sequential", "dask"}
+    scheduler : str, optional
+        Dask only: address of a running ``dask.distributed`` scheduler; default starts a local cluster.
+    progress : bool
+        Show a progress bar with ETA.
+    """
+    from joblib import Parallel, delayed, parallel_config
+    from tqdm.auto import tqdm
+
+    backends = ("loky", "sequential", "dask")
+    if backend not in backends:
+        raise ValueError(f"unknown backend {backend!r}; known: {list(backends)}")
+    runs_dir = Path(runs_dir)
+    todo = [s for s in specs if not s.path(runs_dir).is_file()]
+    done = len(specs) - len(todo)
+    bar = tqdm(total=len(specs), initial=done, desc="runs", unit="run", disable=not progress)
+    try:
+        if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+            for spec in todo:
+                bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
+                run_one(spec, runs_dir)
+                bar.update()
+        else:
+            client = None
+            if backend == "dask":
+                try:
+                    from dask.distributed import Client, LocalCluster
+                except ImportError:
+                    raise ValueError(
+                        "backend='dask' needs dask.distributed: pip install 'dask[distributed]'"
+                    ) from None
+                client = Client(scheduler) if scheduler else Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True))
+            try:
+                with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
+                    for _ in Parallel(return_as="generator_unordered")(
+                        delayed(_run_one_quiet)(s, str(runs_dir)) for s in todo
+                    ):
+                        bar.update()
+            finally:
+                if client is not None:
+                    client.close()
+    finally:
+        bar.close()
+    return [s.path(runs_dir) for s in specs]
+
+
+def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """A stored trajectory and its metadata."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = json.loads((table.schema.metadata or {}).get(b"tt_run", b"{}"))
+    return table.to_pandas(), meta
+
+
+def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
+    """Concatenate the stored trajectories of ``specs`` (missing ones raise with the command to run)."""
+    frames = []
+    missing = [s for s in specs if not s.path(runs_dir).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{len(missing)} run(s) missing, e.g. {missing[0].path(runs_dir)}; run them with run_grid(specs)"
+        )
+    stale = 0
+    current = code_hash()
+    for s in specs:
+        traj, meta = read_run(s.path(runs_dir))
+        stale += meta.get("code") != current
+        frames.append(traj)
+    if stale:
+        import warnings
+
+        warnings.warn(f"{stale} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
+                      f"(this is {current}); delete them to recompute with the current code", stacklevel=2)
+    return pd.concat(frames, ignore_index=True)
+
+
+def wall_time_report(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tuple[pd.DataFrame, dict]:
+    """How the wall time of a grid's stored runs splits by optimiser (read from each run's metadata).
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+        The grid, e.g. ``profile_specs("paper")``; runs not stored yet are counted as missing.
+    runs_dir : path
+
+    Returns
+    -------
+    table : DataFrame
+        One row per optimiser variant: ``runs``, run seconds per benchmark (``<benchmark>_s``),
+        ``total_s``, ``mean_run_s``, ``max_run_s``, ``share`` of all run seconds, and
+        ``recommend_share``, the fraction of its run seconds spent recommending (the trajectory's
+        ``overhead_s``; the rest is model fitting for the incumbent, replay and bookkeeping).
+    totals : dict
+        ``runs``, ``missing``, ``run_s`` (sum over runs: the sequential cost) and ``span_s``, from the
+        earliest run start to the latest finish (the grid's elapsed time when it ran in one go;
+        gaps count too when it was resumed later).
+    """
+    import pyarrow.parquet as pq
+
+    rows, missing = [], 0
+    for s in specs:
+        path = s.path(runs_dir)
+        if not path.is_file():
+            missing += 1
+            continue
+        stored = pq.read_table(path, columns=["overhead_s"])
+        meta = json.loads((stored.schema.metadata or {}).get(b"tt_run", b"{}"))
+        if "wall_s" not in meta:
+            raise ValueError(f"{path} has no wall time in its metadata (not written by tt_core's runner); "
+                             f"delete it and run the grid again")
+        finished = pd.Timestamp(meta["finished"]).timestamp()
+        rows.append({"benchmark": path.parent.parent.name, "variant": s.variant,
+                     "wall_s": float(meta["wall_s"]), "overhead_s": float(stored.column("overhead_s").to_numpy().sum()),
+                     "start": finished - float(meta["wall_s"]), "finished": finished})
+    totals = {"runs": len(rows), "missing": missing, "run_s": 0.0, "span_s": 0.0}
+    if not rows:
+        return pd.DataFrame(), totals
+    df = pd.DataFrame(rows)
+    order = list(dict.fromkeys(s.variant for s in specs))
+    per_bench = df.pivot_table(index="variant", columns="benchmark", values="wall_s", aggfunc="sum").add_suffix("_s")
+    g = df.groupby("variant")
+    table = pd.concat([g.size().rename("runs"), per_bench, g["wall_s"].sum().rename("total_s"),
+                       g["wall_s"].mean().rename("mean_run_s"), g["wall_s"].max().rename("max_run_s")], axis=1)
+    table["share"] = table["total_s"] / df["wall_s"].sum()
+    table["recommend_share"] = g["overhead_s"].sum() / table["total_s"]
+    table = table.reindex([v for v in order if v in table.index])
+    table.index.name = "optimizer"
+    totals.update(run_s=float(df["wall_s"].sum()), span_s=float(df["finished"].max() - df["start"].min()))
+    return table, totals
+
+
+def format_wall_time_report(table: pd.DataFrame, totals: dict) -> str:
+    """Human-readable form of :func:`wall_time_report`."""
+    if table.empty:
+        return f"no stored runs ({totals['missing']} missing)"
+
+    def hms(sec: float) -> str:
+        sec = int(round(sec))
+        return f"{sec // 3600}h{sec % 3600 // 60:02d}m{sec % 60:02d}s"
+
+    shown = table.copy()
+    shown["share"] = (100 * shown["share"]).map("{:.1f}%".format)
+    shown["recommend_share"] = (100 * shown["recommend_share"]).map("{:.0f}%".format)
+    for c in shown.columns:
+        if c.endswith("_s"):
+            shown[c] = shown[c].map("{:.0f}".format)
+    lines = [shown.to_string(),
+             f"{totals['runs']} runs stored, {totals['missing']} missing; run seconds summed "
+             f"{hms(totals['run_s'])} (one worker); first start to last finish {hms(totals['span_s'])}"]
+    return "\n".join(lines)
+
+
+def with_options(spec: RunSpec, **options) -> RunSpec:
+    """A copy of ``spec`` with extra optimiser options."""
+    return replace(spec, options=tuple(sorted({**dict(spec.options), **options}.items())))
+
+
+def ensure_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR, n_jobs: int = 1,
+                progress: bool = True) -> pd.DataFrame:
+    """Run whatever of ``specs`` is missing (resuming), then return all their trajectories."""
+    run_grid(specs, runs_dir, n_jobs=n_jobs, progress=progress)
+    return load_runs(specs, runs_dir)

@@ -1,0 +1,243 @@
+"""One registry for every optimiser of the workbook, built from one problem description.
+
+=============  ======================  ==========================  ================================  ==============
+name           family                  models                      initial design                    objective
+=============  ======================  ==========================  ================================  ==============
+trimtuner-dt   model-based (Alg. 1)    bagged extra-trees          1 random config at 1/60..1/2      max accuracy
+trimtuner-gp   model-based             FABOLAS GP (MCMC)           1 random config at 1/60..1/2      max accuracy
+fabolas        model-based             FABOLAS GP (MCMC)           1 random config at 1/60..1/2      max accuracy (ignores constraints)
+eic            model-based             GP (ML-II Matern-5/2)       4 Latin-hypercube configs         max accuracy
+eic-usd        model-based             GP (ML-II Matern-5/2)       4 Latin-hypercube configs         max accuracy
+random         random                  -                           4 random configs / none           either
+nephele        budgeted (thesis)       5 bagged trees              LHS until B_init                  min cost
+lynceus        budgeted                5 bagged trees              LHS until B_init (full size)      min cost
+cherrypick     budgeted                5 bagged trees              LHS until B_init (full size)      min cost
+=============  ======================  ==========================  ================================  ==============
+
+TrimTuner and its baselines (paper Sec. IV): filter CEA for TrimTuner (beta 10 %), CMA-ES for FABOLAS,
+none for EIc and EIc/USD; acquisitions alpha_T (Eq. 5), information gain per cost (Eq. 3), EIc,
+EIc / predicted cost. Nephele, Lynceus and CherryPick (thesis §6.1) minimise cost under an accuracy
+and a time limit and stop when the exploration budget is spent. Random search samples full-size
+configurations when maximising accuracy and every size when minimising cost (thesis §6.1).
+
+:func:`make_optimizer` checks that the method can honour the problem: a limit or option it cannot
+honour is a ``ValueError`` naming what it accepts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from tt_core.data.benchmarks import Benchmark, price_per_second
+from tt_core.data.space import ConfigSpace
+from tt_core.optimizers.base import Optimizer, Problem, constraints_for
+from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
+from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
+
+
+def _trees(kind: str, seed: int, space: ConfigSpace):
+    """Bagged extra-trees; cost and time models learn ln(q) - ln(s) (see models.size_offset)."""
+    from tt_core.bo.constraints import LOSS  # noqa: F401  (kinds: "loss", "cost", "time")
+    from tt_core.models.size_offset import SizeOffset
+    from tt_core.models.trees import ExtraTreesEnsemble
+
+    model = ExtraTreesEnsemble(n_members=10, seed=seed)
+    if kind in ("cost", "time"):
+        return SizeOffset(model, float(np.log(space.max_size / space.min_size)))
+    return model
+
+
+def _fabolas_gp(kind: str, seed: int, space: ConfigSpace):
+    from tt_core.bo.constraints import LOSS
+    from tt_core.models.fabolas_gp import FabolasGP
+
+    return FabolasGP(kind="loss" if kind == LOSS else "cost", seed=seed)
+
+
+def _matern_gp(kind: str, seed: int, space: ConfigSpace):
+    from tt_core.models.matern_gp import MaternGP
+
+    return MaternGP(seed=seed)
+
+
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """A registered optimiser: what it is, what it optimises, what it honours, how to build it."""
+
+    description: str
+    family: str                      # "model-based", "budgeted" or "random"
+    objective: str | None            # "accuracy", "cost" or None (either)
+    limits: tuple[str, ...]          # the limits it honours, of "max_cost", "max_time", "min_accuracy"
+    build: Callable[..., Optimizer]
+    cls: type
+
+
+def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent):
+    def build(problem, *, seed, beta=None, filter_override=None, **kw):
+        return ModelBasedOptimizer(
+            problem, seed=seed, model_factory=model_factory, acquisition=acquisition,
+            filter=filter_override or filter, beta=0.1 if beta is None else beta, subsampling=subsampling,
+            constrained_incumbent=constrained_incumbent, **kw,
+        )
+    return build
+
+
+def _plain(cls):
+    def build(problem, *, seed, beta=None, filter_override=None, **kw):
+        return cls(problem, seed=seed, **kw)
+    return build
+
+
+_LIMITS_ALL = ("max_cost", "max_time", "min_accuracy")
+_LIMITS_COST = ("min_accuracy", "max_time")
+
+REGISTRY: dict[str, OptimizerSpec] = {
+    "trimtuner-dt": OptimizerSpec("TrimTuner, bagged extra-trees", "model-based", "accuracy", _LIMITS_ALL,
+                                  _model_based(_trees, "trimtuner", "cea", True, True), ModelBasedOptimizer),
+    "trimtuner-gp": OptimizerSpec("TrimTuner, FABOLAS GPs", "model-based", "accuracy", _LIMITS_ALL,
+                                  _model_based(_fabolas_gp, "trimtuner", "cea", True, True), ModelBasedOptimizer),
+    "fabolas": OptimizerSpec("FABOLAS (ignores constraints)", "model-based", "accuracy", _LIMITS_ALL,
+                             _model_based(_fabolas_gp, "fabolas", "cmaes", True, False), ModelBasedOptimizer),
+    "eic": OptimizerSpec("EIc (CherryPick), full size", "model-based", "accuracy", _LIMITS_ALL,
+                         _model_based(_matern_gp, "eic", "none", False, True), ModelBasedOptimizer),
+    "eic-usd": OptimizerSpec("EIc/USD (Lynceus), full size", "model-based", "accuracy", _LIMITS_ALL,
+                             _model_based(_matern_gp, "eic-usd", "none", False, True), ModelBasedOptimizer),
+    "random": OptimizerSpec("random search", "random", None, _LIMITS_ALL, _plain(RandomSearch), RandomSearch),
+    "nephele": OptimizerSpec("Nephele: min cost, sub-sampling, lookahead (thesis)", "budgeted", "cost",
+                             _LIMITS_COST, _plain(Nephele), Nephele),
+    "lynceus": OptimizerSpec("Lynceus as in the thesis: Nephele at full size", "budgeted", "cost",
+                             _LIMITS_COST, _plain(Lynceus), Lynceus),
+    "cherrypick": OptimizerSpec("CherryPick with a budget: argmax EIc, full size", "budgeted", "cost",
+                                _LIMITS_COST, _plain(CherryPick), CherryPick),
+}
+
+
+def available() -> list[str]:
+    """Every registered optimiser name."""
+    return sorted(REGISTRY)
+
+
+def spec(name: str) -> OptimizerSpec:
+    """The registry entry of ``name`` (a clear error lists the known names)."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown optimizer {name!r}; known optimizers: {available()}")
+    return REGISTRY[name]
+
+
+def objective_of(name: str, objective: str | None = None) -> str:
+    """The objective ``name`` optimises (``objective`` chooses for random search; default accuracy)."""
+    own = spec(name).objective
+    if objective is not None and own is not None and objective != own:
+        raise ValueError(f"{name!r} optimises {own!r}, not {objective!r}")
+    return objective or own or "accuracy"
+
+
+def accepted_options(name: str) -> list[str]:
+    """Keyword options of ``name`` beyond the problem and the seed."""
+    s = spec(name)
+    fixed = {"self", "problem", "seed", "model_factory", "acquisition", "subsampling", "constrained_incumbent",
+             "kwargs", "filter", "beta"}
+    names = [p for p in inspect.signature(s.cls.__init__).parameters if p not in fixed]
+    if s.cls in (Nephele, Lynceus, CherryPick):
+        from tt_core.optimizers.budgeted import BudgetedOptimizer
+
+        names += [p for p in inspect.signature(BudgetedOptimizer.__init__).parameters
+                  if p not in fixed and p not in names]
+        if s.cls is not Nephele and s.cls is not Lynceus:
+            names = [p for p in names if p not in ("horizon", "discount", "gh_cost", "gh_accuracy", "max_paths")]
+        names = [p for p in names if p != "full_size_only" or s.cls is Nephele]
+    return names
+
+
+def make_problem(name: str, benchmark_or_space, *, max_cost: float | None = None, max_time: float | None = None,
+                 min_accuracy: float | None = None, budget: float | None = None,
+                 objective: str | None = None) -> Problem:
+    """The :class:`Problem` of optimiser ``name`` on a benchmark (or a ConfigSpace) with these limits.
+
+    Raises a ``ValueError`` for a limit the method cannot honour.
+    """
+    s = spec(name)
+    given = {"max_cost": max_cost, "max_time": max_time, "min_accuracy": min_accuracy}
+    refused = [k for k, v in given.items() if v is not None and k not in s.limits]
+    if refused:
+        hint = (" (it minimises the cost: the exploration's spending limit is budget=<USD>)"
+                if "max_cost" in refused and s.objective == "cost" else "")
+        raise ValueError(f"{name!r} cannot honour {', '.join(refused)}{hint}; it takes {', '.join(s.limits)}")
+    if isinstance(benchmark_or_space, Benchmark):
+        bench = benchmark_or_space
+        space = ConfigSpace.from_benchmark(bench)
+        label = bench.name
+    elif isinstance(benchmark_or_space, ConfigSpace):
+        bench, space, label = None, benchmark_or_space, ""
+    else:
+        raise ValueError(f"expected a Benchmark, ConfigSpace or Problem, got {type(benchmark_or_space).__name__}")
+    obj = objective_of(name, objective)
+    prices = None
+    if obj == "cost":
+        if bench is None:
+            raise ValueError(f"{name!r} minimising cost needs a Benchmark (it prices configurations), or a Problem "
+                             "with price_per_second")
+        prices = price_per_second(bench)
+    return Problem(space, constraints_for(max_cost, max_time, min_accuracy), objective=obj, budget=budget,
+                   price_per_second=prices, name=label)
+
+
+def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, filter: str | None = None,
+                   max_cost: float | None = None, max_time: float | None = None, min_accuracy: float | None = None,
+                   budget: float | None = None, objective: str | None = None, **options) -> Optimizer:
+    """Build a registered optimiser.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available`.
+    problem : Problem, Benchmark or ConfigSpace
+        With a Benchmark or ConfigSpace, the limits below describe the problem (see :func:`make_problem`);
+        with a Problem they must be left out.
+    seed : int
+        Seed of every random choice (same seed, same run).
+    beta, filter : optional
+        Filter fraction and filter name; only for the model-based optimisers (TrimTuner, FABOLAS, EIc).
+    max_cost, max_time, min_accuracy, budget, objective : optional
+        The problem's limits, exploration budget (USD) and objective (random search only).
+    **options
+        Method options (e.g. ``initial_budget`` and ``horizon`` for Nephele; ``n_init``); an unknown
+        option is a ``ValueError`` listing the accepted ones.
+    """
+    s = spec(name)
+    if seed is None:
+        raise ValueError("seed is required (same seed, same run)")
+    if isinstance(problem, Problem):
+        given = [k for k, v in {"max_cost": max_cost, "max_time": max_time, "min_accuracy": min_accuracy,
+                                "budget": budget, "objective": objective}.items() if v is not None]
+        if given:
+            raise ValueError(f"pass {', '.join(given)} in the Problem, not beside it")
+        if s.objective is not None and problem.objective != s.objective:
+            raise ValueError(f"{name!r} optimises {s.objective!r}; the problem's objective is {problem.objective!r}")
+        refused = [q for q in problem.quantities
+                   if {"cost": "max_cost", "time": "max_time", "accuracy": "min_accuracy"}[q] not in s.limits]
+        if refused:
+            raise ValueError(f"{name!r} cannot honour a constraint on {', '.join(refused)}; it takes "
+                             f"{', '.join(s.limits)}")
+    else:
+        problem = make_problem(name, problem, max_cost=max_cost, max_time=max_time, min_accuracy=min_accuracy,
+                               budget=budget, objective=objective)
+    if s.family != "model-based":
+        extra = [k for k, v in (("filter", filter), ("beta", beta)) if v is not None]
+        if extra:
+            raise ValueError(f"{name!r} has no candidate filter; {' and '.join(extra)} {'apply' if len(extra) > 1 else 'applies'} only to the model-based "
+                             "optimisers (trimtuner-dt, trimtuner-gp, fabolas, eic, eic-usd)")
+    accepted = accepted_options(name)
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ValueError(f"{name!r} has no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}")
+    if s.family == "budgeted" and "initial_budget" not in options:
+        raise ValueError(f"{name!r} needs initial_budget=<USD> (B_init of the initial sampling; thesis Table 6.1: "
+                         "CNN 5, RNN 1, MLP 2)")
+    opt = s.build(problem, seed=int(seed), beta=beta, filter_override=filter, **options)
+    opt.name = name
+    return opt

@@ -1,0 +1,214 @@
+"""Run every notebook headlessly with papermill and build an HTML report.
+
+``tt reproduce --profile quick`` executes the notebooks listed in :data:`NOTEBOOKS` (those present)
+into a run folder, converts each executed notebook to HTML, and writes ``index.html`` with the status
+of each notebook and the "paper vs. this workbook" table collected from ``figures/summary_*.csv``.
+A failing notebook is reported by name with its error; the others still run.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from tt_core.data.benchmarks import PROJECT_DIR
+from tt_core.data.io import write_text
+from tt_core.reporting.summary import collect
+
+NOTEBOOK_DIR = PROJECT_DIR / "notebooks"
+PROFILES = ("quick", "paper")
+
+
+@dataclass(frozen=True)
+class NotebookEntry:
+    stem: str
+    title: str
+    reproduces: str
+
+
+#: Notebooks in running order. Later issues append theirs.
+NOTEBOOKS: list[NotebookEntry] = [
+    NotebookEntry("00_tour", "A guided tour (teaching)", "the ideas of cost-aware constrained BO, in pictures"),
+    NotebookEntry("01_dataset_analysis", "What is in the data", "TrimTuner Table I; why sub-sampling works"),
+    NotebookEntry("02_table2_feasibility", "Feasible configurations", "TrimTuner Table II; thesis Table 7.1"),
+    NotebookEntry("03_fig1_accuracy_vs_cost", "Accuracy_C vs optimisation cost", "TrimTuner Fig. 1"),
+    NotebookEntry("04_fig2_savings", "Time and cost savings", "TrimTuner Fig. 2"),
+    NotebookEntry("05_fig3_filters", "Filtering heuristics", "TrimTuner Fig. 3"),
+    NotebookEntry("06_tables3_4_recommendation_time", "Recommendation time", "TrimTuner Tables III-IV"),
+    NotebookEntry("07_fig4_beta", "Sensitivity to beta", "TrimTuner Fig. 4"),
+    NotebookEntry("08_nephele_subsampling", "Sub-sampling and deployment cost", "Thesis Tables 6.2-6.4, Figs 6.8-6.9"),
+    NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12"),
+    NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)"),
+    NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job"),
+]
+
+
+def available_notebooks(only: list[str] | None = None) -> list[NotebookEntry]:
+    """The registered notebooks that exist on disk, optionally filtered by stem prefix (e.g. "02")."""
+    entries = [e for e in NOTEBOOKS if (NOTEBOOK_DIR / f"{e.stem}.ipynb").is_file()]
+    if only:
+        unknown = [o for o in only if not any(e.stem.startswith(o) for e in entries)]
+        if unknown:
+            raise ValueError(
+                f"no notebook matches {unknown}; available: {[e.stem for e in entries]}"
+            )
+        entries = [e for e in entries if any(e.stem.startswith(o) for o in only)]
+    return entries
+
+
+@dataclass
+class NotebookResult:
+    entry: NotebookEntry
+    ok: bool
+    seconds: float
+    error: str = ""
+
+
+def run(
+    profile: str = "quick",
+    out_dir: str | Path | None = None,
+    figures_dir: str | Path | None = None,
+    only: list[str] | None = None,
+    smoke: bool = False,
+    progress: bool = True,
+    timeout: int | None = 3600,
+) -> tuple[Path, list[NotebookResult]]:
+    """Execute the notebooks with papermill and write the HTML report.
+
+    Parameters
+    ----------
+    profile : {"quick", "paper"}
+        Passed to every notebook as the ``profile`` parameter.
+    out_dir : path, optional
+        Run folder (default ``reports/<profile>``); executed notebooks and HTML go there.
+    figures_dir : path, optional
+        Where notebooks save figures and tables (default: the workbook's ``figures/``).
+    only : list of str, optional
+        Notebook stem prefixes to run (e.g. ``["02", "08"]``).
+    smoke : bool
+        Passed to the notebooks: tiny settings for CI.
+
+    Returns
+    -------
+    (index_html_path, results)
+    """
+    import papermill as pm
+    from tqdm.auto import tqdm
+
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; known profiles: {list(PROFILES)}")
+    out = Path(out_dir) if out_dir else PROJECT_DIR / "reports" / profile
+    figs = Path(figures_dir) if figures_dir else PROJECT_DIR / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    figs.mkdir(parents=True, exist_ok=True)
+    entries = available_notebooks(only)
+    if not entries:
+        raise ValueError(f"no notebooks found in {NOTEBOOK_DIR}")
+
+    results: list[NotebookResult] = []
+    bar = tqdm(entries, desc=f"reproduce ({profile})", unit="notebook", disable=not progress)
+    for entry in bar:
+        bar.set_postfix_str(entry.stem)
+        executed = out / f"{entry.stem}.ipynb"
+        t0 = time.perf_counter()
+        try:
+            pm.execute_notebook(
+                str(NOTEBOOK_DIR / f"{entry.stem}.ipynb"), str(executed),
+                parameters={"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())},
+                cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
+            )
+            results.append(NotebookResult(entry, True, time.perf_counter() - t0))
+        except Exception as exc:  # a failing notebook must not stop the others
+            msg = _short_error(exc)
+            results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg))
+            bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
+        if executed.is_file():
+            _to_html(executed)
+    index = write_report(out, figs, results, profile)
+    return index, results
+
+
+def _short_error(exc: Exception) -> str:
+    ename = getattr(exc, "ename", None)
+    evalue = getattr(exc, "evalue", None)
+    if ename:
+        return f"{ename}: {evalue}"
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _to_html(executed: Path) -> Path | None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    try:
+        nb = nbformat.read(executed, as_version=4)
+        body, _ = HTMLExporter().from_notebook_node(nb)
+        return write_text(executed.with_suffix(".html"), body)
+    except Exception:  # the report still links the .ipynb
+        return None
+
+
+def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: str) -> Path:
+    """Write ``index.html`` (status per notebook + paper-vs-workbook table) and ``summary.csv``."""
+    summary = collect(figs)
+    from tt_core.data.io import write_csv
+
+    write_csv(summary, out / "summary.csv")
+    rows = []
+    for r in results:
+        link = f"{r.entry.stem}.html" if (out / f"{r.entry.stem}.html").is_file() else f"{r.entry.stem}.ipynb"
+        status = "ok" if r.ok else f"FAILED: {html.escape(r.error[:500])}"
+        rows.append(
+            f"<tr class='{'ok' if r.ok else 'fail'}'><td><a href='{link}'>{r.entry.stem}</a></td>"
+            f"<td>{html.escape(r.entry.title)}</td><td>{html.escape(r.entry.reproduces)}</td>"
+            f"<td>{r.seconds:.1f}</td><td>{status}</td></tr>"
+        )
+    summary_html = _summary_html(summary)
+    n_ok = sum(r.ok for r in results)
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>TrimTuner Workbook report ({profile})</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;}}
+table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}
+tr.fail{{background:#fdd}} td.yes{{background:#dfd}} td.no{{background:#fdd}}</style></head><body>
+<h1>TrimTuner Workbook: reproduction report</h1>
+<p>Profile <b>{profile}</b>, {time.strftime('%Y-%m-%d %H:%M:%S')}: {n_ok} of {len(results)} notebooks ran.
+Figures and tables: <code>{html.escape(str(figs))}</code>.</p>
+<h2>Notebooks</h2><table><tr><th>notebook</th><th>topic</th><th>reproduces</th><th>seconds</th><th>status</th></tr>
+{''.join(rows)}</table>
+<h2>Paper vs. this workbook</h2>
+<p>The <i>paper</i> column is typed from the papers as reference; the <i>workbook</i> column is computed in this run.</p>
+{summary_html}
+</body></html>"""
+    write_text(out / "status.json", json.dumps(
+        [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "error": r.error} for r in results],
+        indent=2))
+    return write_text(out / "index.html", page)
+
+
+def _summary_html(summary: pd.DataFrame) -> str:
+    if summary.empty:
+        return "<p>(no comparison tables were written)</p>"
+    parts = ["<table><tr><th>source</th><th>item</th><th>paper</th><th>workbook</th><th>agrees</th><th>note</th></tr>"]
+    for _, r in summary.iterrows():
+        a = r["agrees"]
+        cls, txt = ("yes", "yes") if a is True or a == "True" else (("no", "no") if a is False or a == "False" else ("", ""))
+        parts.append(
+            f"<tr><td>{html.escape(str(r['source']))}</td><td>{html.escape(str(r['item']))}</td>"
+            f"<td>{_fmt(r['paper'])}</td><td>{_fmt(r['workbook'])}</td><td class='{cls}'>{txt}</td>"
+            f"<td>{html.escape('' if pd.isna(r['note']) else str(r['note']))}</td></tr>"
+        )
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return html.escape(str(v))
