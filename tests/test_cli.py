@@ -69,3 +69,91 @@ def test_data_list_shows_mlp_not_public(capsys):
     out = _json(capsys, ["data", "list", "--json"])
     by_name = {r["benchmark"]: r for r in out}
     assert by_name["mlp"]["status"] == "data not public" and by_name["cnn"]["note"] == "sha256 ok"
+
+
+# ------------------------------------------------------------------------------------------------
+# Every registered optimiser through the front door (tt optimize --json, tt runs)
+# ------------------------------------------------------------------------------------------------
+from tt_core.optimizers import available  # noqa: E402
+
+BUDGETED_NAMES = {"nephele", "lynceus", "cherrypick"}
+
+
+def _rnn_lookup():
+    t = load_benchmark("rnn").table
+    return {(int(c), int(s)): (float(a), float(co), float(ti))
+            for c, s, a, co, ti in zip(t["config_id"], t["size"], t["accuracy"], t["cost"], t["training_time"])}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", available())
+def test_every_optimizer_runs_through_tt_optimize_json(capsys, name):
+    """Each name of available() runs through `tt optimize --json`; its records agree with the measurements."""
+    out = _json(capsys, ["optimize", "--benchmark", "rnn", "--optimizer", name, "--seed", "1", "--iterations", "6",
+                         "--json"])
+    assert [r["iteration"] for r in out] == [1, 2, 3, 4, 5, 6]
+    lookup = _rnn_lookup()
+    t = load_benchmark("rnn").table
+    if name in BUDGETED_NAMES:  # cost minimisers: CNO = incumbent cost / cheapest point with A >= 0.85, T <= 300 s
+        feas = t[(t["accuracy"] >= 0.85) & (t["training_time"] <= 300)]
+        best = float(feas["cost"].min())
+    for r in out:
+        acc, cost, _ = lookup[(r["config_id"], r["size"])]
+        assert r["accuracy"] == pytest.approx(acc) and r["cost"] == pytest.approx(cost)
+        if name in BUDGETED_NAMES:
+            assert set(r) >= {"cno", "cno_space"} and "accuracy_c" not in r
+            if r["incumbent"] >= 0:
+                inc_cost = lookup[(r["incumbent"], r["incumbent_size"])][1]
+                assert r["cno"] == pytest.approx(inc_cost / best)
+                # the incumbent is an observed test meeting both limits
+                seen = {(q["config_id"], q["size"]) for q in out[: r["iteration"]]}
+                assert (r["incumbent"], r["incumbent_size"]) in seen
+                acc_i, _, time_i = lookup[(r["incumbent"], r["incumbent_size"])]
+                assert acc_i >= 0.85 and time_i <= 300
+        else:
+            assert "accuracy_c" in r and r["incumbent_size"] in (-1, 60000)
+    # a budgeted run charges each test in full: the cumulative cost is the sum of the measured costs
+    if name in BUDGETED_NAMES:
+        assert out[-1]["cumulative_cost"] == pytest.approx(sum(r["cost"] for r in out))
+
+
+@pytest.mark.slow
+def test_every_optimizer_runs_through_tt_runs(tmp_path, capsys):
+    names = available()
+    code = main(["runs", "--benchmarks", "rnn", "--optimizers", *names, "--seeds", "1", "--iterations", "5",
+                 "--runs-dir", str(tmp_path), "--json"])
+    assert code == 0
+    from tt_core import experiments as ex
+
+    stored = sorted(p.parent.name for p in tmp_path.glob("rnn/*/seed1.parquet"))
+    assert len(stored) == len(names)
+    for p in tmp_path.glob("rnn/*/seed1.parquet"):
+        traj, meta = ex.read_run(p)
+        assert len(traj) == 5 and meta["spec"]["optimizer"] in names and meta["code"] == ex.code_hash()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--optimizer", "nephele", "--max-cost", "0.1"], "'nephele' cannot honour max_cost"),
+    (["--optimizer", "lynceus", "--beta", "0.2"], "'lynceus' has no candidate filter"),
+    (["--optimizer", "random", "--filter", "cea"], "'random' has no candidate filter"),
+    (["--optimizer", "cherrypick", "--horizon", "1"], "'cherrypick' has no option horizon"),
+    (["--optimizer", "eic", "--initial-budget", "1"], "'eic' has no option initial_budget"),
+    (["--optimizer", "eic", "--iterations", "100000"], "exceeds the 288 candidate tests"),
+    (["--optimizer", "trimtuner-dt", "--objective", "cost"], "optimises 'accuracy', not 'cost'"),
+    (["--optimizer", "bogus"], "known optimizers: ['cherrypick', 'eic', 'eic-usd', 'fabolas', 'lynceus'"),
+])
+def test_a_limit_a_method_cannot_honour_is_one_line_and_exit_2(capsys, argv, message):
+    code = main(["optimize", "--benchmark", "rnn", "--seed", "1", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_make_optimizer_passes_the_limits_it_is_given():
+    """The issue's case: nephele with A_min 0.95 and T_max 100 s must not fall back to 0.85 / 300 s."""
+    from tt_core.optimizers import make_optimizer
+
+    opt = make_optimizer("nephele", load_benchmark("rnn"), seed=1, min_accuracy=0.95, max_time=100, budget=3.0,
+                         initial_budget=0.5)
+    assert opt.min_accuracy == 0.95 and opt.max_time == 100 and opt.budget == 3.0 and opt.initial_budget == 0.5
+    lim = {(c.quantity, c.lower, c.upper) for c in opt.constraints}
+    assert lim == {("accuracy", 0.95, None), ("time", None, 100)}

@@ -69,7 +69,8 @@ def test_ask_tell_on_a_users_own_job():
         m = obj(cid, size)
         opt.observe(cid, size, m.accuracy, m.cost, m.time)
     assert len(opt.history) == 10 and opt.pool.n_untested == 27 - 10
-    assert opt.incumbent() in set(space_bench.configs()["config_id"])
+    inc = opt.incumbent()
+    assert inc.config_id in set(space_bench.configs()["config_id"]) and inc.size == 1600  # a full-size recommendation
 
 
 def test_clear_errors(rnn):

@@ -11,28 +11,40 @@ import pytest
 
 from tt_core.acquisitions.trimtuner import gauss_hermite_normal
 from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
-from tt_core.nephele import (
-    NEPHELE_OPTIMIZERS,
-    BudgetExhausted,
-    Nephele,
-    NepheleRun,
-    constrained_ei,
-    cost_to_reach,
-    feasible_set_mask,
-    iteration_curves,
-    latin_hypercube,
-    lognormal_expected_improvement,
-    make_nephele_optimizer,
-    optimum,
-    percentile,
-    price_per_second,
-    run_nephele,
-    run_nephele_grid,
-)
-from tt_core.reporting.nephele import profile_settings
+from tt_core import experiments as ex
+from tt_core.acquisitions.ei import constrained_cost_ei, lognormal_expected_improvement
+from tt_core.analysis.nephele import cost_to_reach, iteration_curves, percentile
+from tt_core.bo.constraints import predicted_feasible
+from tt_core.bo.design import latin_hypercube
+from tt_core.data.benchmarks import price_per_second
 from tt_core.data.space import ConfigSpace
+from tt_core.experiments.metrics import optimum
+from tt_core.experiments.profiles import settings as profile_settings
+from tt_core.experiments.replay import run_optimization
+from tt_core.optimizers import Exhausted, Problem, constraints_for, make_optimizer
 
-TIMING_COLUMNS = ["overhead_s", "cum_overhead_s", "total_time"]
+TIMING_COLUMNS = ["overhead_s", "cumulative_wall"]
+BUDGETED = ("cherrypick", "lynceus", "nephele", "random")
+
+
+def make_nephele_optimizer(name, bench, *, seed, **kw):
+    """A cost-minimising optimiser on ``bench`` (random search minimises the cost, no initial budget)."""
+    kw = dict(kw)
+    if name == "random":
+        kw.pop("initial_budget", None)
+        kw["objective"] = "cost"
+    return make_optimizer(name, bench, seed=seed, **kw)
+
+
+def run_nephele(bench, name, seed, horizon=0, **kw):
+    """Replay until the budget is spent (the one replay driver)."""
+    kw = dict(kw)
+    if horizon:
+        kw["horizon"] = horizon
+    if name == "random":
+        kw.pop("initial_budget", None)
+        kw["objective"] = "cost"
+    return run_optimization(bench, name, seed=seed, iterations=None, **kw)
 
 
 def _toy_table(seed: int = 0) -> pd.DataFrame:
@@ -81,7 +93,7 @@ def test_gauss_hermite_integrates_gaussian_moments(n):
 def test_nephele_uses_three_gauss_hermite_points_on_cost_and_mean_accuracy(toy):
     opt = make_nephele_optimizer("nephele", toy, seed=0, horizon=1, **TOY)
     assert opt.gh_cost == 3 and opt.gh_accuracy == 1 and opt.discount == 0.9 and opt.n_trees == 5
-    z, w = opt._gh_acc
+    z, w = opt.lookahead.gh_accuracy
     assert z.tolist() == [0.0] and w.tolist() == [1.0]
 
 
@@ -103,9 +115,11 @@ def test_constrained_ei_is_probability_times_ei():
     mu_l, sd_l = np.array([math.log(0.15)]), np.array([0.3])  # median accuracy exactly A_min
     price = np.array([0.01])
     mu_c, sd_c = np.array([math.log(3.0)]), np.array([0.5])   # median time 300 s = T_max
-    p = constrained_ei(mu_l, sd_l, mu_c, sd_c, price, None, 0.85, 300.0)
+    pred = {"mu_l": mu_l, "sd_l": sd_l, "mu_c": mu_c, "sd_c": sd_c}
+    limits = constraints_for(min_accuracy=0.85, max_time=300.0)
+    p = constrained_cost_ei(pred, price, None, limits)
     assert p[0] == pytest.approx(0.25)  # P(acc) = P(time) = 1/2, no incumbent -> probability alone
-    v = constrained_ei(mu_l, sd_l, mu_c, sd_c, price, 4.0, 0.85, 300.0)
+    v = constrained_cost_ei(pred, price, 4.0, limits)
     assert v[0] == pytest.approx(0.25 * lognormal_expected_improvement(mu_c, sd_c, 4.0)[0])
 
 
@@ -113,10 +127,11 @@ def test_feasible_set_uses_predicted_accuracy_time_and_budget():
     mu_l = np.log([0.10, 0.20, 0.10, 0.10])   # accuracy 0.90, 0.80, 0.90, 0.90
     mu_c = np.log([1.0, 1.0, 5.0, 1.0])
     price = np.array([0.01, 0.01, 0.01, 0.001])  # times 100, 100, 500, 1000 s
-    mask = feasible_set_mask(mu_l, mu_c, price, budget_left=10.0, min_accuracy=0.85, max_time=300.0)
+    limits = constraints_for(min_accuracy=0.85, max_time=300.0)
+    mask = predicted_feasible(mu_l, mu_c, price, 10.0, limits)
     assert mask.tolist() == [True, False, False, False]
-    assert not feasible_set_mask(mu_l, mu_c, price, 0.5, 0.85, 300.0).any()  # cost above the budget left
-    assert not feasible_set_mask(mu_l, mu_c, price, -1.0, 0.85, 300.0).any()
+    assert not predicted_feasible(mu_l, mu_c, price, 0.5, limits).any()  # cost above the budget left
+    assert not predicted_feasible(mu_l, mu_c, price, -1.0, limits).any()
 
 
 def test_latin_hypercube_has_one_point_per_stratum():
@@ -151,11 +166,11 @@ def test_horizon_zero_is_the_reward_over_cost_argmax(toy):
     models = opt._fit(state)
     idx = np.flatnonzero(state.untested)
     pred = opt._predict(models, idx)
-    gamma = opt._feasible(pred, idx, state.budget_left)
+    gamma = opt.lookahead.feasible(pred, idx, state.budget_left)
     assert gamma.any()
     g = np.flatnonzero(gamma)
     sub = {k: v[g] for k, v in pred.items()}
-    ratio = opt._eic(sub, idx[g], state.best) / np.exp(sub["mu_c"] + 0.5 * sub["sd_c"] ** 2)
+    ratio = opt.lookahead.eic(sub, idx[g], state.best) / np.exp(sub["mu_c"] + 0.5 * sub["sd_c"] ** 2)
     c, s = opt.suggest()
     top = idx[g][ratio == ratio.max()]          # ties (trees predict piecewise constants) go by the
     expected = top[np.argmax(opt._priority[top])]  # step's seeded random priority
@@ -173,7 +188,7 @@ def test_zero_discount_lookahead_equals_no_lookahead(toy):
     opt = make_nephele_optimizer("nephele", toy, seed=4, **TOY)
     _advance(opt, toy, 2)
     twin = copy.deepcopy(opt)             # same state and random stream
-    twin.horizon, twin.discount = 1, 0.0
+    twin.horizon, twin.lookahead.discount = 1, 0.0
     picks = [opt.suggest(), twin.suggest()]
     assert picks[0] == picks[1]
 
@@ -181,13 +196,13 @@ def test_zero_discount_lookahead_equals_no_lookahead(toy):
 def test_lookahead_adds_discounted_path_value(toy):
     opt = make_nephele_optimizer("nephele", toy, seed=5, horizon=1, max_paths=5, **TOY)
     _advance(opt, toy, 1)
-    idx = np.flatnonzero(opt._untested)
+    idx = np.flatnonzero(opt.pool.untested_mask)
     c, s = int(opt._ids[idx[0]]), int(opt._sizes[idx[0]])
     r0, c0 = opt.explore_paths(c, s, horizon=0)
     r1, c1 = opt.explore_paths(c, s, horizon=1)
     assert r1 >= r0 and c1 > c0  # the path adds discounted reward and cost of a next step
     c, s = opt.suggest()  # runs the full lookahead over Gamma
-    assert opt.last_gamma_size is not None
+    assert opt.step_info["gamma_size"] is not None
 
 
 def test_incumbent_is_the_cheapest_feasible_observation(toy):
@@ -197,40 +212,40 @@ def test_incumbent_is_the_cheapest_feasible_observation(toy):
     opt.observe(1, 100, 0.95, 0.020, 10.0)    # feasible
     opt.observe(2, 100, 0.95, 0.010, 400.0)   # too slow
     opt.observe(3, 100, 0.90, 0.015, 100.0)   # feasible and cheaper
-    assert opt.incumbent()["config_id"] == 3
+    assert opt.incumbent().config_id == 3
     assert opt.history["feasible"].tolist() == [False, True, False, True]
 
 
 # ------------------------------------------------------------------------------- budget accounting
-@pytest.mark.parametrize("name", sorted(NEPHELE_OPTIMIZERS))
+@pytest.mark.parametrize("name", BUDGETED)
 def test_budget_never_overspent_except_by_the_crossing_run(toy, name):
     traj = run_nephele(toy, name, seed=1, **TOY)
     B, B_init = TOY["budget"], TOY["initial_budget"]
-    assert (traj["cum_cost"].iloc[:-1] < B).all()           # every run but the last started under B
-    assert traj["cum_cost"].iloc[-1] >= B or traj["budget_left"].iloc[-1] > 0  # stopped at B (or space exhausted)
-    assert traj["cum_cost"].iloc[-1] - B <= traj["cost"].iloc[-1] + 1e-12   # overspend <= the last run
-    assert np.allclose(traj["cum_cost"], traj["charged_cost"].cumsum())
+    assert (traj["cumulative_cost"].iloc[:-1] < B).all()           # every run but the last started under B
+    assert traj["cumulative_cost"].iloc[-1] >= B or traj["budget_left"].iloc[-1] > 0  # stopped at B (or space exhausted)
+    assert traj["cumulative_cost"].iloc[-1] - B <= traj["cost"].iloc[-1] + 1e-12   # overspend <= the last run
+    assert np.allclose(traj["cumulative_cost"], traj["charged_cost"].cumsum())
     init = traj[traj["phase"] == "init"]
     if name == "random":
         assert init.empty
     else:
-        assert (init["cum_cost"].iloc[:-1] < B_init).all() and init["cum_cost"].iloc[-1] >= B_init
-        assert (traj.loc[traj["phase"] == "bo", "cum_cost"] > B_init).all()
+        assert (init["cumulative_cost"].iloc[:-1] < B_init).all() and init["cumulative_cost"].iloc[-1] >= B_init
+        assert (traj.loc[traj["phase"] == "bo", "cumulative_cost"] > B_init).all()
 
 
 def test_aborting_the_crossing_run_spends_exactly_the_budget(toy):
     traj = run_nephele(toy, "nephele", seed=2, finish_last_run=False, **TOY)
-    assert traj["cum_cost"].iloc[-1] == pytest.approx(TOY["budget"])
+    assert traj["cumulative_cost"].iloc[-1] == pytest.approx(TOY["budget"])
     assert not traj["used"].iloc[-1] and traj["used"].iloc[:-1].all()
 
 
 def test_suggest_after_the_budget_is_spent_raises(toy):
-    opt = make_nephele_optimizer("random", toy, seed=0, budget=0.05, initial_budget=0.0)
+    opt = make_nephele_optimizer("random", toy, seed=0, budget=0.05, min_accuracy=0.85)
     while not opt.done:
         c, s = opt.suggest()
         row = toy.lookup(c, s)
         opt.observe(c, s, row["accuracy"], row["cost"], row["training_time"])
-    with pytest.raises(BudgetExhausted, match="budget is spent"):
+    with pytest.raises(Exhausted, match="budget is spent"):
         opt.suggest()
 
 
@@ -261,7 +276,7 @@ def test_max_paths_does_not_change_horizon_zero(toy):
 # ------------------------------------------------------------------------------- real data, CNO, grid
 def test_optimum_and_cno_on_the_rnn_measurements():
     rnn = load_benchmark("rnn")
-    o, f = optimum(rnn), optimum(rnn, full_size_only=True)
+    o, f = optimum(rnn, 0.85, 300.0), optimum(rnn, 0.85, 300.0, full_size_only=True)
     assert int(o["size"]) == 15000 and int(f["size"]) == 60000 and f["cost"] > o["cost"]
     p = price_per_second(rnn)
     t = rnn.full_size().sort_values("config_id")
@@ -277,16 +292,16 @@ def test_optimum_and_cno_on_the_rnn_measurements():
 def test_grid_stores_one_file_per_run_and_resumes(toy, tmp_path):
     csv = tmp_path / "toy.csv"
     _toy_table().to_csv(csv, index=False)
-    specs = [NepheleRun(str(csv), o, s, budget=1.5, initial_budget=0.5) for o in ("nephele", "random") for s in (1, 2)]
-    paths = run_nephele_grid(specs, tmp_path / "runs", progress=False)
-    assert paths[0] == tmp_path / "runs" / "nephele" / "toy" / "nephele-h0-B1.5-Bi0.5" / "seed1.parquet"
+    specs = ex.cost_grid([str(csv)], ["nephele", "random"], [1, 2], budget=1.5, options={"initial_budget": 0.5})
+    paths = ex.run_grid(specs, tmp_path / "runs", progress=False)
+    assert paths[0] == tmp_path / "runs" / "toy" / "nephele-initial_budget0.5-B1.5" / "seed1.parquet"
+    assert paths[2] == tmp_path / "runs" / "toy" / "random-mincost-B1.5" / "seed1.parquet"
     assert all(p.is_file() for p in paths)
     stamps = [os.stat(p).st_mtime_ns for p in paths]
-    run_nephele_grid(specs, tmp_path / "runs", progress=False)   # resume: nothing is rerun
+    ex.run_grid(specs, tmp_path / "runs", progress=False)   # resume: nothing is rerun
     assert [os.stat(p).st_mtime_ns for p in paths] == stamps
-    from tt_core.nephele import load_nephele_runs
 
-    df = load_nephele_runs(specs, tmp_path / "runs")
+    df = ex.load_runs(specs, tmp_path / "runs")
     curves = iteration_curves(df)
     assert set(curves["optimizer"]) == {"nephele", "random"}
     reach = cost_to_reach(curves, 1e9)
@@ -295,22 +310,27 @@ def test_grid_stores_one_file_per_run_and_resumes(toy, tmp_path):
 
 # ------------------------------------------------------------------------------- errors
 def test_unknown_optimizer_lists_the_known_ones(toy):
-    with pytest.raises(ValueError, match="known optimizers: \\['cherrypick', 'lynceus', 'nephele', 'random'\\]"):
+    with pytest.raises(ValueError, match="known optimizers: \\['cherrypick', 'eic', 'eic-usd', 'fabolas', 'lynceus', "
+                                         "'nephele', 'random', 'trimtuner-dt', 'trimtuner-gp'\\]"):
         make_nephele_optimizer("bogus", toy, seed=0, **TOY)
     with pytest.raises(ValueError, match="known optimizers"):
-        NepheleRun("rnn", "bogus", 1)
+        ex.RunSpec("rnn", "bogus", 1)
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(budget=-1.0, initial_budget=0.5), "budget must be a finite number > 0"),
+    (dict(budget=-1.0, initial_budget=0.5), "budget must be a positive number"),
     (dict(budget=1.0, initial_budget=-0.1), "initial_budget must be a finite number >= 0"),
     (dict(budget=1.0, initial_budget=1.0), "must be smaller than budget"),
     (dict(budget=1.0, initial_budget=0.5, horizon=-1), "horizon must be an int >= 0"),
     (dict(budget=1.0, initial_budget=0.5, discount=1.5), "discount"),
-    (dict(budget=1.0, initial_budget=0.5, min_accuracy=85), "min_accuracy must lie in"),
+    (dict(budget=1.0, initial_budget=0.5, min_accuracy=85), "accuracy constraint: lower must lie in"),
+    (dict(budget=1.0, initial_budget=0.5, max_cost=0.1), "cannot honour max_cost"),
+    (dict(budget=1.0, initial_budget=0.5, beta=0.1), "has no candidate filter"),
+    (dict(budget=1.0), "needs initial_budget"),
     (dict(budget=float("nan"), initial_budget=0.5), "budget must be a finite number"),
 ])
 def test_bad_settings_raise_clear_errors(toy, kwargs, match):
+    kwargs.setdefault("min_accuracy", 0.85)
     with pytest.raises(ValueError, match=match):
         make_nephele_optimizer("nephele", toy, seed=0, **kwargs)
 
@@ -322,13 +342,13 @@ def test_bad_observations_raise_clear_errors(toy):
     opt.observe(0, 10000, 0.9, 0.01, 10.0)
     with pytest.raises(ValueError, match="already tested"):
         opt.observe(0, 10000, 0.9, 0.01, 10.0)
-    with pytest.raises(ValueError, match="accuracy must lie in \\[0, 1\\]"):
+    with pytest.raises(ValueError, match="accuracy must be a fraction in \\[0, 1\\]"):
         opt.observe(1, 10000, 90.0, 0.01, 10.0)
     with pytest.raises(ValueError, match="cost must be a finite number >= 0"):
         opt.observe(1, 10000, 0.9, -0.01, 10.0)
-    with pytest.raises(ValueError, match="horizon=1 is only for"):
+    with pytest.raises(ValueError, match="'cherrypick' has no option horizon"):
         run_nephele(toy, "cherrypick", seed=0, horizon=1, **TOY)
-    with pytest.raises(ValueError, match="price_per_second must have one entry per configuration"):
-        Nephele(ConfigSpace.from_benchmark(toy), [1.0, 2.0], seed=0, budget=1.0, initial_budget=0.1)
+    with pytest.raises(ValueError, match="price_per_second must hold one finite price > 0 per configuration"):
+        Problem(ConfigSpace.from_benchmark(toy), objective="cost", budget=1.0, price_per_second=[1.0, 2.0])
     with pytest.raises(ValueError, match="known profiles"):
-        profile_settings("huge")
+        profile_settings("huge", "nephele")

@@ -1,4 +1,4 @@
-"""Expected-improvement family: EI, EIc (CherryPick) and EIc/USD (Lynceus) (paper Eq. 1, spec Sec. 4).
+"""Expected-improvement family: EI, EIc (CherryPick) and EIc/USD (Lynceus) (TrimTuner paper Eq. 1, Sec. IV).
 
 All acquisitions *minimise* the loss ``y = ln(1 - accuracy)`` predicted by the ``"loss"`` model. With
 a Gaussian prediction ``N(mu, sigma^2)`` and incumbent ``eta`` (best observed loss), paper Eq. 1 for a
@@ -105,7 +105,7 @@ class EI:
 
 
 class EIc:
-    """Constrained expected improvement (CherryPick; spec Sec. 4).
+    """Constrained expected improvement (CherryPick: Alipourfard et al., NSDI 2017; TrimTuner paper Sec. IV).
 
     ``EIc(x) = EI(x; best_feasible) * prod_q P(q(x) satisfied)``, or the probability alone when there
     is no feasible observation (``best_feasible=None``).
@@ -168,7 +168,8 @@ class EIc:
 
 
 class EIcPerUSD(EIc):
-    """EIc per expected dollar (Lynceus; spec Sec. 4): ``EIc(x) / exp(mu_c + sigma_c^2 / 2)``.
+    """EIc per expected dollar: ``EIc(x) / exp(mu_c + sigma_c^2 / 2)`` (Lynceus: Casimiro et al., ICDCS 2020;
+    TrimTuner paper Sec. IV).
 
     Parameters
     ----------

@@ -2,8 +2,9 @@
 
 Entropy search (TrimTuner paper Eq. 2) scores a candidate ``<x, s>`` by the expected drop of the entropy
 of ``p_opt^{s=1}``, the distribution of the minimiser of the loss at the full data set, after a noisy
-observation at ``<x, s>``. FABOLAS (paper Eq. 3) divides it by the predicted cost. Following
-``/work/shared/notes/entropy_search_spec.md`` Sec. 2:
+observation at ``<x, s>``. FABOLAS (paper Eq. 3) divides it by the predicted cost. Following entropy
+search (Hennig & Schuler, "Entropy Search for Information-Efficient Global Optimization", JMLR 13, 2012;
+TrimTuner paper ref. [24]) and its use in FABOLAS (Klein et al., AISTATS 2017; code in RoBO):
 
 1. ``p_opt`` is represented on N representer points ``Z`` (configurations at ``s~ = 1``) with proposal
    log-densities ``lambda_k``: :func:`sample_representers`.
@@ -13,11 +14,11 @@ observation at ``<x, s>``. FABOLAS (paper Eq. 3) divides it by the predicted cos
 3. A candidate with latent variance ``v``, noise variance ``sn2`` and covariance ``a = Sigma(Z, x)``
    shifts the representer posterior by ``L omega`` with ``L = a / sqrt(v + sn2)``, ``omega ~ N(0, 1)``, and
    ``dSigma = -L L^T``. The predicted ``ln p'_k(omega) = ln p_k - 0.5 [(g_k^T L)^2 - (gbar^T L)^2] +
-   (g~_k^T L) omega`` (the closed form of ``<S~_k, dSigma> + 0.5 L^T H~_k L``, spec Sec. 2.3) is
+   (g~_k^T L) omega`` (the closed form of ``<S~_k, dSigma> + 0.5 L^T H~_k L``, Hennig & Schuler 2012) is
    renormalised and the entropy ``H_lambda(p) = -sum_k p_k (ln p_k + lambda_k)`` is averaged over the
    innovation nodes ``omega_j = Phi^-1(j / (Np + 1))``.
 4. Values are averaged over model samples; :class:`InformationGainPerCost` pairs loss sample ``i``
-   with cost sample ``i`` (spec Sec. 2.4).
+   with cost sample ``i`` (as FABOLAS does).
 
 Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 ------------------------------------------------------------------------
@@ -50,12 +51,12 @@ _CHUNK_ENTRIES = 2_000_000
 
 
 def innovation_nodes(n_innovations: int) -> np.ndarray:
-    """Innovation nodes ``omega_j = Phi^-1(j / (Np + 1))``, j = 1..Np (spec Sec. 2.1, step 4)."""
+    """Innovation nodes ``omega_j = Phi^-1(j / (Np + 1))``, j = 1..Np (as in the original implementations)."""
     return norm.ppf(np.arange(1, n_innovations + 1) / (n_innovations + 1.0))
 
 
 def sample_representers(pool, rng, n=50, log_weights=None):
-    """Draw N distinct representer configurations at ``s~ = 1`` from a discrete pool (spec Sec. 2.1).
+    """Draw N distinct representer configurations at ``s~ = 1`` from a discrete pool.
 
     Parameters
     ----------
@@ -116,7 +117,7 @@ def sample_representers(pool, rng, n=50, log_weights=None):
 
 
 class EntropySearch:
-    """Expected drop of the entropy of ``p_opt^{s=1}`` after observing a candidate (Eq. 2, spec Sec. 2).
+    """Expected drop of the entropy of ``p_opt^{s=1}`` after observing a candidate (TrimTuner paper Eq. 2).
 
     Parameters
     ----------
@@ -233,7 +234,7 @@ class EntropySearch:
 
 
 class InformationGainPerCost:
-    """FABOLAS acquisition, information gain per unit predicted cost (paper Eq. 3, spec Sec. 2.4).
+    """FABOLAS acquisition, information gain per unit predicted cost (TrimTuner paper Eq. 3).
 
     ``alpha_F(x, s~) = (1/M) sum_i alpha_ES,i(x, s~) / exp(mu_c,i(x, s~))`` when the cost model offers
     ``predict_per_sample`` with as many samples as the loss model (two FABOLAS GPs: sample i of the

@@ -1,9 +1,10 @@
-"""EPMGP: probability that each of N jointly Gaussian values is the minimum (spec Sec. 2.2).
+"""EPMGP: probability that each of N jointly Gaussian values is the minimum.
 
 For ``f ~ N(mu, Sigma)`` of dimension N, ``p_min(k) = P(f_k < f_l for all l != k)`` is the Gaussian
 probability of the polyhedron ``{c_l^T f > 0, l != k}`` with ``c_l = (e_l - e_k) / sqrt(2)``. Expectation
-propagation (Cunningham, Hennig & Lacoste-Julien's EPMGP, as used by entropy search in FABOLAS and
-TrimTuner; TrimTuner paper Eq. 2-3) approximates each half-space indicator by a Gaussian site
+propagation (EPMGP: Cunningham, Hennig & Lacoste-Julien, "Gaussian Probabilities and Expectation
+Propagation", 2011; as used by entropy search, Hennig & Schuler, JMLR 2012, in FABOLAS and TrimTuner;
+TrimTuner paper Eq. 2-3) approximates each half-space indicator by a Gaussian site
 ``(tau_l, nu_l)`` on the projection ``c_l^T f``; the EP log normaliser approximates ``ln p_min(k)`` and its
 derivatives w.r.t. ``mu`` and ``Sigma`` (sites fixed) are available in closed form.
 
@@ -12,14 +13,14 @@ problems of several Gaussians at once): each site update ``l`` is one vectorised
 still-active problem, and the rank-one covariance updates are applied in blocks of 16 as one batched
 matrix product (a step needs only ``V c_l``, computed from the last applied covariance and the pending
 factors). Problems stop individually (convergence or ``p_min(k) = 0``), exactly as if they were run one
-after the other. Everything follows ``/work/shared/notes/entropy_search_spec.md`` Sec. 2.2.
+after the other. The EP updates follow EPMGP as used by the original entropy-search code.
 
 Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 ------------------------------------------------------------------------
 * The normalised Hessian uses the outer product ``gbar gbar^T`` of the mean gradient
   ``gbar = sum_j p_j g_j``; the originals compute an element-wise square through a transpose slip.
 * Convergence test per problem: the sum over a sweep of ``max(|dnu_l|, |dtau_l|)`` is below ``1e-3``
-  (the spec's ``|max(dnu, dtau)|`` could stop on a large negative change; ours is never looser).
+  (the originals' ``|max(dnu, dtau)|`` could stop on a large negative change; ours is never looser).
 * The standard deviation used in ``alpha = e / s`` is ``sqrt(s2 + 1e-25)`` like the one in ``z``, so a
   degenerate cavity (``s2 = 0``, e.g. duplicated representers) cannot divide by zero.
 """
@@ -61,7 +62,7 @@ def _check_gaussian(mu, Sigma):
 
 
 def _cholesky_with_jitter(B):
-    """Batched Cholesky; on failure retry each matrix with growing diagonal jitter (spec Sec. 2.2)."""
+    """Batched Cholesky; on failure retry each matrix with growing diagonal jitter."""
     try:
         return np.linalg.cholesky(B)
     except np.linalg.LinAlgError:
@@ -198,7 +199,7 @@ def _ep_sites_batch(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
 
 
 def epmgp_log_normalisers(mu, Sigma):
-    """Unnormalised EP approximations of ``ln p_min(k)`` and their derivatives (spec Sec. 2.2).
+    """Unnormalised EP approximations of ``ln p_min(k)`` and their derivatives (EPMGP).
 
     With ``R = [sqrt(tau_l) c_l]``, ``r = sum_l nu_l c_l``, ``B = I + R^T Sigma R``,
     ``A = R B^-1 R^T`` and ``b = mu + Sigma r``::
@@ -296,7 +297,7 @@ def log_pmin_first_order(mu, Sigma):
 
 
 def log_pmin(mu, Sigma):
-    """Normalised EPMGP ``ln p_min`` with first and second derivatives (spec Sec. 2.2).
+    """Normalised EPMGP ``ln p_min`` with first and second derivatives.
 
     ``p = softmax(ln p)`` (``-inf`` replaced by -500); with ``gbar = sum_j p_j g_j``::
 

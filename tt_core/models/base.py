@@ -4,10 +4,11 @@ Inputs of every surrogate are arrays ``X`` of shape ``(n, d + 1)``: columns ``0 
 configuration encoded in ``[0, 1]`` and the **last** column holds the log2-scaled training-set size
 ``s~`` in ``[0, 1]`` (``s~ = 1`` is the full data set), as in the TrimTuner paper (Sec. II-III) and
 FABOLAS. Targets are whatever the caller passes (``ln(1 - accuracy)`` for the loss model,
-``ln(cost)`` for the cost model, see ``/work/shared/notes/entropy_search_spec.md`` Sec. 1).
+``ln(cost)`` for the cost model, as in the FABOLAS and TrimTuner implementations).
 
-Entropy search (spec Sec. 2) needs, per model sample, the latent joint Gaussian over the representer
-points ``Z`` and the candidates ``X``; :class:`JointPosterior` carries exactly the blocks it uses.
+Entropy search (Hennig & Schuler, JMLR 2012; FABOLAS; TrimTuner paper Eq. 2-3) needs, per model
+sample, the latent joint Gaussian over the representer points ``Z`` and the candidates ``X``;
+:class:`JointPosterior` carries exactly the blocks it uses.
 """
 
 from __future__ import annotations

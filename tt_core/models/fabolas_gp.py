@@ -1,9 +1,10 @@
-"""FABOLAS Gaussian process with MCMC-marginalised hyperparameters (spec Sec. 1).
+"""FABOLAS Gaussian process with MCMC-marginalised hyperparameters.
 
 The model of the loss ``y = ln(1 - accuracy)`` and of the cost ``c = ln(cost)`` used by FABOLAS and by
-TrimTuner-GP (TrimTuner paper Sec. III-A; FABOLAS). Inputs are ``(n, d + 1)`` arrays whose last column
-is the log2-scaled size ``s~`` in ``[0, 1]``. With ``theta`` on the natural-log scale
-(``/work/shared/notes/entropy_search_spec.md`` Sec. 1)::
+TrimTuner-GP (TrimTuner paper Sec. III-A; FABOLAS: Klein, Falkner, Bartels, Hennig & Hutter, "Fast
+Bayesian Optimization of Machine Learning Hyperparameters on Large Datasets", AISTATS 2017, TrimTuner
+paper ref. [8], as implemented in RoBO with george kernels). Inputs are ``(n, d + 1)`` arrays whose last
+column is the log2-scaled size ``s~`` in ``[0, 1]``. With ``theta`` on the natural-log scale::
 
     k(x, x') = e^t0 * prod_i Matern52((x_i - x'_i)^2 / e^ti) * (e^t(d+1) + e^t(d+2) u(s~) u(s~'))
     Matern52(r2) = (1 + sqrt(5 r2) + 5 r2 / 3) exp(-sqrt(5 r2))
@@ -33,9 +34,9 @@ Deviations from the original implementations (RoBO / george / TrimTuner)
 * Fantasies (:meth:`FabolasGP.fantasize`) keep the hyperparameter samples fixed and extend the cached
   Cholesky factors by a block (rank-one for one point) update; the original re-optimised the
   hyperparameters per candidate and accumulated fantasies across candidates (order-dependent).
-* Number of walkers: the spec's default rule (12, or ``3 (d + 3)`` rounded up to even when
-  ``12 < 2 (d + 3)``) is raised to at least ``2 (d + 4)`` (emcee's stretch move needs twice as many
-  walkers as parameters; the rule alone gives 12 < 14 for d = 3). For d = 5 it gives 24 as in the spec.
+* Number of walkers: the original implementation's default rule (12, or ``3 (d + 3)`` rounded up to
+  even when ``12 < 2 (d + 3)``) is raised to at least ``2 (d + 4)`` (emcee's stretch move needs twice as many
+  walkers as parameters; the rule alone gives 12 < 14 for d = 3). For d = 5 it gives 24 as in the original.
 * The initial walker positions are drawn from the priors (the noise from a horseshoe-like draw around
   the prior scale 1e-3); all coordinates are clipped into ``|theta| <= 19.9``.
 """
@@ -63,7 +64,7 @@ __all__ = [
     "NOISE_JITTER",
 ]
 
-#: Added to the noise variance of every sample (spec Sec. 1).
+#: Added to the noise variance of every sample (as in the original implementation).
 NOISE_JITTER = 1.25e-12
 #: Support of every log-hyperparameter: ``|theta_j| <= THETA_BOUND``.
 THETA_BOUND = 20.0
@@ -85,7 +86,7 @@ def _check_kind(kind) -> str:
 
 
 def size_feature(s, kind) -> np.ndarray:
-    """Size feature ``u`` of the FABOLAS kernel (spec Sec. 1).
+    """Size feature ``u`` of the FABOLAS kernel.
 
     Parameters
     ----------
@@ -109,7 +110,7 @@ def _as_theta2d(theta) -> np.ndarray:
 
 
 def fabolas_kernel(X1, X2, theta, kind) -> np.ndarray:
-    """FABOLAS kernel matrices for one or several hyperparameter vectors (spec Sec. 1).
+    """FABOLAS kernel matrices for one or several hyperparameter vectors.
 
     ``k = e^t0 prod_i Matern52((x_i - x'_i)^2 / e^ti) (e^t(d+1) + e^t(d+2) u u')``, without noise.
 
@@ -198,7 +199,8 @@ def george_kernel(theta, d, kind):
 # Priors
 # --------------------------------------------------------------------------------------------------
 def log_prior(theta) -> np.ndarray:
-    """Log prior density of FABOLAS hyperparameters (spec Sec. 1), up to a constant for the horseshoe.
+    """Log prior density of FABOLAS hyperparameters (as in the original implementation), up to a
+    constant for the horseshoe.
 
     * ``t0 + 2 ~ LogNormal(0, 1)``;
     * ``t1..td ~ Uniform[-10, 2]`` (log length scales);
@@ -293,7 +295,7 @@ def _tri_solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
 # Model
 # --------------------------------------------------------------------------------------------------
 class FabolasGP:
-    """FABOLAS GP for loss or cost with emcee-marginalised hyperparameters (spec Sec. 1).
+    """FABOLAS GP for loss or cost with emcee-marginalised hyperparameters (FABOLAS, Klein et al. 2017).
 
     Parameters
     ----------
@@ -448,7 +450,7 @@ class FabolasGP:
 
     # ---------------------------------------------------------------- fitting
     def fit(self, X, y) -> "FabolasGP":
-        """Sample the hyperparameters with emcee and cache per-sample factors (spec Sec. 1).
+        """Sample the hyperparameters with emcee and cache per-sample factors.
 
         The first fit (or a fit after the input dimension changed) starts the walkers from the priors
         and runs ``burnin + chain_length`` steps; later fits continue from the last walker positions
@@ -566,7 +568,7 @@ class FabolasGP:
         return means, variances
 
     def predict(self, X, return_std: bool = False):
-        """Latent predictive mean (and std) averaged over hyperparameter samples (spec Sec. 1).
+        """Latent predictive mean (and std) averaged over hyperparameter samples.
 
         ``mu = mean_i mu_i`` and ``v = var_i(mu_i) + mean_i v_i`` (moment-matched mixture).
 
@@ -591,8 +593,8 @@ class FabolasGP:
     def joint_posteriors(self, Z, X) -> list[JointPosterior]:
         """Latent joint posteriors over representers ``Z`` and candidates ``X``, one per sample.
 
-        ``Sigma(Z, X) = k(Z, X) - V_Z^T V_X`` with ``V = L_i^-1 k(X_, .)`` (spec Sec. 2.1, 2.3);
-        covariances are not clipped.
+        ``Sigma(Z, X) = k(Z, X) - V_Z^T V_X`` with ``V = L_i^-1 k(X_, .)`` (what entropy search needs,
+        Hennig & Schuler 2012); covariances are not clipped.
 
         Parameters
         ----------
@@ -631,9 +633,9 @@ class FabolasGP:
 
         The Cholesky factor of each sample is extended by a block update
         ``L' = [[L, 0], [B^T, chol(K_** + noise I - B^T B)]]`` with ``B = L^-1 k(X_, X_new)`` (a rank-one
-        extension for one point, spec Sec. 3); the constant prior mean becomes the mean of the
-        extended targets and ``alpha`` is recomputed in O(n^2). ``self`` is not modified. The result
-        equals :meth:`fit_fixed_hypers` on the extended data with ``self.samples_``.
+        extension for one point; TrimTuner paper Sec. III, simulation steps 1-2); the constant prior mean
+        becomes the mean of the extended targets and ``alpha`` is recomputed in O(n^2). ``self`` is not
+        modified. The result equals :meth:`fit_fixed_hypers` on the extended data with ``self.samples_``.
 
         Parameters
         ----------

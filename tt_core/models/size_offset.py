@@ -1,11 +1,11 @@
 """A size-aware offset for log-cost / log-time models that cannot extrapolate in the data-set size.
 
 Training cost and time grow roughly in proportion to the training-set size. FABOLAS' GP encodes this
-with a basis function in ``s~`` (spec Sec. 1: ``u = s~`` for the cost kernel). Trees cannot extrapolate:
-a regression tree fitted mostly on sub-sampled runs predicts their (small) costs for the full data
-set, so the cost constraint looks satisfied where it is not. :class:`SizeOffset` gives the trees the
-same prior knowledge: the wrapped model learns ``ln(cost) - ln(s)`` (cost per fraction of the data),
-and ``ln(s)`` is added back to its predictions. With ``s~ = log2-scaled size``,
+with a basis function in ``s~`` (Klein et al., AISTATS 2017: ``u = s~`` for the cost kernel). Trees
+cannot extrapolate: a regression tree fitted mostly on sub-sampled runs predicts their (small) costs for
+the full data set, so the cost constraint looks satisfied where it is not. :class:`SizeOffset` gives the
+trees the same prior knowledge: the wrapped model learns ``ln(cost) - ln(s)`` (cost per fraction of the
+data), and ``ln(s)`` is added back to its predictions. With ``s~ = log2-scaled size``,
 ``ln(s) = (s~ - 1) * ln(s_max / s_min)``.
 
 On the authors' data the offset makes the target nearly size-invariant: the mean gap between full-size

@@ -19,9 +19,9 @@ With ``P[m, i]`` the prediction of member ``m`` at input ``i``:
 
 * predictive mean ``mu_i = mean_m P[m, i]``; std ``max(std_m P[m, i], min_std)`` (population std,
   ``ddof=0``, floored at ``min_std`` so that a unanimous ensemble still gives a proper Gaussian);
-* joint posterior over representers ``Z`` and candidates ``X`` (for entropy search, spec Sec. 3): the
-  members' empirical mean and covariance ``Cov = D^T D / M`` (``D = P - mean``) plus ``jitter * I``
-  (default ``min_std**2``) so that ``cov_zz`` is positive definite although its rank is at most
+* joint posterior over representers ``Z`` and candidates ``X`` (for entropy search, TrimTuner paper
+  Sec. III-A): the members' empirical mean and covariance ``Cov = D^T D / M`` (``D = P - mean``) plus
+  ``jitter * I`` (default ``min_std**2``) so that ``cov_zz`` is positive definite although its rank is at most
   ``M - 1``; ``noise_var = 0`` (the ensemble has no separate noise model);
 * fantasy: a new ensemble with the same seed refit on the data plus the extra point(s)
   (:meth:`ExtraTreesEnsemble.fantasize` == ``fit`` on the augmented data).
@@ -47,7 +47,7 @@ Deviations from the original TrimTuner implementation
   non-finite values by 0.1 and has no floor; here ``predict`` returns the std (floored at ``min_std``).
 * The original's covariance between a candidate and the representers is the off-diagonal of a diagonal
   matrix, i.e. zero. Here ``joint_posteriors`` returns the members' empirical covariance, this project's
-  way to run entropy search on the tree ensemble (spec Sec. 3, DT variant).
+  way to run entropy search on the tree ensemble (TrimTuner paper Sec. III-A, DT variant).
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ code computes from the measurements (the "paper" column of the comparison tables
 :mod:`tt_core.reporting.summary`) so that a reader can see where the reproduction agrees and where it does not.
 Each constant names its source:
 
-* ``TrimTuner``: /work/shared/papers/trimtuner_paper.md (Mendes et al., "TrimTuner: Efficient
-  Optimization of Machine Learning Jobs in the Cloud via Sub-Sampling", MASCOTS 2020);
-* ``thesis``: /work/shared/papers/thesis_nephele_fabulinus.txt (the Nephele/Fabulinus MSc thesis).
+* ``TrimTuner``: P. Mendes, M. Casimiro, P. Romano and D. Garlan, "TrimTuner: Efficient Optimization
+  of Machine Learning Jobs in the Cloud via Sub-Sampling", MASCOTS 2020;
+* ``thesis``: P. Mendes, "Leveraging Subsampling Techniques to Optimize Machine Learning Jobs in the
+  Cloud", MSc thesis, Instituto Superior Técnico, Universidade de Lisboa, 2019 (Nephele and Fabulinus).
 
 Percentages are kept as printed (so with the paper's own number of decimals, which varies);
 :func:`reported_tolerance` turns that into the tolerance "agrees to the printed precision".

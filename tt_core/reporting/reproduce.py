@@ -4,12 +4,21 @@
 into a run folder, converts each executed notebook to HTML, and writes ``index.html`` with the status
 of each notebook and the "paper vs. this workbook" table collected from ``figures/summary_*.csv``.
 A failing notebook is reported by name with its error; the others still run.
+
+Each notebook's kernel is a subprocess that writes its log to the stderr it inherits. At start-up
+ipykernel logs "Kernel is running over TCP without encryption" (papermill connects to it over
+localhost TCP); :func:`run` routes the kernel's stderr through a filter that drops exactly that line
+and passes every other line through unchanged.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
+import re
+import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -23,6 +32,11 @@ from tt_core.reporting.summary import collect
 
 NOTEBOOK_DIR = PROJECT_DIR / "notebooks"
 PROFILES = ("quick", "paper")
+
+#: The start-up warning of ipykernel (``IPKernelApp``) for a kernel on TCP without CurveZMQ keys. It is
+#: logged by the kernel *subprocess* on its inherited stderr, so neither :mod:`warnings` nor a logger
+#: of this process can silence it; :func:`_forward_kernel_stderr` drops the lines it matches.
+KERNEL_TCP_WARNING = re.compile(r"Kernel is running over TCP without encryption")
 
 
 @dataclass(frozen=True)
@@ -122,6 +136,7 @@ def run(
                 str(NOTEBOOK_DIR / f"{entry.stem}.ipynb"), str(executed),
                 parameters={"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())},
                 cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
+                kernel_manager_class=_filtered_kernel_manager_class(),
             )
             results.append(NotebookResult(entry, True, time.perf_counter() - t0))
         except Exception as exc:  # a failing notebook must not stop the others
@@ -132,6 +147,43 @@ def run(
             _to_html(executed)
     index = write_report(out, figs, results, profile)
     return index, results
+
+
+def _forward_kernel_stderr(read_fd: int, drop: re.Pattern = KERNEL_TCP_WARNING) -> None:
+    """Copy a kernel's stderr (read end of a pipe) to ``sys.stderr`` line by line, except the lines
+    matching ``drop``; returns at end of file (when the kernel has exited)."""
+    with open(read_fd, "rb", closefd=True) as pipe:
+        for raw in pipe:
+            line = raw.decode("utf-8", errors="replace")
+            if drop.search(line):
+                continue
+            sys.stderr.write(line)
+            sys.stderr.flush()
+
+
+def _filtered_kernel_manager_class():
+    """An ``AsyncKernelManager`` (the nbclient default) whose kernel's stderr goes through
+    :func:`_forward_kernel_stderr`; passed to papermill as ``kernel_manager_class``."""
+    from jupyter_client import AsyncKernelManager
+
+    class FilteredStderrKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            read_fd, write_fd = os.pipe()
+            kw["stderr"] = write_fd          # Popen keyword of the kernel subprocess
+            try:
+                await super().start_kernel(**kw)
+            except BaseException:
+                os.close(read_fd)
+                raise
+            finally:
+                os.close(write_fd)           # the kernel holds its own copy
+                if isinstance(self._launch_args, dict):
+                    # a restart re-launches with these arguments: let it inherit stderr, not a closed fd
+                    self._launch_args.pop("stderr", None)
+            threading.Thread(target=_forward_kernel_stderr, args=(read_fd,), daemon=True,
+                             name="kernel-stderr").start()
+
+    return FilteredStderrKernelManager
 
 
 def _short_error(exc: Exception) -> str:
