@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 import tt_core.acquisitions.entropy_search as es_module
 from tt_core.acquisitions.entropy_search import (
@@ -43,13 +44,6 @@ def loss_gp():
     return FabolasGP("loss").fit_fixed_hypers(X, y, HYPERS)
 
 
-@pytest.fixture(scope="module")
-def cost_gp():
-    X, _ = _data()
-    c = np.log(1 + 5 * X[:, D] ** 1.5 + X[:, 0])
-    return FabolasGP("cost").fit_fixed_hypers(X, c, HYPERS - np.array([0, 0, 0, 0, 0, 1.0]))
-
-
 class PriorGP:
     """A noise-free-data GP prior on the configuration columns (test double with exact posteriors)."""
 
@@ -69,6 +63,72 @@ class PriorGP:
                 mean_x=self._m(X), var_x=np.ones(len(X)), noise_var=self.noise_var,
             )
         ]
+
+
+class TablePosteriors:
+    """Test double: fixed joint posteriors, one per "model sample"; candidate i is the row ``[i, s~]``.
+
+    ``samples`` is a list of dicts with ``mean_z`` (N,), ``cov_zz`` (N, N), ``cov_zx`` (N, K) and ``var_x`` (K,)
+    for K tabulated candidates, plus ``noise_var``.
+    """
+
+    def __init__(self, samples):
+        self.samples = samples
+
+    def joint_posteriors(self, Z, X):
+        idx = np.asarray(X)[:, 0].astype(int)
+        return [
+            JointPosterior(mean_z=np.asarray(t["mean_z"], float), cov_zz=np.asarray(t["cov_zz"], float),
+                           cov_zx=np.asarray(t["cov_zx"], float)[:, idx], mean_x=np.zeros(len(idx)),
+                           var_x=np.asarray(t["var_x"], float)[idx], noise_var=t["noise_var"])
+            for t in self.samples
+        ]
+
+
+def _two_representer_es(mean_z, cov_zz, a, var_x, noise_var, lam, omega):
+    """Linearised expected entropy drop (spec Sec. 2.3) for N = 2 representers, written from scratch.
+
+    With two representers p_min is a single Gaussian probability, so ln p_k and its gradient are known in
+    closed form (no EPMGP): u = (mu_1 - mu_0) / s, s^2 = Var(f_1 - f_0), p_0 = Phi(u), p_1 = Phi(-u),
+    g_0 = phi(u) / Phi(u) / s * (-1, 1), g_1 = phi(u) / Phi(-u) / s * (1, -1), and gbar = sum_k p_k g_k = 0.
+    Then ln p'_k(w) = ln p_k - 0.5 (g_k . L)^2 + (g_k . L) w with L = a / sqrt(var_x + noise_var),
+    renormalised; value = H_lam(p) - mean_w H_lam(p'(w)), H_lam(q) = -sum_k q_k (ln q_k + lam_k).
+    Plain loops, one node at a time.
+    """
+    s = np.sqrt(cov_zz[0][0] + cov_zz[1][1] - 2 * cov_zz[0][1])
+    u = (mean_z[1] - mean_z[0]) / s
+    p = [norm.cdf(u), norm.cdf(-u)]
+    r0, r1 = norm.pdf(u) / p[0], norm.pdf(u) / p[1]
+    scale = 1.0 / np.sqrt(var_x + noise_var)
+    L = [a[0] * scale, a[1] * scale]
+    gl = [r0 / s * (L[1] - L[0]), r1 / s * (L[0] - L[1])]  # g_k . L
+
+    def h_lam(q):
+        return -sum(q[k] * (np.log(q[k]) + lam[k]) for k in range(2))
+
+    total = 0.0
+    for w in omega:
+        un = [np.exp(np.log(p[k]) - 0.5 * gl[k] ** 2 + gl[k] * w) for k in range(2)]
+        total += h_lam([x / (un[0] + un[1]) for x in un])
+    return h_lam(p) - total / len(omega)
+
+
+# two "model samples" with two representers each, and four tabulated candidates
+TWO_SAMPLES = [
+    dict(mean_z=[0.0, 1.0], cov_zz=[[1.0, 0.0], [0.0, 1.0]],
+         cov_zx=[[0.0, 0.5, 0.1, 0.0], [0.6, -0.3, 0.4, 0.0]], var_x=[0.9, 0.7, 0.5, 0.8], noise_var=0.1),
+    dict(mean_z=[0.3, -0.2], cov_zz=[[1.0, 0.3], [0.3, 0.5]],
+         cov_zx=[[0.2, -0.4, 0.1, 0.0], [0.5, 0.1, 0.4, 0.0]], var_x=[0.6, 0.8, 0.4, 0.3], noise_var=0.05),
+]
+TWO_Z = np.array([[0.0, 1.0], [1.0, 1.0]])
+TWO_X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 0.0], [3.0, 1.0]])
+TWO_LAM = np.log([0.2, 0.8])  # non-uniform representer weights
+
+
+def _two_sample_reference(lam, omega):
+    return np.array([[_two_representer_es(t["mean_z"], t["cov_zz"], np.array(t["cov_zx"])[:, c], t["var_x"][c],
+                                          t["noise_var"], lam, omega) for c in range(len(TWO_X))]
+                     for t in TWO_SAMPLES])
 
 
 # ----------------------------------------------------------------------------------- representers
@@ -122,7 +182,7 @@ def test_nodes():
     assert w[-1] == pytest.approx(2.80784, abs=1e-4)  # Phi^-1(400 / 401)
 
 
-def test_values_nonnegative_and_deterministic(loss_gp):
+def test_values_nonnegative_and_mean_over_samples(loss_gp):
     Z, lam = sample_representers(_pool(), np.random.default_rng(0), n=20)
     es = EntropySearch(loss_gp, Z, lam)
     rng = np.random.default_rng(1)
@@ -131,8 +191,48 @@ def test_values_nonnegative_and_deterministic(loss_gp):
     assert v.shape == (60,)
     assert np.all(v >= -1e-10)
     assert v.max() > 1e-3
-    np.testing.assert_array_equal(v, EntropySearch(loss_gp, Z, lam)(cand))
-    np.testing.assert_allclose(v, es.per_sample(cand).mean(axis=0))
+    # per-sample values and their average against the from-scratch two-representer formula
+    es2 = EntropySearch(TablePosteriors(TWO_SAMPLES), TWO_Z, TWO_LAM, n_innovations=40)
+    ref = _two_sample_reference(TWO_LAM, innovation_nodes(40))
+    assert ref.shape == (2, 4) and abs(ref[0, :3] - ref[1, :3]).min() > 1e-3  # the samples really differ
+    np.testing.assert_allclose(es2.per_sample(TWO_X), ref, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(es2(TWO_X), 0.5 * (ref[0] + ref[1]), rtol=1e-7, atol=1e-12)
+    assert ref[:, 3] == pytest.approx([0.0, 0.0], abs=1e-15)  # no covariance with Z: no information
+    assert np.all(ref[:, :3] > 1e-3)
+
+
+def test_nonuniform_representer_weights_hand_computed():
+    """lambda enters H_lambda(p) = -sum_k p_k (ln p_k + lambda_k); two representers, three nodes, by hand.
+
+    mu_Z = (0, 1), Sigma_ZZ = I: p = (0.7602499, 0.2397501), g_0 = (-0.2889782, 0.2889782),
+    g_1 = (0.9163528, -0.9163528), gbar = 0 (see test_epmgp's hand-computed N = 2 case).
+    Nodes w = Phi^-1(1/4, 2/4, 3/4) = (-0.6744898, 0, 0.6744898).
+    lambda = (ln 0.2, ln 0.8) = (-1.6094379, -0.2231436).
+    H(p) = 0.5507917, H_lambda(p) = H(p) - sum_k p_k lambda_k = 1.8278654.
+
+    Candidate 0: a = Sigma(Z, x) = (0, 0.6), var_x + noise = 0.9 + 0.1 = 1, L = (0, 0.6);
+      g_0.L = 0.1733869, g_1.L = -0.5498117; ln p'_k = ln p_k - 0.5 (g_k.L)^2 + (g_k.L) w, renormalised:
+      w = -0.6745: p' = (0.6904823, 0.3095177), H = 0.6187142, H_lambda = 1.7990695
+      w =  0     : p' = (0.7841752, 0.2158248), H = 0.5215726, H_lambda = 1.8318137
+      w = +0.6745: p' = (0.8554442, 0.1445558), H = 0.4131482, H_lambda = 1.8221892
+      drop with lambda: 1.8278654 - (1.7990695 + 1.8318137 + 1.8221892) / 3 = 0.0101746
+      drop with uniform lambda (plain entropy): 0.5507917 - 0.5178116 = 0.0329800
+    Candidate 1: a = (0.5, -0.3), var_x + noise = 0.8, L = (0.5590170, -0.3354102);
+      g_0.L = -0.2584699, g_1.L = 0.8196109;
+      w = -0.6745: p' = (0.8987746, 0.1012254), H = 0.3277672, H_lambda = 1.7968769
+      w =  0     : p' = (0.8110011, 0.1889989), H = 0.4847682, H_lambda = 1.8321979
+      w = +0.6745: p' = (0.6746678, 0.3253322), H = 0.6308236, H_lambda = 1.7892553
+      drop with lambda: 0.0217554; with uniform lambda: 0.0696720
+    """
+    model = TablePosteriors(TWO_SAMPLES[:1])
+    X = TWO_X[:2]
+    es = EntropySearch(model, TWO_Z, np.log([0.2, 0.8]), n_innovations=3)
+    assert es.entropy_[0] == pytest.approx(1.8278654, abs=1e-6)
+    np.testing.assert_allclose(es(X), [0.0101746, 0.0217554], atol=2e-7)
+    # uniform weights: lambda drops out of the entropy difference (any constant gives the same values)
+    for c in (np.log(0.5), -3.0):
+        np.testing.assert_allclose(EntropySearch(model, TWO_Z, [c, c], n_innovations=3)(X), [0.0329800, 0.0696720],
+                                   atol=2e-7)
 
 
 def test_uncorrelated_candidate_has_zero_value_and_informative_one_is_larger():
@@ -156,24 +256,81 @@ def test_full_size_is_more_informative_than_small_size(loss_gp):
     assert v[0] < v[1] < v[2]
 
 
-def test_closed_form_equals_spec_general_formula(loss_gp):
-    """ln p' = ln p + <S~, dSigma> + 0.5 L^T H~ L + (g~^T L) omega with dSigma = -L L^T (spec Sec. 2.3)."""
-    Z, lam = sample_representers(_pool(), np.random.default_rng(4), n=12)
+def _spec_general_formula(logp, g, H, lam, L, omega):
+    """Spec Sec. 2.3 literally: ln p'_k = ln p_k + <S~_k, dSigma> + 0.5 L^T H~_k L + (g~_k^T L) w, dSigma = -L L^T.
+
+    ``g`` (N, N) are the UNnormalised gradients g_k, ``H`` (N, N, N) the Hessians H_k; S_k = 0.5 (H_k + g_k g_k^T),
+    S~_k = S_k - sum_j p_j S_j, H~_k = H_k - sum_j p_j (H_j + g_j g_j^T) + gbar gbar^T, g~_k = g_k - gbar.
+    Returns H_lam(p) - mean_w H_lam(p'(w)), one node and one representer at a time.
+    """
+    N = len(logp)
+    p = np.exp(logp)
+    gbar = sum(p[j] * g[j] for j in range(N))
+    S = [0.5 * (H[k] + np.outer(g[k], g[k])) for k in range(N)]
+    S_mean = sum(p[j] * S[j] for j in range(N))
+    HG_mean = sum(p[j] * (H[j] + np.outer(g[j], g[j])) for j in range(N))
+    dSigma = -np.outer(L, L)
+    det = []
+    for k in range(N):
+        S_t = S[k] - S_mean
+        H_t = H[k] - HG_mean + np.outer(gbar, gbar)
+        det.append(logp[k] + np.sum(S_t * dSigma) + 0.5 * L @ H_t @ L)
+    slope = [(g[k] - gbar) @ L for k in range(N)]
+
+    def h_lam(q):
+        return -sum(q[k] * (np.log(q[k]) + lam[k]) for k in range(N))
+
+    hs = []
+    for w in omega:
+        un = np.array([np.exp(det[k] + slope[k] * w) for k in range(N)])
+        hs.append(h_lam(un / un.sum()))
+    return h_lam(p) - np.mean(hs)
+
+
+def test_closed_form_equals_spec_general_formula(loss_gp, monkeypatch):
+    """ES's closed form against the spec's general formula, with p_min inputs chosen by the test (no EPMGP).
+
+    EPMGP is replaced by fixed, arbitrary (ln p, g) per model sample with gbar = sum_k p_k g_k != 0 (what EP's
+    approximation error produces), so the gbar terms are exercised; the Hessians H_k are arbitrary symmetric
+    matrices (the general formula depends on them only through terms that cancel). Real FABOLAS-GP posteriors
+    give L, and the representer weights lambda are non-uniform.
+    """
+    rng = np.random.default_rng(11)
+    N, M = 5, loss_gp.n_samples
+    raw = rng.normal(size=(M, N)) * 1.5
+    logps = raw - np.log(np.exp(raw).sum(axis=1, keepdims=True))
+    gs = rng.normal(size=(M, N, N))
+    Hs = rng.normal(size=(M, N, N, N))
+    Hs = Hs + Hs.transpose(0, 1, 3, 2)
+    calls = []
+
+    def fake_first_order(mu, Sigma):
+        i = len(calls)
+        calls.append(i)
+        p = np.exp(logps[i])
+        gbar = p @ gs[i]
+        return logps[i].copy(), gs[i] - gbar, gbar
+
+    monkeypatch.setattr(es_module, "log_pmin_first_order", fake_first_order)
+    Z, _ = sample_representers(_pool(), np.random.default_rng(4), n=N)
+    lam = np.log(rng.dirichlet(np.ones(N)))  # non-uniform representer weights
     es = EntropySearch(loss_gp, Z, lam, n_innovations=50)
-    rng = np.random.default_rng(5)
+    assert len(calls) == M
     cand = np.column_stack([rng.uniform(size=(7, D)), rng.choice([0.0, 0.5, 1.0], size=7)])
     values = es.per_sample(cand)
-    for i, post in enumerate(loss_gp.joint_posteriors(Z, cand)):
-        logp, d1, d2, dS = log_pmin(post.mean_z, post.cov_zz)
-        h0 = -np.sum(np.exp(logp) * (logp + lam))
+    posts = loss_gp.joint_posteriors(Z, cand)
+    ref = np.empty((M, len(cand)))
+    ref_no_gbar = np.empty((M, len(cand)))  # what one would get by mistaking g~ for g
+    for i, post in enumerate(posts):
+        p = np.exp(logps[i])
+        g_t = gs[i] - p @ gs[i]
         for c in range(len(cand)):
             L = post.cov_zx[:, c] / np.sqrt(post.var_x[c] + post.noise_var)
-            dSigma = -np.outer(L, L)
-            det = logp + np.einsum("kij,ij->k", dS, dSigma) + 0.5 * np.einsum("i,kij,j->k", L, d2, L)
-            lp = det[:, None] + (d1 @ L)[:, None] * es.omega[None, :]
-            lp -= np.log(np.sum(np.exp(lp), axis=0))[None, :]
-            h = -np.sum(np.exp(lp) * (lp + lam[:, None]), axis=0)
-            assert values[i, c] == pytest.approx(h0 - h.mean(), rel=1e-8, abs=1e-12)
+            ref[i, c] = _spec_general_formula(logps[i], gs[i], Hs[i], lam, L, es.omega)
+            ref_no_gbar[i, c] = _spec_general_formula(logps[i], g_t, Hs[i], lam, L, es.omega)
+    assert np.abs(ref - ref_no_gbar).max() > 1e-4  # the gbar cross term matters in this example
+    np.testing.assert_allclose(values, ref, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(es(cand), ref.mean(axis=0), rtol=1e-8, atol=1e-12)
 
 
 def test_close_to_brute_force_exact_update():
@@ -241,20 +398,46 @@ def test_entropy_search_bad_arguments(loss_gp):
 
 
 # ----------------------------------------------------------------------------- per unit cost
-def test_information_gain_per_cost_pairs_samples(loss_gp, cost_gp):
-    Z, lam = sample_representers(_pool(), np.random.default_rng(0), n=15)
-    es = EntropySearch(loss_gp, Z, lam, n_innovations=100)
-    rng = np.random.default_rng(6)
-    cand = np.column_stack([rng.uniform(size=(20, D)), rng.choice([0.0, 0.5, 1.0], size=20)])
-    per = es.per_sample(cand)
-    mu_c, _ = cost_gp.predict_per_sample(cand)
-    expected = np.mean(per / np.exp(mu_c), axis=0)  # spec Sec. 2.4: mean_i ES_i / exp(mu_c,i)
-    np.testing.assert_allclose(InformationGainPerCost(es, cost_gp)(cand), expected, rtol=1e-12)
+class PerSampleCost:
+    """Cost-model double: log cost per model sample (rows) and per tabulated candidate (columns)."""
 
+    def __init__(self, log_costs):
+        self.log_costs = np.asarray(log_costs, float)
+
+    def predict_per_sample(self, X):
+        idx = np.asarray(X)[:, 0].astype(int)
+        mu = self.log_costs[:, idx]
+        return mu, np.zeros_like(mu)
+
+    def predict(self, X, return_std=False):
+        mu = self.predict_per_sample(X)[0].mean(axis=0)
+        return (mu, np.zeros_like(mu)) if return_std else mu
+
+
+def test_information_gain_per_cost_pairs_samples():
+    """alpha_F = mean_i ES_i / cost_i (spec Sec. 2.4), loss sample i paired with cost sample i.
+
+    ES_i from the from-scratch two-representer formula; costs chosen so that pairing matters: sample 0 costs
+    2 and sample 1 costs 8 (log costs ln 2, ln 8) for every candidate, so
+    alpha_F = ES_0 / 2 / 2 + ES_1 / 8 / 2 = 0.25 ES_0 + 0.0625 ES_1,
+    while an unpaired mean_i ES_i / exp(mean_i ln cost_i) = (ES_0 + ES_1) / 2 / 4 = 0.125 (ES_0 + ES_1).
+    """
+    es = EntropySearch(TablePosteriors(TWO_SAMPLES), TWO_Z, TWO_LAM, n_innovations=40)
+    ref = _two_sample_reference(TWO_LAM, innovation_nodes(40))
+    cost = PerSampleCost(np.log([[2.0] * 4, [8.0] * 4]))
+    got = InformationGainPerCost(es, cost)(TWO_X)
+    np.testing.assert_allclose(got, 0.25 * ref[0] + 0.0625 * ref[1], rtol=1e-7, atol=1e-12)
+    unpaired = 0.125 * (ref[0] + ref[1])
+    assert np.abs(got - unpaired)[:3].min() > 1e-3  # pairing is visible in this example
+
+    # a cost model without per-sample predictions (or with another number of samples): averaged prediction
     class MeanOnly:
         def predict(self, X, return_std=False):
-            return cost_gp.predict(X)
+            return np.log([4.0, 2.0, 1.0, 5.0])[np.asarray(X)[:, 0].astype(int)]
 
-    np.testing.assert_allclose(
-        InformationGainPerCost(es, MeanOnly())(cand), per.mean(0) / np.exp(cost_gp.predict(cand)), rtol=1e-12
-    )
+    np.testing.assert_allclose(InformationGainPerCost(es, MeanOnly())(TWO_X),
+                               0.5 * (ref[0] + ref[1]) / np.array([4.0, 2.0, 1.0, 5.0]), rtol=1e-7, atol=1e-12)
+    three = PerSampleCost(np.log([[2.0] * 4, [8.0] * 4, [32.0] * 4]))  # 3 cost samples vs 2 loss samples
+    # averaged log cost ln(2 * 8 * 32) / 3 = ln 8: cost 8
+    np.testing.assert_allclose(InformationGainPerCost(es, three)(TWO_X), 0.5 * (ref[0] + ref[1]) / 8.0,
+                               rtol=1e-7, atol=1e-12)

@@ -8,7 +8,6 @@ from scipy.stats import norm
 
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition, gauss_hermite_normal
 from tt_core.bo.constraints import Constraint
-from tt_core.bo.incumbent import select_incumbent
 from tt_core.models.trees import ExtraTreesEnsemble
 
 
@@ -56,7 +55,8 @@ def gain(X):
 
 def test_gauss_hermite_normal_moments():
     z, w = gauss_hermite_normal(1)
-    np.testing.assert_allclose(z, [0.0]) and np.testing.assert_allclose(w, [1.0])
+    np.testing.assert_allclose(z, [0.0])
+    np.testing.assert_allclose(w, [1.0])
     z, w = gauss_hermite_normal(5)
     np.testing.assert_allclose([w.sum(), w @ z, w @ z**2, w @ z**4, w @ z**6], [1, 0, 1, 3, 15], atol=1e-10)
 
@@ -111,32 +111,76 @@ def test_three_roots_known_answer():
     np.testing.assert_allclose(loss_fantasies, -1.25 + 0.3 * z)
 
 
-@pytest.fixture(scope="module")
-def tree_setup():
+LOSS_SEED, COST_SEED = 1, 2
+
+
+def _tree_data():
     rng = np.random.default_rng(0)
     X = rng.random((20, 3))
     X[:5, -1] = 1.0
     y = -1.5 - X[:, 0] + 0.5 * X[:, 1] - 0.8 * X[:, -1]
     c = np.log(0.02) + 1.5 * (X[:, 1] - 0.4) + X[:, -1] - 0.5
-    models = {"loss": ExtraTreesEnsemble(seed=1).fit(X, y), "cost": ExtraTreesEnsemble(seed=2).fit(X, c)}
     X_full = np.column_stack([rng.random((30, 2)), np.ones(30)])
     cand = rng.random((12, 3))
+    return X, y, c, X_full, cand
+
+
+@pytest.fixture(scope="module")
+def tree_setup():
+    X, y, c, X_full, cand = _tree_data()
+    models = {"loss": ExtraTreesEnsemble(seed=LOSS_SEED).fit(X, y), "cost": ExtraTreesEnsemble(seed=COST_SEED).fit(X, c)}
     return models, X_full, cand
 
 
-def test_trees_match_manual_fantasies(tree_setup):
+def _paper_incumbent(loss_mean, p):
+    """Alg. 1 line 19 written out: max predicted accuracy 1 - e^loss among p >= 0.5, else max accuracy * p;
+    ties to the lowest row (strict > in a forward scan)."""
+    acc = 1.0 - np.exp(loss_mean)
+    feasible = [j for j in range(len(p)) if p[j] >= 0.5]
+    rows, score = (feasible, acc) if feasible else (range(len(p)), acc * p)
+    best = None
+    for j in rows:
+        if best is None or score[j] > score[best]:
+            best = j
+    return best
+
+
+@pytest.mark.parametrize("n_roots, nodes, weights", [
+    (1, [0.0], [1.0]),  # the paper's single root: the fantasy is the predicted mean
+    # 2 Gauss-Hermite roots t = -+1/sqrt(2), w = sqrt(pi)/2 -> z = sqrt(2) t = -+1, weight w / sqrt(pi) = 1/2
+    (2, [-1.0, 1.0], [0.5, 0.5]),
+])
+def test_trees_match_manual_fantasies(tree_setup, n_roots, nodes, weights):
+    """Brute force from scratch for every candidate (no fantasize, select_incumbent or constraint helpers).
+
+    Each fantasy is a NEW ensemble with the same seed fit on the training data plus the one fantasised point
+    (the cost at its predicted mean, the loss at mu + sd z_r); P(cost <= 0.02) = Phi((ln 0.02 - mu_c) / sd_c)
+    on the full-size rows, the incumbent by the paper's rule, term = sum_r weight_r * P(incumbent_r).
+    """
     models, X_full, cand = tree_setup
-    cons = [Constraint("cost", upper=0.02)]
-    term = TrimTunerAcquisition(gain, models, cons, X_full).constraint_term(cand)
+    X, y, c, _, _ = _tree_data()
+    acq = TrimTunerAcquisition(gain, models, [Constraint("cost", upper=0.02)], X_full, n_roots=n_roots)
+    term, inc = acq.constraint_term(cand, return_incumbents=True)
+    expected = np.empty(len(cand))
     for i, x in enumerate(cand):
-        x = x[None]
-        fl = models["loss"].fantasize(x, models["loss"].predict(x))
-        fc = models["cost"].fantasize(x, models["cost"].predict(x))
-        ml = fl.predict(X_full)
-        mc, sc = fc.predict(X_full, return_std=True)
+        mu_l, sd_l = models["loss"].predict(x[None], return_std=True)
+        mu_c = models["cost"].predict(x[None])
+        cost_f = ExtraTreesEnsemble(seed=COST_SEED).fit(np.vstack([X, x]), np.r_[c, mu_c])
+        mc, sc = cost_f.predict(X_full, return_std=True)
         p = norm.cdf((np.log(0.02) - mc) / sc)
-        j = select_incumbent(ml, p).index
-        assert term[i] == pytest.approx(p[j], rel=1e-12)
+        total = 0.0
+        for r, (z, w) in enumerate(zip(nodes, weights)):
+            loss_f = ExtraTreesEnsemble(seed=LOSS_SEED).fit(np.vstack([X, x]), np.r_[y, mu_l + sd_l * z])
+            j = _paper_incumbent(loss_f.predict(X_full), p)
+            assert inc[i, r] == j
+            total += w * p[j]
+        expected[i] = total
+    np.testing.assert_allclose(term, expected, rtol=1e-12)
+    # the check has teeth: without refitting, every candidate would get the current incumbent's probability
+    mc0, sc0 = models["cost"].predict(X_full, return_std=True)
+    p0 = norm.cdf((np.log(0.02) - mc0) / sc0)
+    assert np.all(np.abs(expected - p0[_paper_incumbent(models["loss"].predict(X_full), p0)]) > 1e-3)
+    assert np.ptp(expected) > 0.05 and len(set(inc[:, 0])) > 1
 
 
 def test_independent_of_order_and_batching_and_models_untouched(tree_setup):
