@@ -51,10 +51,7 @@ use_style()
 pd.set_option("display.precision", 4)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
-if smoke:
-    specs = ex.grid(["rnn"], ["trimtuner-dt", "eic", "random"], [1], iterations=8)
-else:
-    specs = ex.profile_specs(profile)
+specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_core.experiments.profiles
 print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''})")
 
 # %%

@@ -46,10 +46,9 @@ use_style()
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
-if smoke:
-    specs = ex.grid(["rnn"], ["trimtuner-dt", "eic", "random"], [1], iterations=8)
-else:
-    specs = [s for s in ex.profile_specs(profile) if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd")]
+specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_core.experiments.profiles)
+if not smoke:
+    specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd")]
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
 benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 

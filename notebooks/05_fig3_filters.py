@@ -48,7 +48,9 @@ import pandas as pd
 
 from tt_core import experiments as ex
 
-from tt_core.experiments import bench
+from tt_core.analysis import studies as study
+from tt_core.experiments import bench, profiles, studies
+from tt_core.plotting.studies import plot_study
 
 from tt_core.reporting import paper_values as pv
 from tt_core.analysis import trajectories as tj
@@ -63,19 +65,15 @@ pd.set_option("display.width", 160)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 
-if smoke:
-    plan, n_jobs = {"trimtuner-dt": dict(seeds=[1], iterations=6)}, 1
-elif profile == "quick":
-    plan = {"trimtuner-dt": dict(seeds=[1, 2, 3], iterations=44)}
-else:  # paper: >= 5 seeds; the GP runs with DIRECT / CMA-ES take minutes each
-    plan = {"trimtuner-gp": dict(seeds=[1, 2, 3, 4, 5], iterations=44),
-            "trimtuner-dt": dict(seeds=list(range(1, 11)), iterations=44)}
-specs = [s for opt, p in plan.items() for s in bench.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
+study_settings = profiles.settings(profile, "fig3", smoke)  # the one profile table
+plan = study_settings["plan"]
+n_jobs = study_settings["n_jobs"] or n_jobs
+specs = [s for opt, p in plan.items() for s in studies.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
 print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): "
-      + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(bench.FIG3_FILTERS)} filters" for o, p in plan.items()))
+      + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(studies.FIG3_FILTERS)} filters" for o, p in plan.items()))
 
 # %%
-runs = bench.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "filter")
+runs = study.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "filter")
 benches = {"rnn": load_benchmark("rnn")}
 best = {b: tj.best_feasible_accuracy(bench_) for b, bench_ in benches.items()}
 order = ["CEA", "DIRECT", "CMA-ES", "Random"]
@@ -90,7 +88,7 @@ order = ["CEA", "DIRECT", "CMA-ES", "Random"]
 curves = tj.curves_on_grid(runs, by=["benchmark", "optimizer", "variant"])
 init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "optimizer", "variant", "seed"])["cumulative_cost"]
             .max().rename("cost").reset_index())
-fig = bench.plot_study(curves, init_end=init_end, reference=best, order=order, panel="optimizer",
+fig = plot_study(curves, init_end=init_end, reference=best, order=order, panel="optimizer",
                        suptitle=f"Filtering heuristics at beta = 10% (RNN; {profile} profile, mean and 95% CI)")
 save_figure(fig, out / "fig3_filters.png")
 write_csv(curves, out / "fig3_filters.csv")
@@ -105,8 +103,8 @@ plt.show()
 # (runs executed in parallel: for clean times see notebook 06).
 
 # %%
-metrics = bench.run_metrics(runs, benches, fraction=pv.FIG3["fraction"])
-levels = bench.level_summary(metrics, order=order)
+metrics = study.run_metrics(runs, benches, fraction=pv.FIG3["fraction"])
+levels = study.level_summary(metrics, order=order)
 write_csv(metrics, out / "fig3_run_metrics.csv")
 write_csv(levels, out / "fig3_filters_summary.csv")
 levels
@@ -120,7 +118,7 @@ levels
 # and then lose it.
 
 # %%
-ratios = pd.concat([bench.cost_ratio(metrics, b, held=h) for h in (False, True) for b in ("CMA-ES", "DIRECT", "Random")],
+ratios = pd.concat([study.cost_ratio(metrics, b, held=h) for h in (False, True) for b in ("CMA-ES", "DIRECT", "Random")],
                    ignore_index=True)
 write_csv(ratios, out / "fig3_savings.csv")
 ratios

@@ -44,7 +44,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.experiments import bench
+from tt_core.analysis import studies as study
+from tt_core.experiments import bench, profiles
 
 from tt_core.reporting import paper_values as pv
 from tt_core.data.io import write_csv
@@ -58,24 +59,7 @@ csv_path = Path(bench_csv) if bench_csv else out / "bench_recommend.csv"
 
 # What is measured in each profile. GP recommendations cost seconds each (and the no-filter, DIRECT
 # and CMA-ES ones tens of seconds), so the quick profile times one optimiser state per GP setting.
-if smoke:
-    plans = [
-        {"benchmark": "rnn", "settings": ["eic", "eic-usd"] + bench.SETTING_GROUPS["table4-dt"],
-         "n_obs": (8,), "seeds": (1,), "repeats": 1},
-    ]
-elif profile == "quick":
-    plans = [
-        {"benchmark": "rnn", "settings": ["eic", "eic-usd"] + bench.SETTING_GROUPS["table4-dt"],
-         "n_obs": (8, 20, 44), "seeds": (1,), "repeats": 1},
-        {"benchmark": "rnn", "settings": ["fabolas"] + bench.SETTING_GROUPS["table4-gp"],
-         "n_obs": (20,), "seeds": (1,), "repeats": 1},
-    ]
-else:
-    plans = [
-        {"benchmark": b, "settings": ["table3"] + (["table4"] if b == "rnn" else []),
-         "n_obs": bench.DEFAULT_N_OBS, "seeds": (1, 2, 3), "repeats": 3}
-        for b in ("rnn", "cnn")
-    ]
+plans = profiles.settings(profile, "tables3_4", smoke)["plans"]  # the one profile table
 for p in plans:
     print(f"{p['benchmark']}: {len(bench.parse_settings(p['settings']))} settings x n_obs {list(p['n_obs'])} x "
           f"seeds {list(p['seeds'])} x {p['repeats']} repeat(s)")
@@ -156,7 +140,7 @@ t4["paper_min"] = [pv.TABLE_IV_MIN.get((f, round(b, 2)), {}).get(o) for o, f, b 
 ref = t4[(t4["filter"] == "cea") & (t4["beta"].round(2) == 0.1)].set_index("optimizer")
 t4["x CEA 10%"] = t4["median"] / t4["optimizer"].map(ref["median"])
 t4["paper x CEA 10%"] = t4["paper_min"] / t4["optimizer"].map(ref["paper_min"])
-t4["heuristic"] = [bench.heuristic_label(f, b) for f, b in zip(t4["filter"], t4["beta"])]
+t4["heuristic"] = [study.heuristic_label(f, b) for f, b in zip(t4["filter"], t4["beta"])]
 table4 = t4[["optimizer", "heuristic", "median", "iqr", "min", "max", "n", "x CEA 10%", "paper_min",
              "paper x CEA 10%"]].rename(columns={"median": "median_s", "iqr": "iqr_s", "min": "min_s",
                                                  "max": "max_s"})

@@ -44,7 +44,9 @@ import pandas as pd
 
 from tt_core import experiments as ex
 
-from tt_core.experiments import bench
+from tt_core.analysis import studies as study
+from tt_core.experiments import profiles, studies
+from tt_core.plotting.studies import plot_study
 
 from tt_core.reporting import paper_values as pv
 from tt_core.analysis import trajectories as tj
@@ -59,19 +61,15 @@ pd.set_option("display.width", 160)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 
-betas = bench.FIG4_BETAS
-if smoke:
-    seeds, iterations, networks, betas, n_jobs = [1], 6, ("rnn",), (0.01, 0.1, 1.0), 1
-elif profile == "quick":
-    seeds, iterations, networks = [1, 2, 3], 44, ("rnn", "cnn")
-else:
-    seeds, iterations, networks = list(range(1, 11)), 44, ("rnn", "cnn")
-specs = bench.beta_study_specs("trimtuner-dt", seeds, networks, iterations, betas)
+study_settings = profiles.settings(profile, "fig4", smoke)  # the one profile table
+seeds, iterations, networks = study_settings["seeds"], study_settings["iterations"], study_settings["networks"]
+betas, n_jobs = study_settings["betas"], study_settings["n_jobs"] or n_jobs
+specs = studies.beta_study_specs("trimtuner-dt", seeds, networks, iterations, betas)
 print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): TrimTuner-DT on {list(networks)} x "
       f"betas {[f'{100 * b:g}%' for b in betas]} x {len(seeds)} seeds x {iterations} iterations")
 
 # %%
-runs = bench.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "beta")
+runs = study.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "beta")
 benches = {b: load_benchmark(b) for b in networks}
 best = {b: tj.best_feasible_accuracy(bench_) for b, bench_ in benches.items()}
 order = ["beta 1%", "beta 10%", "beta 20%", "beta 50%", "no filter"]
@@ -85,7 +83,7 @@ order = ["beta 1%", "beta 10%", "beta 20%", "beta 50%", "no filter"]
 curves = tj.curves_on_grid(runs, by=["benchmark", "optimizer", "variant"])
 init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "optimizer", "variant", "seed"])["cumulative_cost"]
             .max().rename("cost").reset_index())
-fig = bench.plot_study(curves, init_end=init_end, reference=best, order=order, panel="benchmark",
+fig = plot_study(curves, init_end=init_end, reference=best, order=order, panel="benchmark",
                        suptitle=f"TrimTuner-DT with CEA: sensitivity to beta ({profile} profile, mean and 95% CI)")
 save_figure(fig, out / "fig4_beta.png")
 write_csv(curves, out / "fig4_beta.csv")
@@ -100,8 +98,8 @@ plt.show()
 # notebook 06).
 
 # %%
-metrics = bench.run_metrics(runs, benches)
-levels = bench.level_summary(metrics, order=order)
+metrics = study.run_metrics(runs, benches)
+levels = study.level_summary(metrics, order=order)
 write_csv(metrics, out / "fig4_run_metrics.csv")
 write_csv(levels, out / "fig4_beta_summary.csv")
 levels
@@ -114,7 +112,7 @@ levels
 # filter" against beta = 10% (a p-value above 0.05: no significant degradation at 10%).
 
 # %%
-trend = bench.beta_trend(metrics, value="mean_accuracy_c")
+trend = study.beta_trend(metrics, value="mean_accuracy_c")
 write_csv(trend, out / "fig4_beta_trend.csv")
 trend
 

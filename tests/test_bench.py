@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tt_core.analysis import studies as study
 from tt_core.experiments import bench as B
+from tt_core.experiments import studies
 from tt_core.data.benchmarks import load_benchmark
 
 SETTINGS = ["trimtuner-dt", "trimtuner-dt:random:20%", "random"]
@@ -128,9 +129,9 @@ def test_own_policy(rnn):
 
 
 def test_cli(tmp_path, capsys):
-    parser = argparse.ArgumentParser(prog="tt")
-    sub = parser.add_subparsers(dest="command")
-    B.add_bench_parser(sub)
+    from tt_core.cli import build_parser
+
+    parser = build_parser()
     out = tmp_path / "b.csv"
     args = parser.parse_args(["bench", "recommend", "--settings", "trimtuner-dt:cea:5%", "random", "--n-obs", "5",
                               "--seeds", "1", "--repeats", "1", "--out", str(out), "--quick"])
@@ -145,17 +146,17 @@ def test_cli(tmp_path, capsys):
 
 
 def test_study_specs():
-    specs = B.filter_study_specs("trimtuner-dt", [1, 2])
+    specs = studies.filter_study_specs("trimtuner-dt", [1, 2])
     assert len(specs) == 8
     cea = [s for s in specs if s.filter is None]
     assert len(cea) == 2 and all(s.variant == "trimtuner-dt" for s in cea)  # shares Fig. 1's runs
     assert {s.variant for s in specs} == {"trimtuner-dt", "trimtuner-dt-direct", "trimtuner-dt-cmaes",
                                           "trimtuner-dt-random"}
-    beta = B.beta_study_specs("trimtuner-dt", [1], ("rnn", "cnn"))
+    beta = studies.beta_study_specs("trimtuner-dt", [1], ("rnn", "cnn"))
     assert {s.variant for s in beta} == {"trimtuner-dt-b0.01", "trimtuner-dt", "trimtuner-dt-b0.2",
                                          "trimtuner-dt-b0.5", "trimtuner-dt-none"}
     runs = pd.DataFrame({"filter": [None, "direct", "none", None], "beta": [0.1, 0.1, 0.1, 0.2]})
-    assert list(B.label_runs(runs, "filter")["variant"]) == ["CEA", "DIRECT", "no filter", "CEA"]
-    assert list(B.label_runs(runs, "beta")["variant"]) == ["beta 10%", "beta 10%", "no filter", "beta 20%"]
+    assert list(study.label_runs(runs, "filter")["variant"]) == ["CEA", "DIRECT", "no filter", "CEA"]
+    assert list(study.label_runs(runs, "beta")["variant"]) == ["beta 10%", "beta 10%", "no filter", "beta 20%"]
     with pytest.raises(ValueError, match="unknown filter"):
-        B.filter_study_specs("trimtuner-dt", [1], filters=("cea", "nosuch"))
+        studies.filter_study_specs("trimtuner-dt", [1], filters=("cea", "nosuch"))

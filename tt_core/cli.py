@@ -293,20 +293,16 @@ def cmd_bench_recommend(args) -> int:
 
 
 
+def _profile_names() -> tuple[str, ...]:
+    from tt_core.experiments.profiles import NAMES
+
+    return NAMES
+
+
 def _optimizer_names() -> list[str]:
     from tt_core.optimizers import available
 
     return available()
-
-
-def _seed(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a whole number >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"--seed must be a whole number >= 0, got {text!r}")
-    return v
 
 
 def _add_problem_options(p) -> None:
@@ -316,21 +312,26 @@ def _add_problem_options(p) -> None:
                    help="exploration budget in USD (budgeted optimisers: default CNN 20, RNN 2.5)")
     p.add_argument("--initial-budget", type=_positive("--initial-budget"),
                    help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, CNN 5, RNN 1)")
-    p.add_argument("--horizon", type=int, help="lookahead horizon of nephele and lynceus (default 0)")
+    p.add_argument("--horizon", type=_whole("--horizon", 0), help="lookahead horizon of nephele and lynceus (default 0)")
     p.add_argument("--objective", choices=["accuracy", "cost"],
                    help="random search only: maximise accuracy (default) or minimise cost")
 
 
-def _count(name):
+def _whole(name: str, minimum: int):
+    """An argparse type: a whole number >= ``minimum`` (the error names the option)."""
     def parse(text):
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= 1, got {text!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= 1, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {text!r}")
         return v
     return parse
+
+
+def _count(name: str):
+    return _whole(name, 1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     sg.set_defaults(func=cmd_subsampling_gain)
 
     rp = sub.add_parser("reproduce", help="run every notebook with papermill and write an HTML report")
-    rp.add_argument("--profile", choices=["quick", "paper"], default="quick")
+    rp.add_argument("--profile", choices=list(_profile_names()), default="quick")
     rp.add_argument("--out", help="run folder (default reports/<profile>)")
     rp.add_argument("--figures", help="figures folder (default figures/)")
     rp.add_argument("--only", nargs="+", help="notebook prefixes, e.g. 02 08")
@@ -377,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     op = sub.add_parser("optimize", help="run one optimiser on a benchmark and print its trajectory")
     op.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
     op.add_argument("--optimizer", required=True, help=f"one of {', '.join(_optimizer_names())}")
-    op.add_argument("--seed", type=_seed, required=True)
+    op.add_argument("--seed", type=_whole("--seed", 0), required=True)
     op.add_argument("--iterations", type=_count("--iterations"),
                     help="tests in total, initial design included (default 44; nephele, lynceus, cherrypick: "
                          "until the budget is spent)")
@@ -390,10 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
     op.set_defaults(func=cmd_optimize)
 
     ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)")
-    ru.add_argument("--profile", choices=["quick", "paper"])
+    ru.add_argument("--profile", choices=list(_profile_names()))
     ru.add_argument("--benchmarks", nargs="+")
     ru.add_argument("--optimizers", nargs="+")
-    ru.add_argument("--seeds", nargs="+", type=_seed)
+    ru.add_argument("--seeds", nargs="+", type=_whole("--seed", 0))
     ru.add_argument("--iterations", type=_count("--iterations"),
                     help="tests per run (default 44; the budgeted optimisers run until the budget is spent)")
     ru.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")

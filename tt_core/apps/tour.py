@@ -17,6 +17,7 @@ Everything is seeded: the same arguments give the same figures.
 from __future__ import annotations
 
 from tt_core.data.benchmarks import as_benchmark
+from tt_core.plotting.style import log_axis
 
 from dataclasses import dataclass, field
 
@@ -50,18 +51,6 @@ class TourStep:
     data: pd.DataFrame
     figure: object
     facts: dict = field(default_factory=dict)
-
-
-def _money_log_x(ax) -> None:
-    """Log x axis labelled in dollars (call after plotting: the tick density follows the data's range)."""
-    import matplotlib.ticker as mt
-
-    ax.set_xscale("log")
-    lo, hi = ax.get_xlim()
-    dense = lo > 0 and np.log10(hi / lo) <= 2.5
-    ax.xaxis.set_major_locator(mt.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if dense else (1.0,)))
-    ax.xaxis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"${v:g}"))
-    ax.xaxis.set_minor_formatter(mt.NullFormatter())
 
 
 def _size_name(size: int, max_size: int) -> str:
@@ -109,7 +98,7 @@ def search_space(benchmarks=("cnn", "rnn")) -> TourStep:
         ax.axvspan(full["cost"].min() * 0.8, b.max_cost, color="#2a9d8f", alpha=0.07, zorder=0)
         ax.axhline(fz["best_accuracy"], color="0.3", linestyle=":", linewidth=1,
                    label=f"best feasible {fz['best_accuracy']:.3f}")
-        _money_log_x(ax)
+        log_axis(ax, "x", money=True, scale=True)
         ax.set_xlabel("Cost of one full-size training run [USD]")
         ax.set_ylabel("Accuracy (s = 1)")
         ax.set_title(f"{b.name.upper()}: {b.n_configs} configurations, {fz['feasible']} affordable")
@@ -376,7 +365,7 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
     ax.scatter(obs["cost"], obs["accuracy"], marker="P", s=60, color="#e63946", edgecolor="k", linewidth=0.5,
                label="already tested")
     ax.axvline(max_cost, color="#d62728", linestyle="--", label=f"cost limit ${max_cost:g}")
-    _money_log_x(ax)
+    log_axis(ax, "x", money=True, scale=True)
     ax.set_xlabel("True cost of the candidate's run [USD]")
     ax.set_ylabel("True accuracy of the candidate's run")
     ax.set_title(f"CEA keeps {summary['kept by CEA']['n']} of {len(data)} untested candidates (beta = {beta:g})")
@@ -458,7 +447,7 @@ def incumbent_progress(benchmark="rnn", optimizers=("trimtuner-dt", "eic", "rand
             ax.plot(bo["cumulative_cost"], bo["accuracy_c"], linestyle="none", marker=style.get("marker", "o"),
                     ms=3.5, color=style["color"])
     ax.axhline(target, color="0.3", linestyle="--", linewidth=1, label="90% of the best feasible accuracy")
-    _money_log_x(ax)
+    log_axis(ax, "x", money=True, scale=True)
     ax.set_xlabel("Cumulative optimisation cost [USD] (log)")
     ax.set_ylabel("Accuracy_C of the incumbent (Eq. 7)")
     ax.set_title(f"Step 5 - the incumbent per dollar ({b.name.upper()}, seed {seed}, {iterations} tests; "

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from tt_core.data.benchmarks import as_benchmark
 
-import argparse
 import math
 import os
 import platform
@@ -53,9 +52,8 @@ from tt_core.data.io import write_csv
 
 __all__ = [
     "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
-    "bench_recommend", "summarize", "read_bench_csv", "write_bench_csv", "add_bench_parser", "cmd_bench_recommend",
-    "DEFAULT_N_OBS", "filter_study_specs", "beta_study_specs", "label_runs", "plot_study", "format_summary", "run_metrics",
-    "level_summary", "cost_ratio", "beta_trend", "heuristic_label",
+    "bench_recommend", "summarize", "read_bench_csv", "write_bench_csv",
+    "DEFAULT_N_OBS", "format_summary", "time_recommendations",
 ]
 
 #: Numbers of observations at which a recommendation is timed (initial design included).
@@ -83,6 +81,11 @@ class Setting:
 
         if self.optimizer not in available():
             raise ValueError(f"unknown optimizer {self.optimizer!r}; known optimizers: {available()}")
+        from tt_core.optimizers.registry import spec
+
+        if spec(self.optimizer).family == "budgeted":
+            raise ValueError(f"{self.optimizer!r} is timed by time_recommendations (thesis §6.5, notebook 09); "
+                             "tt bench recommend times the TrimTuner-family optimisers")
         if self.filter is not None and self.filter not in FILTERS:
             raise ValueError(f"unknown filter {self.filter!r}; known filters: {sorted(FILTERS)}")
         b = self.beta
@@ -221,8 +224,11 @@ def _load() -> float:
 def _make(setting: Setting, bench, seed: int):
     from tt_core.optimizers import make_optimizer
 
-    return make_optimizer(setting.optimizer, bench, seed=int(seed), beta=setting.beta, filter=setting.filter,
-                          max_cost=bench.max_cost, max_time=bench.max_time)
+    from tt_core.optimizers.registry import spec
+
+    filtered = spec(setting.optimizer).family == "model-based"
+    return make_optimizer(setting.optimizer, bench, seed=int(seed), beta=setting.beta if filtered else None,
+                          filter=setting.filter if filtered else None, max_cost=bench.max_cost, max_time=bench.max_time)
 
 
 @contextmanager
@@ -513,230 +519,6 @@ def format_summary(summary: pd.DataFrame) -> str:
     """A plain-text table of :func:`summarize` (seconds)."""
     cols = [c for c in summary.columns if c not in ("q25", "q75", "mean", "sd")]
     return summary[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}")
-
-
-# ------------------------------------------------------------------------------------------------
-# Filter and beta studies (TrimTuner Figs 3-4)
-# ------------------------------------------------------------------------------------------------
-#: Filters of Fig. 3, in the paper's order.
-FIG3_FILTERS = ("cea", "direct", "cmaes", "random")
-#: Filter fractions of Fig. 4 (1.0 = no filter).
-FIG4_BETAS = (0.01, 0.1, 0.2, 0.5, 1.0)
-_FILTER_LABELS = {"cea": "CEA", "direct": "DIRECT", "cmaes": "CMA-ES", "random": "Random", "none": "no filter"}
-_STUDY_COLORS = {
-    "CEA": "#d62728", "DIRECT": "#1f77b4", "CMA-ES": "#2ca02c", "Random": "#7f7f7f",
-    "beta 1%": "#9467bd", "beta 10%": "#d62728", "beta 20%": "#ff7f0e", "beta 50%": "#2ca02c",
-    "no filter": "#1f77b4",
-}
-
-
-def filter_study_specs(optimizer: str, seeds: Sequence[int], benchmark: str = "rnn", iterations: int = 44,
-                       filters: Sequence[str] = FIG3_FILTERS, beta: float = 0.1) -> list:
-    """Runs of Fig. 3: one optimiser with each filter at the same beta. CEA at beta 10% is the
-    optimiser's default, so it reuses the default runs (same stored file as Fig. 1's)."""
-    from tt_core.experiments.store import RunSpec
-
-    for f in filters:
-        Setting(optimizer, f, beta)  # validates names
-    return [RunSpec(benchmark, optimizer, int(s), iterations=iterations, beta=beta,
-                    filter=None if (f == "cea" and optimizer.startswith("trimtuner")) else f)
-            for f in filters for s in seeds]
-
-
-def beta_study_specs(optimizer: str, seeds: Sequence[int], benchmarks: Sequence[str] = ("rnn",),
-                     iterations: int = 44, betas: Sequence[float] = FIG4_BETAS) -> list:
-    """Runs of Fig. 4: CEA at each beta (1.0 = no filter)."""
-    from tt_core.experiments.store import RunSpec
-
-    specs = []
-    for b in benchmarks:
-        for beta in betas:
-            Setting(optimizer, "cea" if beta < 1 else "none", beta)
-            for s in seeds:
-                if beta >= 1.0:
-                    specs.append(RunSpec(b, optimizer, int(s), iterations=iterations, beta=0.1, filter="none"))
-                else:
-                    specs.append(RunSpec(b, optimizer, int(s), iterations=iterations, beta=float(beta)))
-    return specs
-
-
-def heuristic_label(filter: str, beta: float) -> str:
-    """Display name of a filter setting as in Table IV: ``no filter``, ``CEA (10%)``, ``CMA-ES (10%)``..."""
-    if filter == "none":
-        return "no filter"
-    return f"{_FILTER_LABELS.get(filter, filter)} ({_pct(float(beta))})"
-
-
-def label_runs(runs: pd.DataFrame, study: str) -> pd.DataFrame:
-    """A copy of ``runs`` whose ``variant`` column names the study's factor (``filter`` or ``beta``)."""
-    if study not in ("filter", "beta"):
-        raise ValueError(f"study must be 'filter' or 'beta', got {study!r}")
-    out = runs.copy()
-    filt = out["filter"].where(out["filter"].notna(), "cea").astype(str)
-    if study == "filter":
-        out["variant"] = [_FILTER_LABELS.get(f, f) for f in filt]
-    else:
-        out["variant"] = ["no filter" if f == "none" else f"beta {_pct(float(b))}" for f, b in zip(filt, out["beta"])]
-    return out
-
-
-def plot_study(curves: pd.DataFrame, *, init_end: pd.DataFrame | None = None, reference: dict | None = None,
-               x: str = "cumulative_cost", suptitle: str = "", ylim=(0.0, 1.02), order: Sequence[str] | None = None,
-               panel: str = "benchmark"):
-    """Mean Accuracy_C curve with 95% band per study level (filter or beta), one panel per ``panel`` value.
-
-    ``curves`` is :func:`tt_core.analysis.trajectories.curves_on_grid` of :func:`label_runs` output
-    (optionally with an extra column named by ``panel``, e.g. ``optimizer``).
-    """
-    import matplotlib.pyplot as plt
-
-    from tt_core.plotting.figures import _plain_log_ticks, network_label, variant_style
-
-    panels = list(dict.fromkeys(curves[panel]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.4), squeeze=False)
-    for ax, pv in zip(axes[0], panels):
-        cp = curves[curves[panel] == pv]
-        levels = list(dict.fromkeys(cp["variant"]))
-        if order:
-            levels = [v for v in order if v in levels] + [v for v in levels if v not in order]
-        for level in levels:
-            cv = cp[cp["variant"] == level]
-            color = _STUDY_COLORS.get(level, "0.4")
-            bench = cv["benchmark"].iloc[0]
-            cut = -np.inf
-            if init_end is not None:  # before the earliest end of the initial design all seeds are in it
-                ie = init_end[(init_end["benchmark"] == bench)]
-                if len(ie):
-                    cut = float(ie["cost"].min())
-            pre, post = cv[cv[x] <= cut], cv[cv[x] >= cut]
-            if len(pre):
-                ax.plot(pre[x], pre["mean"], color=color, ls="--", lw=1.4)
-            ax.plot(post[x], post["mean"], color=color, lw=2, label=level)
-            ax.fill_between(cv[x], cv["lo"], cv["hi"], color=color, alpha=0.13, lw=0)
-        bench = cp["benchmark"].iloc[0]
-        if reference and bench in reference:
-            ax.axhline(reference[bench], color="0.3", ls=":", lw=1, label="best feasible accuracy")
-        ax.set_xscale("log")
-        ax.set_ylim(*ylim)
-        ax.set_xlabel("optimisation cost [USD]")
-        ax.set_ylabel("Accuracy$_C$ of the incumbent")
-        title = network_label(pv) if panel == "benchmark" else variant_style(str(pv))["label"]
-        if panel != "benchmark":
-            title += f" - {network_label(bench)}"
-        ax.set_title(title)
-        _plain_log_ticks(ax, "x", money=x.endswith("cost"))
-        ax.legend(fontsize=8, loc="lower right")
-    if suptitle:
-        fig.suptitle(suptitle)
-    fig.tight_layout()
-    return fig
-
-
-def run_metrics(runs: pd.DataFrame, benchmarks: dict, fraction: float = 0.9) -> pd.DataFrame:
-    """One row per run: final Accuracy_C, mean Accuracy_C over the BO phase, cost to reach ``fraction``
-    of the optimum (first feasible incumbent with that accuracy, the paper's definition,
-    :func:`tt_core.analysis.trajectories.time_to_target`), the cost from which the incumbent *stays* on
-    target until the end of the run (``cost_to_target_held``, NaN if it is off target at the end), and
-    the median recommendation overhead per iteration. ``runs`` needs ``optimizer`` and ``variant``."""
-    from tt_core.analysis.trajectories import best_feasible_accuracy, time_to_target
-
-    rows = []
-    for (bench, opt), ro in runs.groupby(["benchmark", "optimizer"], sort=False):
-        ttt = time_to_target(ro, benchmarks, fraction).set_index(["variant", "seed"])
-        for (variant, seed), r in ro.groupby(["variant", "seed"], sort=False):
-            r = r.sort_values("iteration")
-            bo = r[r["phase"] == "bo"]
-            t = ttt.loc[(variant, seed)]
-            # sustained: from the first iteration after which the incumbent stays on target to the end
-            b = benchmarks[bench]
-            target = fraction * best_feasible_accuracy(b)
-            ok = ((r["incumbent_cost"] <= b.max_cost) & (r["incumbent_accuracy"] >= target)).to_numpy()
-            held = np.logical_and.accumulate(ok[::-1])[::-1]
-            rows.append({"benchmark": bench, "optimizer": opt, "variant": variant, "seed": seed,
-                         "final_accuracy_c": float(r["accuracy_c"].iloc[-1]),
-                         "mean_accuracy_c": float(bo["accuracy_c"].mean()) if len(bo) else np.nan,
-                         "reached": bool(t["reached"]), "cost_to_target": float(t["cost"]),
-                         "held": bool(held.any()),
-                         "cost_to_target_held": float(r["cumulative_cost"].to_numpy()[held.argmax()])
-                         if held.any() else np.nan,
-                         "total_cost": float(r["cumulative_cost"].iloc[-1]),
-                         "median_overhead_s": float(bo["overhead_s"].median()) if len(bo) else np.nan})
-    return pd.DataFrame(rows)
-
-
-def level_summary(metrics: pd.DataFrame, order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per benchmark, optimiser and level (``variant``): mean and 95% CI of the final and BO-phase mean
-    Accuracy_C, median cost to target (runs that never reached it excluded; ``reached`` says how many
-    did) and median overhead per iteration."""
-    from scipy import stats
-
-    rows = []
-    for (bench, opt, variant), m in metrics.groupby(["benchmark", "optimizer", "variant"], sort=False):
-        row = {"benchmark": bench, "optimizer": opt, "variant": variant, "runs": len(m)}
-        for col in ("final_accuracy_c", "mean_accuracy_c"):
-            v = m[col].dropna().to_numpy()
-            half = stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan
-            row[col] = v.mean() if len(v) else np.nan
-            row[col + "_ci"] = half
-        row["reached"] = f"{int(m['reached'].sum())}/{len(m)}"
-        row["median_cost_to_target"] = m["cost_to_target"].median()
-        row["held"] = f"{int(m['held'].sum())}/{len(m)}"
-        row["median_cost_to_target_held"] = m["cost_to_target_held"].median()
-        row["median_overhead_s"] = m["median_overhead_s"].median()
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if order:
-        rank = {v: i for i, v in enumerate(order)}
-        out = out.sort_values(["benchmark", "optimizer", "variant"], key=lambda c: c.map(rank) if c.name == "variant"
-                              else c.map({x: i for i, x in enumerate(dict.fromkeys(out[c.name]))}), kind="stable")
-    return out.reset_index(drop=True)
-
-
-def cost_ratio(metrics: pd.DataFrame, baseline: str, method: str = "CEA", held: bool = False) -> pd.DataFrame:
-    """Per benchmark and optimiser: median cost to target of ``baseline`` / that of ``method`` (the paper's
-    "CEA achieves a 3.62x savings"). A run that never reached the target within its budget counts as
-    infinitely expensive (censored), so a median over mostly censored runs is ``inf``. ``held=True``
-    uses the cost from which the target is held until the end of the run."""
-    cost_col, ok_col = ("cost_to_target_held", "held") if held else ("cost_to_target", "reached")
-    rows = []
-    for (bench, opt), m in metrics.groupby(["benchmark", "optimizer"], sort=False):
-        cost = m[cost_col].where(m[ok_col], np.inf)
-        med = cost.groupby(m["variant"]).median()
-        if baseline in med and method in med:
-            rows.append({"benchmark": bench, "optimizer": opt, "definition": "held" if held else "first",
-                         "method": method, "baseline": baseline,
-                         "method_cost": med[method], "baseline_cost": med[baseline],
-                         "ratio": med[baseline] / med[method],
-                         "method_reached": int(m.loc[m["variant"] == method, ok_col].sum()),
-                         "baseline_reached": int(m.loc[m["variant"] == baseline, ok_col].sum()),
-                         "runs": int((m["variant"] == method).sum())})
-    return pd.DataFrame(rows)
-
-
-def beta_trend(metrics: pd.DataFrame, value: str = "mean_accuracy_c") -> pd.DataFrame:
-    """Per benchmark and optimiser: Spearman correlation between beta (no filter = 1) and ``value`` over
-    runs, the best level, and a Welch t-test of beta 10% against no filter (the paper: "no significant
-    degradation for values of beta as low as 10%")."""
-    from scipy import stats
-
-    def beta_of(v):
-        return 1.0 if v == "no filter" else float(v.split()[1].rstrip("%")) / 100.0
-
-    rows = []
-    for (bench, opt), m in metrics.groupby(["benchmark", "optimizer"], sort=False):
-        b = m["variant"].map(beta_of)
-        rho, p_rho = stats.spearmanr(b, m[value]) if b.nunique() > 1 else (np.nan, np.nan)
-        means = m.groupby("variant")[value].mean()
-        ten, nof = m.loc[m["variant"] == "beta 10%", value], m.loc[m["variant"] == "no filter", value]
-        if len(ten) > 1 and len(nof) > 1 and (ten.std() > 0 or nof.std() > 0):
-            t, p = stats.ttest_ind(nof, ten, equal_var=False)
-        else:
-            t, p = np.nan, np.nan
-        rows.append({"benchmark": bench, "optimizer": opt, "value": value, "spearman_rho": rho,
-                     "spearman_p": p_rho, "best_level": means.idxmax(),
-                     "no_filter_minus_beta10": (nof.mean() - ten.mean()) if len(ten) and len(nof) else np.nan,
-                     "welch_p": p, "runs_per_level": int(m.groupby("variant").size().min())})
-    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------------------------

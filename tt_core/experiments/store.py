@@ -45,7 +45,11 @@ class RunSpec:
     def __post_init__(self):
         from tt_core.optimizers.registry import objective_of
 
+        from tt_core.optimizers.registry import spec
+
         objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
+        if self.beta is None and spec(self.optimizer).family == "model-based":
+            object.__setattr__(self, "beta", 0.1)  # the paper's filter fraction, stored explicitly
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
 

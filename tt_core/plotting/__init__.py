@@ -1,3 +1,5 @@
-"""Plotting: one style, one log-axis helper, the figures of the notebooks."""
+"""Plotting: one style module (:mod:`.style`, with the one log-axis helper), the notebooks' figures
+(:mod:`.figures`), the thesis' CNO curves (:mod:`.nephele`) and the filter/beta studies (:mod:`.studies`)."""
 
 from tt_core.plotting.figures import *  # noqa: F401,F403
+from tt_core.plotting.style import *  # noqa: F401,F403

@@ -20,85 +20,21 @@ import seaborn as sns
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
-#: Style of each optimiser: matplotlib keyword arguments plus a display ``label``.
-METHOD_STYLES: dict[str, dict] = {
-    "trimtuner-dt": {"color": "#d62728", "linestyle": "-", "marker": "o", "label": "TrimTuner (DT)"},
-    "trimtuner-gp": {"color": "#ff7f0e", "linestyle": "-", "marker": "s", "label": "TrimTuner (GP)"},
-    "fabolas": {"color": "#1f77b4", "linestyle": "--", "marker": "^", "label": "FABOLAS"},
-    "eic": {"color": "#2ca02c", "linestyle": "-.", "marker": "v", "label": "EIc"},
-    "eic-usd": {"color": "#9467bd", "linestyle": "-.", "marker": "D", "label": "EIc/USD"},
-    "random": {"color": "#7f7f7f", "linestyle": ":", "marker": "x", "label": "Random"},
-    "nephele": {"color": "#e377c2", "linestyle": "-", "marker": "P", "label": "Nephele"},
-    "lynceus": {"color": "#8c564b", "linestyle": "--", "marker": "*", "label": "Lynceus"},
-    "cherrypick": {"color": "#17becf", "linestyle": ":", "marker": "h", "label": "CherryPick"},
-}
-
-#: Display names of the benchmarks.
-NETWORK_LABELS: dict[str, str] = {"cnn": "CNN", "rnn": "RNN (LSTM)", "mlp": "Multilayer perceptron"}
-#: Axis labels (with units) of the measured quantities and factors.
-METRIC_LABELS: dict[str, str] = {
-    "accuracy": "Accuracy",
-    "training_time": "Training time [s]",
-    "cost": "Cost per training run [USD]",
-    "size": "Training-set size [images]",
-    "vm_flavor": "VM flavour",
-    "n_workers": "Number of VMs",
-    "n_cores": "Cluster size [vCPUs]",
-    "learning_rate": "Learning rate",
-    "batch_size": "Batch size",
-    "sync": "Training mode",
-}
-#: Colours of the constraint statuses and of infeasible cells.
-FEASIBLE_COLORS = {"feasible": "#2a9d8f", "time_ok": "#e9c46a", "accuracy_ok": "#457b9d"}
-INFEASIBLE_GREY = "#d0d0d0"
-FULL_INFEASIBLE_GREY = "#8d8d8d"
-VM_ORDER = ("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")
-
-
-def use_style(context: str = "notebook") -> None:
-    """Apply the workbook's seaborn theme (white grid, readable fonts, tight saved figures)."""
-    sns.set_theme(context=context, style="whitegrid", palette="colorblind", font_scale=1.0)
-    mpl.rcParams.update({
-        "figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight",
-        "axes.titlesize": 12, "axes.titleweight": "bold", "axes.labelsize": 11,
-        "xtick.labelsize": 9.5, "ytick.labelsize": 9.5, "legend.fontsize": 9.5, "legend.frameon": True,
-        "figure.titlesize": 13, "figure.titleweight": "bold",
-    })
-
-
-def method_style(method: str) -> dict:
-    """The matplotlib style of an optimiser (see :data:`METHOD_STYLES`)."""
-    try:
-        return dict(METHOD_STYLES[method])
-    except KeyError:
-        raise ValueError(f"unknown method {method!r}; styled methods: {sorted(METHOD_STYLES)}") from None
-
-
-def network_label(name: str) -> str:
-    return NETWORK_LABELS.get(str(name).lower(), str(name))
-
-
-def size_label(size: int, max_size: int) -> str:
-    """``6000`` -> ``"6K (10%)"``."""
-    pct = 100.0 * size / max_size
-    txt = f"{size / 1000:g}K" if size >= 1000 else str(size)
-    return f"{txt} ({pct:.3g}%)"
-
-
-def _plain_log_ticks(ax, which: str = "x", money: bool = False) -> None:
-    """Readable labels on a log axis: majors only, as plain numbers (``0.01``, ``$0.01``, ``100``).
-
-    Call after plotting: an axis spanning more than three decades is labelled once per decade
-    (1-2-5 labels would overlap there), a narrower one at 1, 2 and 5.
-    """
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
-    decades = np.log10(hi / lo) if lo > 0 else np.inf
-    fmt = (lambda v, _: f"${v:g}") if money else (lambda v, _: f"{v:g}")
-    axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0,) if decades > 3 else (1.0, 2.0, 5.0)))
-    axis.set_major_formatter(mpl.ticker.FuncFormatter(fmt))
-    axis.set_minor_formatter(mpl.ticker.NullFormatter())
-
+from tt_core.plotting.style import (  # noqa: F401  (re-exported: the style is used with the figures)
+    FEASIBLE_COLORS,
+    FULL_INFEASIBLE_GREY,
+    INFEASIBLE_GREY,
+    METHOD_STYLES,
+    METRIC_LABELS,
+    NETWORK_LABELS,
+    VM_ORDER,
+    log_axis,
+    method_style,
+    network_label,
+    size_label,
+    use_style,
+    variant_style,
+)
 
 def _edges(values: np.ndarray, log: bool) -> np.ndarray:
     v = np.log10(values) if log else np.asarray(values, float)
@@ -139,7 +75,7 @@ def plot_cost_reduction_grid(reduction: pd.DataFrame, status: pd.DataFrame | Non
     mesh = ax.pcolormesh(xe, ye, values, cmap="viridis", vmin=0, vmax=100, shading="flat")
     if log_x:
         ax.set_xscale("log")
-        _plain_log_ticks(ax, "x")
+        log_axis(ax, "x")
     ax.set_xlim(xe[0], xe[-1])
     ax.set_ylim(ye[0], ye[-1])
     ax.grid(False)
@@ -270,7 +206,7 @@ def plot_time_sorted(tables: dict, min_accuracy: float, max_time: float,
                 label=f"{network_label(name)} ({(t <= max_time).sum()} of {t.size} within the limit)")
     ax.axhline(max_time, color="#e63946", ls="--", lw=1.2, label=fr"$T_{{max}}$ = {max_time:g} s")
     ax.set_yscale("log")
-    _plain_log_ticks(ax, "y")
+    log_axis(ax, "y")
     ax.set_xlabel(fr"Rank of the point (accuracy $\geq$ {min_accuracy:.0%})")
     ax.set_ylabel(METRIC_LABELS["training_time"])
     ax.legend()
@@ -297,7 +233,7 @@ def plot_metrics_vs_size(tables: dict, metrics=("accuracy", "training_time", "co
             sns.boxplot(data=t, x="size", y=m, order=order, ax=ax, color=sns.color_palette("colorblind")[r],
                         fliersize=2, linewidth=0.9, log_scale=(m != "accuracy"))
             if m != "accuracy":
-                _plain_log_ticks(ax, "y", money=(m == "cost"))
+                log_axis(ax, "y", money=(m == "cost"))
             ax.set_xticks(range(len(order)), [size_label(int(s), max_size).replace(" ", "\n") for s in order])
             ax.set_xlabel(METRIC_LABELS["size"] if r == len(names) - 1 else "")
             ax.set_ylabel(METRIC_LABELS[m])
@@ -323,7 +259,7 @@ def plot_factor_effects(table: pd.DataFrame, factors=("vm_flavor", "n_cores", "l
             sns.boxplot(data=table, x=f, y=m, order=levels, ax=ax, color=sns.color_palette("pastel")[c],
                         fliersize=2, linewidth=0.9, log_scale=(m != "accuracy"))
             if m != "accuracy":
-                _plain_log_ticks(ax, "y", money=(m == "cost"))
+                log_axis(ax, "y", money=(m == "cost"))
             labels = [f"{v:g}" if isinstance(v, (float, np.floating)) else str(v) for v in levels]
             ax.set_xticks(range(len(levels)), labels, rotation=30 if f == "vm_flavor" else 0)
             ax.set_xlabel(METRIC_LABELS.get(f, f) if r == len(metrics) - 1 else "")
@@ -350,7 +286,7 @@ def plot_learning_curves(curves: dict, *, suptitle: str = "Learning curves (accu
                 if "vm_flavor" in g else f"config {cid}"
             ax.plot(g["step"], g["accuracy"], lw=1.6, color=sns.color_palette("colorblind")[k % 10], label=label)
         ax.set_xscale("log")
-        _plain_log_ticks(ax, "x")
+        log_axis(ax, "x")
         ax.set_xlabel("Accuracy sample number during training")
         ax.set_title(network_label(name))
         ax.legend(fontsize=7.5, loc="upper left")
@@ -429,7 +365,7 @@ def plot_cost_accuracy(panels: dict, *, suptitle: str = "Full-data-set configura
         if thr is not None:
             ax.axhline(thr, color=colors["high"], ls=":", lw=1.2, label=f"accuracy threshold {thr:.1%}")
         ax.set_xscale("log")
-        _plain_log_ticks(ax, "x", money=True)
+        log_axis(ax, "x", money=True)
         ax.set_xlabel(METRIC_LABELS["cost"])
         ax.set_ylabel(METRIC_LABELS["accuracy"])
         ax.yaxis.set_major_formatter(mpl.ticker.PercentFormatter(1.0, decimals=0))
@@ -478,7 +414,7 @@ def plot_metric_vs_cost(curves: pd.DataFrame, init_end: pd.DataFrame | None = No
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(network_label(bench))
-        _plain_log_ticks(ax, "x", money=x.endswith("cost"))
+        log_axis(ax, "x", money=x.endswith("cost"))
         ax.legend(fontsize=8, loc="lower right")
     if suptitle:
         fig.suptitle(suptitle)
@@ -513,15 +449,3 @@ def plot_time_to_target(ttt: pd.DataFrame, *, value: str = "cost", ylabel: str =
         fig.suptitle(suptitle)
     fig.tight_layout()
     return fig
-
-
-def variant_style(variant: str) -> dict:
-    """Style of a run variant such as ``trimtuner-dt-direct-b0.2``: the longest optimiser name it starts
-    with gives colour and line style; the label keeps the variant's extra parts."""
-    names = sorted((m for m in METHOD_STYLES if variant == m or variant.startswith(m + "-")), key=len, reverse=True)
-    if not names:
-        return {"color": "0.4", "ls": "-", "label": variant}
-    st = dict(METHOD_STYLES[names[0]])
-    extra = variant[len(names[0]):].lstrip("-")
-    st["label"] = f"{st.get('label', names[0])} ({extra})" if extra else st.get("label", names[0])
-    return st

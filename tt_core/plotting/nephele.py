@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tt_core.plotting.figures import method_style, network_label
+from tt_core.plotting.style import log_axis, method_style, network_label
 
 __all__ = ["plot_cno_curves", "plot_lookahead_curves", "HORIZON_LINESTYLES"]
 
@@ -18,15 +18,6 @@ HORIZON_LINESTYLES = {0: "-", 1: "--", 2: ":", 3: "-."}
 
 _AXES = (("cost", "Exploration cost [USD]"), ("time", "Exploration time [min]"),
          ("iteration", "Number of explorations"))
-
-
-def _log_axis(axis) -> None:
-    """Log scale with plain-number labels at 1, 2, 5 x 10^k and unlabelled minor ticks."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
 
 
 def _finite(c: pd.DataFrame, x: str, value: str) -> pd.DataFrame:
@@ -70,10 +61,10 @@ def plot_cno_curves(curves: pd.DataFrame, benchmark: str, *, optimizers=None, va
             ax.axhline(floor, color="0.4", lw=0.8, ls=":")
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_yscale("log")
-        _log_axis(ax.yaxis)
+        log_axis(ax, "y")
         if x != "iteration":
             ax.set_xscale("log")
-            _log_axis(ax.xaxis)
+            log_axis(ax, "x")
         ax.set_xlabel(label + (f" ({q:g}th pct.)" if x != "iteration" else ""))
     axes[0].set_ylabel(f"CNO of the incumbent ({q:g}th pct.)")
     axes[0].legend(loc="upper right")
@@ -101,10 +92,10 @@ def plot_lookahead_curves(curves: pd.DataFrame, benchmarks, *, optimizer: str = 
                     linestyle=HORIZON_LINESTYLES.get(int(h), "-"), lw=1.8, label=f"h = {int(h)}")
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_yscale("log")
-        _log_axis(ax.yaxis)
+        log_axis(ax, "y")
         if x != "iteration":
             ax.set_xscale("log")
-            _log_axis(ax.xaxis)
+            log_axis(ax, "x")
         ax.set_title(network_label(bench))
         ax.set_xlabel(f"{xlabel} ({q:g}th pct.)" if x != "iteration" else xlabel)
         ax.set_ylabel(f"CNO ({q:g}th pct.)")

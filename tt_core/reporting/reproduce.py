@@ -13,6 +13,8 @@ and passes every other line through unchanged.
 
 from __future__ import annotations
 
+from tt_core.experiments.profiles import check_profile
+
 import html
 import json
 import os
@@ -31,7 +33,6 @@ from tt_core.data.io import write_text
 from tt_core.reporting.summary import collect
 
 NOTEBOOK_DIR = PROJECT_DIR / "notebooks"
-PROFILES = ("quick", "paper")
 
 #: The start-up warning of ipykernel (``IPKernelApp``) for a kernel on TCP without CurveZMQ keys. It is
 #: logged by the kernel *subprocess* on its inherited stderr, so neither :mod:`warnings` nor a logger
@@ -115,8 +116,7 @@ def run(
     import papermill as pm
     from tqdm.auto import tqdm
 
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; known profiles: {list(PROFILES)}")
+    check_profile(profile)
     out = Path(out_dir) if out_dir else PROJECT_DIR / "reports" / profile
     figs = Path(figures_dir) if figures_dir else PROJECT_DIR / "figures"
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,99 @@
+"""The package's layers: each module imports only from its own layer or the layers below (no cycle).
+
+data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli
+
+The imports are read from the source with ``ast`` (module-level and function-level imports alike), so
+a lazy import inside a function counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "tt_core"
+LAYERS = ["data", "models", "bo", "acquisitions", "optimizers", "experiments", "analysis", "reporting", "plotting",
+          "apps", "cli"]
+RANK = {"data": 0, "models": 1, "bo": 1, "acquisitions": 2, "optimizers": 3, "experiments": 4, "analysis": 5,
+        "reporting": 6, "plotting": 7, "apps": 8, "cli": 9}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "tt_core" else None
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    pkg = list(rel.parts[:-1]) if path.name != "__init__.py" else list(rel.parts[:-1])
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if name == "tt_core":
+                out += [(node.lineno, f"tt_core.{a.name}") for a in node.names]
+            elif name.startswith("tt_core."):
+                out.append((node.lineno, name))
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.startswith("tt_core.")]
+    return out
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "cli.py")
+
+
+def test_every_module_belongs_to_a_layer():
+    top = sorted(p.name for p in PACKAGE.iterdir() if p.suffix == ".py" and p.name not in ("__init__.py", "cli.py"))
+    assert top == [], f"modules outside the layers: {top}"
+    dirs = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert set(dirs) <= set(RANK), f"unknown layer folder(s): {sorted(set(dirs) - set(RANK))}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_imports_from_a_layer_above(path):
+    own = "cli" if path.name == "cli.py" and path.parent == PACKAGE else path.relative_to(PACKAGE).parts[0]
+    upward = [(line, mod) for line, mod in _imports(path)
+              if _layer(mod) in RANK and RANK[_layer(mod)] > RANK[own]]
+    assert not upward, f"{path.relative_to(PACKAGE)} ({own}) imports from above: {upward}"
+
+
+def test_no_import_cycle_between_modules():
+    """Depth-first search over the module graph (edges: module -> imported tt_core module)."""
+    graph = {}
+    for p in PACKAGE.rglob("*.py"):
+        rel = p.relative_to(PACKAGE.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if p.name == "__init__.py" else rel.parts)
+        graph[name] = {m for _, m in _imports(p)}
+    known = set(graph)
+
+    def target(mod):  # "tt_core.x.y" may name a module or a symbol in module "tt_core.x"
+        while mod and mod not in known:
+            mod = mod.rsplit(".", 1)[0] if "." in mod else ""
+        return mod or None
+
+    edges = {m: {t for d in deps if (t := target(d)) and t != m and not m.startswith(t + ".")}
+             for m, deps in graph.items()}
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for n in sorted(edges.get(m, ())):
+            if state.get(n) == "open":
+                cycle = stack[stack.index(n):] + [n]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)

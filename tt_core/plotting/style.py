@@ -1,0 +1,108 @@
+"""The workbook's one figure style: colours, labels, the seaborn theme and the log-axis helper.
+
+* :data:`METHOD_STYLES` -- colour, line style, marker and label of every optimiser, so that a method
+  looks the same in every figure; :func:`variant_style` for run variants;
+* :data:`NETWORK_LABELS`, :data:`METRIC_LABELS` -- display names with units;
+* :func:`use_style` -- the seaborn theme used by all notebooks;
+* :func:`log_axis` -- readable plain-number (or dollar) labels on a log axis.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import numpy as np
+import seaborn as sns
+
+#: Style of each optimiser: matplotlib keyword arguments plus a display ``label``.
+METHOD_STYLES: dict[str, dict] = {
+    "trimtuner-dt": {"color": "#d62728", "linestyle": "-", "marker": "o", "label": "TrimTuner (DT)"},
+    "trimtuner-gp": {"color": "#ff7f0e", "linestyle": "-", "marker": "s", "label": "TrimTuner (GP)"},
+    "fabolas": {"color": "#1f77b4", "linestyle": "--", "marker": "^", "label": "FABOLAS"},
+    "eic": {"color": "#2ca02c", "linestyle": "-.", "marker": "v", "label": "EIc"},
+    "eic-usd": {"color": "#9467bd", "linestyle": "-.", "marker": "D", "label": "EIc/USD"},
+    "random": {"color": "#7f7f7f", "linestyle": ":", "marker": "x", "label": "Random"},
+    "nephele": {"color": "#e377c2", "linestyle": "-", "marker": "P", "label": "Nephele"},
+    "lynceus": {"color": "#8c564b", "linestyle": "--", "marker": "*", "label": "Lynceus"},
+    "cherrypick": {"color": "#17becf", "linestyle": ":", "marker": "h", "label": "CherryPick"},
+}
+
+#: Display names of the benchmarks.
+NETWORK_LABELS: dict[str, str] = {"cnn": "CNN", "rnn": "RNN (LSTM)", "mlp": "Multilayer perceptron"}
+#: Axis labels (with units) of the measured quantities and factors.
+METRIC_LABELS: dict[str, str] = {
+    "accuracy": "Accuracy",
+    "training_time": "Training time [s]",
+    "cost": "Cost per training run [USD]",
+    "size": "Training-set size [images]",
+    "vm_flavor": "VM flavour",
+    "n_workers": "Number of VMs",
+    "n_cores": "Cluster size [vCPUs]",
+    "learning_rate": "Learning rate",
+    "batch_size": "Batch size",
+    "sync": "Training mode",
+}
+#: Colours of the constraint statuses and of infeasible cells.
+FEASIBLE_COLORS = {"feasible": "#2a9d8f", "time_ok": "#e9c46a", "accuracy_ok": "#457b9d"}
+INFEASIBLE_GREY = "#d0d0d0"
+FULL_INFEASIBLE_GREY = "#8d8d8d"
+VM_ORDER = ("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")
+
+
+def use_style(context: str = "notebook") -> None:
+    """Apply the workbook's seaborn theme (white grid, readable fonts, tight saved figures)."""
+    sns.set_theme(context=context, style="whitegrid", palette="colorblind", font_scale=1.0)
+    mpl.rcParams.update({
+        "figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight",
+        "axes.titlesize": 12, "axes.titleweight": "bold", "axes.labelsize": 11,
+        "xtick.labelsize": 9.5, "ytick.labelsize": 9.5, "legend.fontsize": 9.5, "legend.frameon": True,
+        "figure.titlesize": 13, "figure.titleweight": "bold",
+    })
+
+
+def method_style(method: str) -> dict:
+    """The matplotlib style of an optimiser (see :data:`METHOD_STYLES`)."""
+    try:
+        return dict(METHOD_STYLES[method])
+    except KeyError:
+        raise ValueError(f"unknown method {method!r}; styled methods: {sorted(METHOD_STYLES)}") from None
+
+
+def network_label(name: str) -> str:
+    return NETWORK_LABELS.get(str(name).lower(), str(name))
+
+
+def size_label(size: int, max_size: int) -> str:
+    """``6000`` -> ``"6K (10%)"``."""
+    pct = 100.0 * size / max_size
+    txt = f"{size / 1000:g}K" if size >= 1000 else str(size)
+    return f"{txt} ({pct:.3g}%)"
+
+
+def log_axis(ax, which: str = "x", money: bool = False, scale: bool = False) -> None:
+    """Readable labels on a log axis: majors only, as plain numbers (``0.01``, ``$0.01``, ``100``).
+
+    Call after plotting: an axis spanning more than three decades is labelled once per decade
+    (1-2-5 labels would overlap there), a narrower one at 1, 2 and 5. ``money`` labels in dollars;
+    ``scale`` also switches the axis to a log scale. The one log-axis helper of the workbook.
+    """
+    if scale:
+        (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    decades = np.log10(hi / lo) if lo > 0 else np.inf
+    fmt = (lambda v, _: f"${v:g}") if money else (lambda v, _: f"{v:g}")
+    axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1.0,) if decades > 3 else (1.0, 2.0, 5.0)))
+    axis.set_major_formatter(mpl.ticker.FuncFormatter(fmt))
+    axis.set_minor_formatter(mpl.ticker.NullFormatter())
+
+
+def variant_style(variant: str) -> dict:
+    """Style of a run variant such as ``trimtuner-dt-direct-b0.2``: the longest optimiser name it starts
+    with gives colour and line style; the label keeps the variant's extra parts."""
+    names = sorted((m for m in METHOD_STYLES if variant == m or variant.startswith(m + "-")), key=len, reverse=True)
+    if not names:
+        return {"color": "0.4", "ls": "-", "label": variant}
+    st = dict(METHOD_STYLES[names[0]])
+    extra = variant[len(names[0]):].lstrip("-")
+    st["label"] = f"{st.get('label', names[0])} ({extra})" if extra else st.get("label", names[0])
+    return st
