@@ -38,3 +38,34 @@ def test_runner_reports_failures_and_writes_index(tmp_path, monkeypatch):
         reproduce.run("slow", out_dir=tmp_path / "x")
     with pytest.raises(ValueError, match=r"no notebook matches \['zz'\]"):
         reproduce.available_notebooks(["zz"])
+
+
+def test_forward_kernel_stderr_drops_only_the_tcp_warning(capsys):
+    import os
+
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"[IPKernelApp] WARNING | Kernel is running over TCP without encryption. All communication...\n"
+                       b"[IPKernelApp] WARNING | some other kernel warning\nTraceback (most recent call last)")
+    os.close(write_fd)
+    reproduce._forward_kernel_stderr(read_fd)
+    err = capsys.readouterr().err
+    assert "without encryption" not in err
+    assert err == "[IPKernelApp] WARNING | some other kernel warning\nTraceback (most recent call last)"
+
+
+def test_runner_silences_the_kernel_tcp_warning_only(tmp_path, monkeypatch, capfd):
+    import threading
+
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    _nb(nbdir / "a_err.ipynb", "import os\nos.write(2, b'kernel stderr line\\n')")
+    monkeypatch.setattr(reproduce, "NOTEBOOK_DIR", nbdir)
+    monkeypatch.setattr(reproduce, "NOTEBOOKS", [reproduce.NotebookEntry("a_err", "a_err", "test")])
+    _, results = reproduce.run("quick", out_dir=tmp_path / "out", figures_dir=tmp_path / "figs", progress=False)
+    assert [r.ok for r in results] == [True]
+    for t in threading.enumerate():          # the forwarder ends when the (shut down) kernel closes its stderr
+        if t.name == "kernel-stderr":
+            t.join(timeout=30)
+    err = capfd.readouterr().err
+    assert "kernel stderr line" in err               # the kernel's own stderr still gets through
+    assert "without encryption" not in err

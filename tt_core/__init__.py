@@ -1,3 +1,92 @@
-"""TrimTuner Workbook core library: data, models, acquisitions, filters, optimisation loop."""
+"""TrimTuner Workbook core library: data, models, acquisitions, filters, optimisation loop.
+
+Packages, each importing only from those before it: :mod:`tt_core.data` < :mod:`tt_core.models`,
+:mod:`tt_core.bo` < :mod:`tt_core.acquisitions` < :mod:`tt_core.optimizers` < :mod:`tt_core.experiments`
+< :mod:`tt_core.analysis` < :mod:`tt_core.reporting` < :mod:`tt_core.plotting`, :mod:`tt_core.apps`
+and the ``tt`` command line.
+
+Equation index
+==============
+
+Where each numbered equation and algorithm of the papers is implemented, as ``equation or algorithm
+-> function``. Names are full dotted names; ``tests/test_index.py`` imports every one of them, so a
+renamed or moved function fails the tests until this index is updated.
+
+TrimTuner paper
+---------------
+P. Mendes, M. Casimiro, P. Romano and D. Garlan, "TrimTuner: Efficient Optimization of Machine Learning
+Jobs in the Cloud via Sub-Sampling", MASCOTS 2020.
+
+* Eq. 1, expected improvement (here minimising the loss ``ln(1 - accuracy)``) ->
+  :func:`tt_core.acquisitions.ei.expected_improvement`, :class:`tt_core.acquisitions.ei.EI`; the §IV
+  baselines built on it -> :class:`tt_core.acquisitions.ei.EIc` (CherryPick) and
+  :class:`tt_core.acquisitions.ei.EIcPerUSD` (Lynceus).
+* Eq. 2, entropy search on the ``s = 1`` optimum ->
+  :class:`tt_core.acquisitions.entropy_search.EntropySearch`, with ``p_opt`` by EPMGP
+  (:func:`tt_core.acquisitions.epmgp.log_pmin`) on representer points
+  (:func:`tt_core.acquisitions.entropy_search.sample_representers`).
+* Eq. 3, FABOLAS' information gain per unit cost ->
+  :class:`tt_core.acquisitions.entropy_search.InformationGainPerCost`, on the FABOLAS GP
+  :class:`tt_core.models.fabolas_gp.FabolasGP`.
+* Eq. 4, the constrained problem of §III (maximise ``A(x, s=1)`` subject to ``q_i(x, s=1) >= 0``) ->
+  :class:`tt_core.optimizers.base.Problem` with ``objective="accuracy"``; its constraints
+  :class:`tt_core.bo.constraints.Constraint`, built by :func:`tt_core.optimizers.base.constraints_for`.
+* Eq. 5, TrimTuner's acquisition ``alpha_T`` ->
+  :class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition` (quadrature nodes
+  :func:`tt_core.acquisitions.trimtuner.gauss_hermite_normal`; product of constraint probabilities
+  :func:`tt_core.bo.constraints.probability_of_constraints`).
+* Eq. 6, constrained expected accuracy (CEA) -> :func:`tt_core.bo.filters.cea_scores`.
+* Eq. 7, Accuracy_C -> :func:`tt_core.experiments.metrics.accuracy_c`.
+* Alg. 1, TrimTuner -> :class:`tt_core.optimizers.model_based.ModelBasedOptimizer` (``trimtuner-dt``,
+  ``trimtuner-gp`` of :func:`tt_core.optimizers.registry.make_optimizer`), driven by
+  :func:`tt_core.experiments.replay.run_optimization`. Lines 2-9, the sub-sampled initial design ->
+  :func:`tt_core.bo.design.subsampled_snapshot`; the set T of untested pairs ->
+  :class:`tt_core.data.space.CandidatePool`; line 12, the CEA filter ->
+  :func:`tt_core.bo.filters.filter_candidates`; line 13 ->
+  :meth:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition.argmax`; line 19, the incumbent ->
+  :func:`tt_core.bo.incumbent.find_incumbent` (:func:`tt_core.bo.incumbent.select_incumbent`).
+
+Nephele / Fabulinus thesis
+--------------------------
+P. Mendes, "Leveraging Subsampling Techniques to Optimize Machine Learning Jobs in the Cloud", MSc
+thesis, Instituto Superior Técnico, Universidade de Lisboa, 2019. Nephele (ch. 3) is implemented;
+Fabulinus (ch. 4, Algs. 4-5) is not.
+
+* Eq. 2.4, the Matérn 5/2 kernel -> :class:`tt_core.models.matern_gp.MaternGP` (the GP of the EIc and
+  EIc/USD baselines); FABOLAS' kernel :func:`tt_core.models.fabolas_gp.fabolas_kernel` is a product of
+  1-D Matérn 5/2 kernels.
+* Eqs. 2.14-2.15, closed-form EI with ``Z`` of Eq. 2.15, for a cost to minimise with a log-normal
+  prediction -> :func:`tt_core.acquisitions.ei.lognormal_expected_improvement`.
+* Eqs. 2.16-2.17, constrained EI ``EIc = P(feasible) * EI`` ->
+  :func:`tt_core.acquisitions.ei.constrained_cost_ei` (``P(feasible)`` with the time derived from the
+  predicted cost, §3.2.1: :func:`tt_core.acquisitions.ei.probability_from_cost`).
+* Eq. 3.1, minimise the cost subject to ``A_min``, ``T_max`` and the exploration budget ``B`` ->
+  :class:`tt_core.optimizers.base.Problem` with ``objective="cost"`` and a ``budget``; its exact
+  optimum on measured data -> :func:`tt_core.experiments.metrics.optimum`.
+* Eq. 3.2, the next pair ``argmax_{Gamma} R / C`` -> :class:`tt_core.optimizers.budgeted.Nephele`
+  (``horizon=0``: ``R`` = EIc, ``C`` = :func:`tt_core.acquisitions.lookahead.expected_cost`).
+* Eq. 3.3, Gauss-Hermite quadrature over ``N`` cost and ``M`` accuracy points of the lookahead ->
+  :meth:`tt_core.acquisitions.lookahead.Lookahead.paths` (nodes
+  :func:`tt_core.acquisitions.trimtuner.gauss_hermite_normal`).
+* Eq. 6.1, CNO -> :func:`tt_core.experiments.metrics.cno`.
+* Eq. 6.2, production-cost reduction by sub-sampling -> :func:`tt_core.analysis.subsampling.subsampling_gain`;
+  over a grid of constraints (Fig. 6.8) -> :func:`tt_core.analysis.subsampling.cost_reduction_grid`.
+* Eq. 7.1, the thesis' Accuracy_C (0 when infeasible) -> :func:`tt_core.experiments.metrics.accuracy_c_thesis`.
+* Alg. 2, Nephele -> :class:`tt_core.optimizers.budgeted.Nephele` on
+  :class:`tt_core.optimizers.budgeted.BudgetedOptimizer` (budget stop, lines 24-26), driven by
+  :func:`tt_core.experiments.replay.run_optimization`. Lines 7-10, the LHS(T) sampler ->
+  :func:`tt_core.bo.design.level_coordinates`, :func:`tt_core.bo.design.nearest_untested`; line 16,
+  the incumbent -> :func:`tt_core.bo.incumbent.best_observed`. The baselines of §6.1 ->
+  :class:`tt_core.optimizers.budgeted.Lynceus`, :class:`tt_core.optimizers.budgeted.CherryPick`.
+* Alg. 3, selection of the next configuration -> :class:`tt_core.acquisitions.lookahead.Lookahead`;
+  lines 2 and 31, the predicted-feasible sets Gamma / Omega ->
+  :func:`tt_core.bo.constraints.predicted_feasible`; lines 10-29, EXPLOREPATHS ->
+  :meth:`tt_core.acquisitions.lookahead.Lookahead.paths`.
+
+SpotTune paper
+--------------
+"SpotTune: Leveraging Transient Resources for Cost-efficient Hyper-parameter Tuning in the Public
+Cloud": not implemented yet; no function implements its equations or algorithms.
+"""
 
 __version__ = "0.1.0"

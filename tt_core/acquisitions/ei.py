@@ -13,7 +13,7 @@ and ``EI = max(0, eta - mu)`` when ``sigma = 0``.
 * ``EIc/USD(x) = EIc(x) / E[C(x)]`` with ``E[C] = exp(mu_c + sigma_c^2 / 2)`` the log-normal mean of
   the ``"cost"`` model's log-space prediction.
 * The thesis' cost-minimising variants (Nephele, Lynceus, CherryPick): :func:`lognormal_expected_improvement`
-  of a cost below the incumbent cost (thesis Eq. 2.15, minimised, for ``ln C ~ N(mu, sd^2)``) and
+  of a cost below the incumbent cost (thesis Eqs. 2.14-2.15, minimised, for ``ln C ~ N(mu, sd^2)``) and
   :func:`constrained_cost_ei` (thesis Eq. 2.17), ``P(feasible) * EI``, with the time derived from the
   predicted cost and the cluster's price per second (thesis §3.2.1).
 
@@ -200,7 +200,8 @@ class EIcPerUSD(EIc):
 # Cost-minimising variants (thesis ch. 2-3: Nephele, Lynceus, CherryPick)
 # ------------------------------------------------------------------------------------------------
 def lognormal_expected_improvement(mu, sd, best) -> np.ndarray:
-    """Expected improvement of a cost below ``best`` when ``ln C ~ N(mu, sd^2)`` (thesis Eq. 2.15, minimised).
+    """Expected improvement of a cost below ``best`` when ``ln C ~ N(mu, sd^2)`` (thesis Eqs. 2.14-2.15,
+    minimised).
 
     ``EI = E[max(0, best - C)] = best * Phi(z) - exp(mu + sd^2 / 2) * Phi(z - sd)`` with
     ``z = (ln best - mu) / sd``; ``max(0, best - exp(mu))`` where ``sd = 0``.

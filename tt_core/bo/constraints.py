@@ -6,7 +6,7 @@ A :class:`Constraint` bounds one measured quantity: ``"cost"`` (USD), ``"time"``
 * ``"cost"`` / ``"time"``: a model of ``ln cost`` / ``ln time``;
 * ``"accuracy"``: the loss model of ``ln(1 - accuracy)`` (the optimisation target).
 
-With a Gaussian prediction ``N(mu, sd^2)`` in log space the quantity is log-normal, so (spec Sec. 3)::
+With a Gaussian prediction ``N(mu, sd^2)`` in log space the quantity is log-normal, so::
 
     P(q <= q_max) = Phi((ln q_max - mu) / sd)
     P(q_min <= q <= q_max) = Phi((ln q_max - mu) / sd) - Phi((ln q_min - mu) / sd)
@@ -98,7 +98,7 @@ class Constraint:
         return lo, hi
 
     def probability(self, mean, std) -> np.ndarray:
-        """P(constraint satisfied) for log-space predictions ``N(mean, std^2)`` (spec Sec. 3).
+        """P(constraint satisfied) for log-space predictions ``N(mean, std^2)``.
 
         Parameters
         ----------

@@ -1,7 +1,7 @@
 """Cloud cost model: hourly prices per VM flavour and parameter-server billing, as data.
 
 The default reproduces the formula the TrimTuner authors used for their measurements
-(``../shared/data/trimtuner/SOURCE.md``)::
+(the TrimTuner authors' public data set, github.com/pedrogbmendes/TrimTuner, dataset_NN_Tensorflow/; see data/README.md)::
 
     cost = ((n_workers + n_ps) * price(vm_flavor) / 60 + price(ps_flavor) / 60) * (training_time / 60)
 

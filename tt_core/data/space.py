@@ -10,7 +10,7 @@ hyper-parameters) at a finite set of training-set sizes ``s``. The models work o
   number of workers 1..80, batch size 16..256;
 * categorical columns are ordinal: category ``j`` of ``k`` (in sorted order, or an order given by the
   caller) is encoded as ``j / (k - 1)``; a column with a single value encodes to 0;
-* the size is encoded as ``s~ = (log2 s - log2 s_min) / (log2 s_max - log2 s_min)`` (spec Sec. 1,
+* the size is encoded as ``s~ = (log2 s - log2 s_min) / (log2 s_max - log2 s_min)`` (Klein et al., AISTATS 2017,
   FABOLAS' log-scaled size), with ``s_min`` and ``s_max`` taken from the data, so ``s~ = 1`` is the
   full training set. With a single size, ``s~ = 1``.
 
@@ -19,7 +19,7 @@ hyper-parameters) at a finite set of training-set sizes ``s``. The models work o
 Deviations from the original TrimTuner implementation
 -----------------------------------------------------
 * The original hard-codes the MNIST sizes and never removes the initial-design points from the pool
-  of untested configurations (spec Sec. 6). Here sizes come from the data and
+  of untested configurations. Here sizes come from the data and
   :meth:`CandidatePool.mark_tested` removes every tested pair (testing a pair twice is an error).
 * Categorical values are ordinal codes scaled to [0, 1] rather than raw indices; for AWS t2 VM flavours
   the default order is by machine size (``t2.small < t2.medium < t2.xlarge < t2.2xlarge``) instead of

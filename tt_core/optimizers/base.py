@@ -11,7 +11,7 @@ same way, on a replayed benchmark or on a user's own job::
     best = opt.incumbent()                   # Recommendation(config_id, size) or None
 
 A :class:`Problem` says what is optimised (``objective``: maximise accuracy as TrimTuner, paper
-Eq. 1-2; or minimise cost as Nephele, thesis Eq. 3.1), under which :class:`Constraint` s, with which
+Eq. 4; or minimise cost as Nephele, thesis Eq. 3.1), under which :class:`Constraint` s, with which
 exploration budget (USD, optional) and cluster prices.
 
 Charging (what a test costs the exploration) is part of the contract: :meth:`Optimizer.observe`
