@@ -20,6 +20,13 @@
 # again. Changing a setting starts a new run; with *keep tests when limits change* ticked, moving a
 # limit keeps the tests made so far and lets the optimiser continue under the new limit.
 #
+# Every registered optimiser can be explored. TrimTuner and its baselines maximise the accuracy under
+# the cost limit; Nephele, Lynceus and CherryPick (the thesis) minimise the cost under a minimum
+# accuracy and a time limit, and stop when their exploration budget is spent rather than after a
+# number of tests. For them the widget enables the *min accuracy* and *budget* controls, disables the
+# cost limit, and scores the recommendation by its CNO (cost over the optimum's, thesis Eq. 6.1)
+# instead of Accuracy_C. The filter and `beta` only apply to the model-based optimisers.
+#
 # The four panels, live:
 #
 # 1. **tested points** (cost vs accuracy of each test, coloured by the share of the data it used),
@@ -33,8 +40,9 @@
 # 4. **the best untested candidates** by CEA (Eq. 6), with the value of the acquisition function
 #    for each: CEA pre-selects, the acquisition chooses.
 #
-# Everything the widget does is a method of `tt_core.apps.explorer.ExplorerController`; the cells after
-# the widget drive the same controller from code. When the notebook is executed without a browser
+# Everything the widget does is a method of `tt_core.apps.explorer.ExplorerController`, and every
+# Step is one step of the replay driver behind `tt optimize` (`tt_core.experiments.replay.Replay`):
+# the same charging, phases and scores. The cells after the widget drive the same controller from code. When the notebook is executed without a browser
 # (papermill: CI, `tt reproduce`) no widget is built and these scripted steps are the run; they
 # save the panels to `figures/explorer.png`.
 
@@ -47,8 +55,9 @@ optimizer = "trimtuner-dt"
 seed = 1
 max_cost = None  # USD per full-size training run; None: the paper's limit (CNN $0.10, RNN $0.02)
 max_time = None  # seconds of training; None: no time limit
-beta = 0.1
-filter = None  # None: the optimiser's own (CEA for TrimTuner)
+beta = None  # None: the optimiser's own (0.1); model-based optimisers only
+filter = None  # None: the optimiser's own (CEA for TrimTuner); model-based optimisers only
+runs_dir = None  # stored runs for the comparison panel; None: the project's runs/
 interactive = None  # None: build the widget only under a Jupyter front end (True: always, False: never)
 
 # %%
@@ -77,7 +86,7 @@ first_steps = 6 if smoke else 14  # tests of the scripted run below, before the 
 
 # %%
 ctl = ExplorerController(network, optimizer, seed=seed, max_cost=max_cost, max_time=max_time, beta=beta,
-                         filter=filter)
+                         filter=filter, runs_dir=runs_dir)
 ui = build_widget(ctl) if (has_frontend() if interactive is None else interactive) else None
 if ui is not None:
     display(ui)
@@ -144,6 +153,27 @@ if ui is not None:
     ui.refresh()  # bring the widget above in line with what the code did
 
 # %% [markdown]
+# ## A cost-minimising optimiser: Nephele
+#
+# The same controller runs the thesis' optimisers. Nephele looks for the *cheapest* (configuration,
+# training-set size) whose accuracy is at least 0.85 and whose training takes at most 300 s (the
+# thesis' defaults), spending at most the exploration budget on tests. Its trajectory has the CNO
+# (1 = the optimum was found) instead of Accuracy_C, and its run ends when the budget is spent
+# (`ctl.done`), whatever the number of tests.
+
+# %%
+neph = ExplorerController(network, "nephele", seed=seed, runs_dir=runs_dir)
+neph.run(20 if smoke else None)
+print(neph.status())
+neph.trajectory[["iteration", "phase", "config_id", "size", "s", "accuracy", "cost", "cumulative_cost",
+                 "budget_left", "incumbent", "incumbent_size", "incumbent_cost", "cno"]].tail(8)
+
+# %%
+fig = neph.figure()
+save_figure(fig, out / "explorer_nephele.png")
+plt.show()
+
+# %% [markdown]
 # **Things to try in the widget.**
 #
 # * Run TrimTuner and then EIc with the same seed: compare where their tests lie in panel 1 (EIc
@@ -154,6 +184,8 @@ if ui is not None:
 #   time it takes (paper Table IV, Fig. 4).
 # * Switch the filter to `random`: the acquisition now sees a random 10% of the candidates
 #   (paper Fig. 3).
+# * Choose `nephele`, then `lynceus` (the same method at full size only) with the same seed: how
+#   much of the budget does each spend before its CNO reaches 1?
 
 # %% [markdown]
 # ## Paper vs workbook

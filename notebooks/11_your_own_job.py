@@ -117,8 +117,9 @@ if grid is not None:
 #
 # ## 4. Optimise
 #
-# The same optimisers as on the paper's benchmarks, through the same ask/tell loop
-# (`tt_core.apps.own_job.optimize_job`: `suggest` a (configuration, size), train it, `observe` the
+# The same optimisers as on the paper's benchmarks, through the same replay driver as `tt optimize`
+# (`tt_core.apps.own_job.optimize_job` builds the optimiser with `make_optimizer` and drives it with
+# `tt_core.experiments.replay.Replay`: `suggest` a (configuration, size), train it, `observe` the
 # result). After each test the recommendation is scored by its full-size accuracy and cost
 # (Accuracy_C, Eq. 7); a recommendation not trained at full size yet is trained for that, outside
 # the optimisation budget.
@@ -196,7 +197,8 @@ for _ in range(6):
     config_id, size = opt.suggest()
     m = objective(config_id, size)
     opt.observe(config_id, size, m.accuracy, m.cost, m.time)
-print("recommended:", configs.set_index("config_id").loc[opt.incumbent()].to_dict())
+rec = opt.incumbent()  # a Recommendation(config_id, size): the configuration and the size to train it at
+print(f"recommended: {configs.set_index('config_id').loc[rec.config_id].to_dict()} at size {rec.size}")
 opt.history
 
 # %% [markdown]

@@ -1,7 +1,8 @@
 """The explorer controller (notebook 10): step, run, change constraint, reset, and its views.
 
 The controller is driven exactly as the widget drives it; stored runs are looked up in a temporary
-folder so that results do not depend on what ``runs/`` holds.
+folder so that results do not depend on what ``runs/`` holds. Every registered optimiser works in it,
+through the one replay driver (``tt_core.experiments.replay.Replay``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,15 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from tt_core.data.benchmarks import load_benchmark  # noqa: E402
-from tt_core.apps.explorer import TRAJECTORY_COLUMNS, ExplorerController, build_widget  # noqa: E402
-from tt_core.optimizers import available  # noqa: E402
+from tt_core.apps.explorer import (  # noqa: E402
+    COST_TRAJECTORY_COLUMNS,
+    TRAJECTORY_COLUMNS,
+    ExplorerController,
+    build_widget,
+)
+from tt_core.experiments.replay import Replay  # noqa: E402
+from tt_core.optimizers import Recommendation, available  # noqa: E402
+from tt_core.optimizers.registry import spec  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +67,31 @@ def test_step_updates_history_pool_and_incumbent(rnn, tmp_path):
     assert list(traj.columns) == TRAJECTORY_COLUMNS
     assert (traj["phase"] == "init").all()
     assert traj["cumulative_cost"].is_monotonic_increasing
-    # the incumbent is scored with its true full-size measurement
+    # the incumbent is the optimiser's Recommendation, scored with its true full-size measurement
+    rec = ctl.optimizer.incumbent()
+    assert isinstance(rec, Recommendation) and rec.size == rnn.max_size
     inc = st["incumbent"]
+    assert (inc, st["incumbent_size"]) == tuple(rec)
+    assert (traj["incumbent_size"] == rnn.max_size).all()
     full = rnn.full_size().set_index("config_id").loc[inc]
     assert st["incumbent_accuracy"] == pytest.approx(full["accuracy"])
     assert st["incumbent_cost"] == pytest.approx(full["cost"])
     assert np.isfinite(st["predicted_accuracy"])  # models exist from the second observation on
     assert set(st["incumbent_config"]) == set(rnn.config_columns)
+    assert st["accuracy_c"] == pytest.approx(full["accuracy"] if full["cost"] <= 0.02 else full["accuracy"] * 0.02 / full["cost"])
+
+
+def test_steps_match_the_replay_driver(rnn, tmp_path):
+    # one click = one Replay.step: the same tests, charges, phases and scores as `tt optimize`
+    ctl = make(rnn, tmp_path, "trimtuner-dt", seed=2)
+    ctl.run(5)  # the initial design and one BO step
+    ref = Replay.from_benchmark(rnn, "trimtuner-dt", seed=2).run(5)
+    traj = ctl.trajectory
+    for col in ("config_id", "size", "phase", "charged_cost", "cumulative_cost", "incumbent", "incumbent_size",
+                "incumbent_accuracy", "accuracy_c"):
+        assert traj[col].tolist() == ref[col].tolist(), col
+    init = traj[traj["phase"] == "init"]
+    assert init["charged_cost"].sum() == pytest.approx(init["cost"].max())  # one run, snapshotted at each size
 
 
 def test_run_uses_the_budget_then_stops(rnn, tmp_path):
@@ -239,3 +265,107 @@ def test_widget_drives_the_controller(rnn, tmp_path):
     assert ctl.state()["iteration"] == 0 and not c["step"].disabled
     with pytest.raises(ValueError, match="needs an ExplorerController"):
         build_widget(object())
+
+
+# ------------------------------------------------------------------------------------------- every optimiser
+@pytest.mark.parametrize("name", available())
+def test_every_optimizer_steps_in_the_explorer(rnn, tmp_path, name):
+    ctl = make(rnn, tmp_path, name, compute_baseline=False)
+    by_cost = spec(name).objective == "cost"
+    assert ctl.state()["iteration"] == 0 and ctl.status().startswith("test 0")
+    for i in range(1, 4):
+        row = ctl.step()
+        assert row is not None and row["iteration"] == i
+        st = ctl.state()
+        assert st["iteration"] == i == len(ctl.trajectory) == len(ctl.history)
+        assert ctl.status().startswith(f"test {i}")
+    assert st["n_untested"] == st["n_candidates"] - 3
+    traj = ctl.trajectory
+    assert list(traj.columns) == (COST_TRAJECTORY_COLUMNS if by_cost else TRAJECTORY_COLUMNS)
+    assert traj["cumulative_cost"].is_monotonic_increasing and (traj["charged_cost"] >= 0).all()
+    assert st["metric"] == ("cno" if by_cost else "accuracy_c")
+    if by_cost:  # the budget, not `iterations`, is the stop rule; the thesis' limits by default
+        assert st["max_tests"] is None and st["budget"] == pytest.approx(2.5) and "budget" in ctl.status()
+        assert st["limits"]["min_accuracy"] == 0.85 and st["limits"]["max_time"] == 300.0
+        assert st["limits"]["max_cost"] is None and st["beta_used"] is None and st["filter_used"] is None
+        assert np.isnan(st["accuracy_c"])
+        if st["incumbent"] is not None:
+            assert np.isfinite(st["cno"]) and st["cno"] >= 1.0  # CNO: 1 is the optimum
+    else:
+        assert st["max_tests"] == 44 and ctl.status().startswith("test 3/44")
+        assert st["incumbent"] is not None and np.isfinite(st["accuracy_c"])
+    if spec(name).family != "model-based":  # (the model-based ones: test_top_candidates_have_cea_and_acquisition)
+        top = ctl.top_candidates(3)
+        assert top.empty and (name in top.attrs["note"] or "random search" in top.attrs["note"])
+
+
+def test_beta_and_filter_only_for_model_based_optimizers(rnn, tmp_path):
+    with pytest.raises(ValueError, match="'nephele' has no candidate filter; beta applies only to the model-based"):
+        make(rnn, tmp_path, "nephele", beta=0.2)
+    ctl = make(rnn, tmp_path, "trimtuner-dt", beta=0.2, filter="random")
+    ctl.step()
+    with pytest.raises(ValueError, match="'nephele' has no candidate filter; filter applies only"):
+        ctl.configure(optimizer="nephele", filter="cea")
+    with pytest.raises(ValueError, match="'random' has no candidate filter"):
+        ctl.configure(optimizer="random", beta=0.5)
+    with pytest.raises(ValueError, match="'nephele' cannot honour max_cost"):
+        ctl.configure(optimizer="nephele", max_cost=0.01)
+    assert ctl.settings["optimizer"] == "trimtuner-dt" and ctl.state()["iteration"] == 1  # refused: unchanged
+    # switching drops what the new optimiser cannot use (the widget disables those controls)
+    ctl.configure(optimizer="nephele")
+    assert ctl.settings["beta"] is None and ctl.settings["filter"] is None and ctl.settings["max_cost"] is None
+    assert ctl.step()["iteration"] == 1
+    with pytest.raises(ValueError, match="has no candidate filter"):
+        ctl.configure(beta=0.3)
+    ctl.configure(optimizer="eic")  # back to an accuracy problem: the benchmark's cost limit again
+    assert ctl.settings["max_cost"] == pytest.approx(0.02) and ctl.optimizer.beta == 0.1
+
+
+def test_budgeted_optimizers_stop_when_the_budget_is_spent(rnn, tmp_path):
+    from tt_core.experiments.store import RunSpec, run_one
+
+    ctl = make(rnn, tmp_path, "nephele", iterations=5, budget=1.2, min_accuracy=0.9, max_time=200.0)
+    assert ctl.limits == {"max_cost": None, "budget": 1.2, "min_accuracy": 0.9, "max_time": 200.0}
+    assert "until the $1.2 budget is spent" in ctl.status()
+    traj = ctl.run()
+    st = ctl.state()
+    assert ctl.done and st["done"] and ctl.step() is None
+    assert len(traj) > 5  # `iterations` is not their stop rule
+    assert st["spent"] >= 1.2 and traj["budget_left"].iloc[-1] <= 0
+    assert traj["cno"].dropna().ge(1.0).all()
+    assert set(traj["phase"]) == {"init", "bo"}
+    fig = ctl.figure(k=3)
+    assert len(fig.axes) >= 4
+    curves, note = ctl.baseline_curves()
+    assert "cost-minimising random-search run computed now" in note and set(curves["optimizer"]) == {"random"}
+
+    ctl.set_constraint(min_accuracy=0.85, keep_history=True)  # same tests, new bound
+    assert len(ctl.trajectory) == len(traj) and ctl.limits["min_accuracy"] == 0.85
+
+    run_one(RunSpec("rnn", "random", 1, iterations=None, objective="cost"), tmp_path)  # thesis defaults
+    fresh = make(rnn, tmp_path, "lynceus")
+    curves, note = fresh.baseline_curves()
+    assert note.startswith("stored runs") and set(curves["optimizer"]) == {"random"}
+
+
+def test_widget_disables_what_does_not_apply(rnn, tmp_path):
+    ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+    assert c["beta"].disabled and c["filter"].disabled and not c["max_cost"].disabled
+    assert c["min_accuracy"].disabled and c["budget"].disabled
+    c["optimizer"].value = "trimtuner-dt"
+    assert not c["beta"].disabled and not c["filter"].disabled
+    c["beta"].value = 0.2
+    assert ctl.optimizer.beta == pytest.approx(0.2)
+    c["optimizer"].value = "nephele"  # the stale beta is dropped, not passed to Nephele
+    assert ctl.settings["optimizer"] == "nephele" and ctl.settings["beta"] is None
+    assert c["beta"].disabled and c["filter"].disabled and c["max_cost"].disabled
+    assert not c["min_accuracy"].disabled and not c["budget"].disabled
+    assert c["min_accuracy"].value == pytest.approx(0.85) and c["budget"].value == pytest.approx(2.5)
+    c["step"].click()
+    assert ctl.state()["iteration"] == 1 and "test 1 (until the $2.5 budget is spent)" in ui.status.value
+    c["min_accuracy"].value = 0.9  # a new run with the new bound
+    assert ctl.limits["min_accuracy"] == pytest.approx(0.9) and ctl.state()["iteration"] == 0
+    c["budget"].value = 1.5
+    assert ctl.limits["budget"] == pytest.approx(1.5)

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.data.objectives import CallableObjective, Measurement
 from tt_core.apps.own_job import DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, price_table
+from tt_core.data.objectives import CallableObjective, Measurement
+from tt_core.experiments.replay import Replay
+from tt_core.optimizers import Recommendation, make_optimizer
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +83,51 @@ def test_optimize_job_runs_the_ask_tell_loop(job):
     init = tt[tt["phase"] == "init"]
     assert init["charged_cost"].sum() == pytest.approx(init["cost"].max())
 
+    assert (tt["incumbent_size"] == job.max_size).all()  # recommendations are deployed at full size
+    assert {"s", "wall_time", "charged_time", "cumulative_time"} <= set(tt.columns)
+    np.testing.assert_allclose(tt["s"], tt["size"] / job.max_size)
+
     timed = optimize_job(job, "random", seed=2, iterations=4, max_time=1e-9, reference=ref)
     assert (timed["accuracy_c"] < timed["incumbent_accuracy"]).all()  # nothing meets a 1 ns limit
+
+
+def test_optimize_job_scores_by_training_the_recommendation(job, monkeypatch):
+    # without a reference, a recommendation not tested at full size is trained once (cached), and the
+    # optimisation is not charged for it
+    calls = []
+    train = job.train
+
+    def counting(config, size):
+        calls.append((config["vm"], size))
+        return train(config, size)
+
+    monkeypatch.setattr(job, "train", counting)
+    tt = optimize_job(job, "trimtuner-dt", seed=1, iterations=5, max_cost=1.0)
+    assert len(calls) <= len(tt) + tt["incumbent"].nunique()  # one training per test, one per new incumbent
+    init = tt[tt["phase"] == "init"]
+    assert tt["cumulative_cost"].iloc[-1] == pytest.approx(init["cost"].max() + tt["charged_cost"].iloc[4:].sum())
+    inc = int(tt["incumbent"].iloc[-1])
+    expected = train(job.configs().set_index("config_id").loc[inc].to_dict(), job.max_size)["accuracy"]
+    assert tt["incumbent_accuracy"].iloc[-1] == expected  # deterministic accuracy
+
+
+def test_the_recipe_with_the_optimizer_api(job):
+    # notebook 11, section 6: make_optimizer on a user's space, a CallableObjective, the ask/tell loop
+    objective = job.objective()
+    opt = make_optimizer("trimtuner-dt", job.space(), seed=1, max_cost=1.0)
+    for _ in range(5):
+        config_id, size = opt.suggest()
+        m = objective(config_id, size)
+        opt.observe(config_id, size, m.accuracy, m.cost, m.time)
+    rec = opt.incumbent()
+    assert isinstance(rec, Recommendation) and rec.size == job.max_size
+    assert 0 <= rec.config_id < len(job.configs())
+    assert len(opt.history) == 5
+    # the same loop through the replay driver, with any measure/score callables
+    opt = make_optimizer("random", job.space(), seed=1, max_cost=1.0)
+    run = Replay(opt, objective, objective, {"max_cost": 1.0, "max_time": None, "min_accuracy": None})
+    traj = run.run(4)
+    assert len(traj) == 4 and (traj["accuracy_c"] == traj["incumbent_accuracy"]).all()
 
 
 def test_make_space_for_any_job():
@@ -105,8 +150,14 @@ def test_clear_errors(job):
         job.train(job.configs().iloc[0].to_dict(), 123)
     with pytest.raises(ValueError, match="needs a constraint"):
         optimize_job(job, "random", seed=1, iterations=4)
-    with pytest.raises(ValueError, match="iterations must be an integer >= 4"):
+    with pytest.raises(ValueError, match=r"iterations=2 is smaller than the initial design .* use iterations >= 4"):
         optimize_job(job, "trimtuner-dt", seed=1, iterations=2, max_cost=1.0)
+    with pytest.raises(ValueError, match="iterations must be an integer"):
+        optimize_job(job, "random", seed=1, iterations=None, max_cost=1.0)
+    with pytest.raises(ValueError, match="'nephele' minimises the cost"):
+        optimize_job(job, "nephele", seed=1, iterations=4, max_cost=1.0)
+    with pytest.raises(ValueError, match="'random' has no candidate filter"):
+        optimize_job(job, "random", seed=1, iterations=4, max_cost=1.0, beta=0.1)
     with pytest.raises(ValueError, match="unknown optimizer"):
         optimize_job(job, "grid-search", seed=1, iterations=4, max_cost=1.0)
     with pytest.raises(ValueError, match="fractions must be distinct rates"):

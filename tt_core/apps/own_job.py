@@ -15,9 +15,10 @@ of 8x8 pixels, no download):
   **cost** ``price per hour / 3600 x time``.
 
 Accuracy is deterministic (fixed seeds, one BLAS thread); time and cost are measured, so they vary a
-little from run to run, as on a real cloud. :func:`optimize_job` runs any registered optimiser on the
-job with the ask/tell loop of :mod:`tt_core.experiments.replay` and scores each recommendation by training it on the
-full training set (an evaluation outside the optimisation budget, cached per configuration).
+little from run to run, as on a real cloud. :func:`optimize_job` runs any accuracy-maximising registered
+optimiser on the job with the replay driver of :mod:`tt_core.experiments.replay` (``Replay``: measure =
+train the job, score = train the recommendation on the full training set, an evaluation outside the
+optimisation budget, cached per configuration).
 
 To tune your own job, write a function ``fn(config: dict, size: int) -> {"accuracy", "cost", "time"}``,
 a table of configurations and a list of sizes, then use :func:`make_space` and
@@ -34,7 +35,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from tt_core.data.objectives import CallableObjective
+from tt_core.data.objectives import CallableObjective, Measurement
 from tt_core.data.space import ConfigSpace
 
 __all__ = ["DEFAULT_VMS", "PAPER_FRACTIONS", "DigitsJob", "make_space", "optimize_job", "plot_grid", "plot_runs",
@@ -263,21 +264,29 @@ class DigitsJob:
 
 
 def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, iterations: int = 20,
-                 max_cost: float | None = None, max_time: float | None = None, beta: float = 0.1,
+                 max_cost: float | None = None, max_time: float | None = None, beta: float | None = None,
                  filter: str | None = None, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """Optimise the job with a registered optimiser (ask/tell loop of paper Alg. 1, real training).
+
+    The optimiser is built by :func:`tt_core.optimizers.make_optimizer` on the job's space and driven
+    by the replay driver :class:`tt_core.experiments.replay.Replay`, whose ``measure`` trains the job
+    at (configuration, size) and whose ``score`` trains the recommendation at its size (the full size
+    for these optimisers) once, so charging, phases and Accuracy_C are those of ``tt optimize``.
 
     Parameters
     ----------
     job : DigitsJob
     optimizer : str
-        A registered optimiser (:func:`tt_core.optimizers.model_based.available`).
+        A registered optimiser that maximises accuracy (:func:`tt_core.optimizers.available`: not
+        nephele, lynceus or cherrypick, which minimise the cost of a priced benchmark).
     seed : int
     iterations : int
         Tests, initial design included.
     max_cost, max_time : float, optional
         Constraints (USD per full-size run, seconds); at least one is needed.
-    beta, filter : see :func:`tt_core.optimizers.model_based.make_optimizer`.
+    beta, filter : optional
+        Filter fraction and filter of the model-based optimisers (see
+        :func:`tt_core.optimizers.make_optimizer`; default their own: 0.1 and e.g. CEA for TrimTuner).
     reference : pandas.DataFrame, optional
         Full-size measurements (``job.measure()``) used to score recommendations; configurations not in
         it are trained at full size when recommended (cached; not charged to the optimisation).
@@ -285,67 +294,54 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
     Returns
     -------
     pandas.DataFrame
-        One row per test: ``iteration, phase, config_id, size, s, accuracy, time, cost, wall_time,
-        charged_cost, cumulative_cost, overhead_s, incumbent, incumbent_accuracy, incumbent_cost,
-        incumbent_time, accuracy_c``. The sub-sampled initial design is charged as one run snapshotted
-        at each size, as in :func:`tt_core.experiments.replay.run_optimization`.
+        One row per test: ``optimizer, iteration, phase, config_id, size, s, accuracy, cost, time,
+        wall_time, charged_cost, charged_time, cumulative_cost, cumulative_time, overhead_s, incumbent,
+        incumbent_size, incumbent_accuracy, incumbent_cost, incumbent_time, accuracy_c,
+        accuracy_c_thesis, cumulative_wall``. The sub-sampled initial design is charged as one run
+        snapshotted at each size (:meth:`tt_core.optimizers.Optimizer.observe`).
     """
-    from tt_core.experiments.metrics import accuracy_c
-    from tt_core.optimizers import make_optimizer
+    from tt_core.experiments.replay import Replay
+    from tt_core.optimizers import available, make_optimizer
+    from tt_core.optimizers.registry import spec
 
     if max_cost is None and max_time is None:
         raise ValueError("optimize_job needs a constraint: max_cost (USD per full-size run) and/or max_time (s)")
+    if spec(optimizer).objective == "cost":
+        raise ValueError(f"{optimizer!r} minimises the cost under an accuracy bound and a budget; optimize_job "
+                         "maximises the accuracy under max_cost/max_time: use one of "
+                         f"{[n for n in available() if spec(n).objective != 'cost']}")
     opt = make_optimizer(optimizer, job.space(), seed=seed, beta=beta, filter=filter, max_cost=max_cost,
                          max_time=max_time)
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < opt.n_init:
-        raise ValueError(f"iterations must be an integer >= {opt.n_init} (the initial design of {optimizer!r}), "
-                         f"got {iterations!r}")
     objective = job.objective()
     configs = job.configs().set_index("config_id")
     speed = job.prices.set_index("vm")["speed"].to_dict()
-    scored: dict[int, dict] = {}
+    scored: dict[tuple[int, int], Measurement] = {}
     if reference is not None:
         full = reference[reference["size"] == job.max_size]
-        scored = {int(r.config_id): {"accuracy": r.accuracy, "cost": r.cost, "time": r.time}
+        scored = {(int(r.config_id), job.max_size): Measurement(float(r.accuracy), float(r.cost), float(r.time))
                   for r in full.itertuples()}
-    rows = []
-    cum = init_max = 0.0
-    for it in range(1, iterations + 1):
-        t0 = time.perf_counter()
-        cid, size = opt.suggest()
-        overhead = time.perf_counter() - t0
-        meas = objective(cid, size)  # trains the model: the generic CallableObjective path of any user job
-        m = {"accuracy": meas.accuracy, "cost": meas.cost, "time": meas.time,
-             "wall_time": meas.time * speed[configs.loc[cid, "vm"]]}
-        phase = "init" if it <= opt.n_init else "bo"
-        charged = m["cost"]
-        if phase == "init" and opt.init_is_snapshot:
-            charged = max(0.0, m["cost"] - init_max)
-            init_max = max(init_max, m["cost"])
-        if size == job.max_size:
-            scored.setdefault(int(cid), {k: m[k] for k in ("accuracy", "cost", "time")})
-        t1 = time.perf_counter()
-        opt.observe(cid, size, m["accuracy"], m["cost"], m["time"])
-        inc = opt.incumbent()
-        overhead += time.perf_counter() - t1
-        cum += charged
-        if inc is not None and int(inc) not in scored:
-            r = job.train(configs.loc[int(inc)].to_dict(), job.max_size)
-            scored[int(inc)] = {k: r[k] for k in ("accuracy", "cost", "time")}
-        true = scored.get(int(inc)) if inc is not None else None
-        row = {"iteration": it, "phase": phase, "config_id": int(cid), "size": int(size), "s": size / job.max_size,
-               "accuracy": m["accuracy"], "time": m["time"], "cost": m["cost"], "wall_time": m["wall_time"],
-               "charged_cost": charged, "cumulative_cost": cum, "overhead_s": overhead,
-               "incumbent": -1 if inc is None else int(inc)}
-        if true is None:
-            row.update(incumbent_accuracy=np.nan, incumbent_cost=np.nan, incumbent_time=np.nan, accuracy_c=np.nan)
-        else:
-            acc_c = (accuracy_c(true["accuracy"], true["cost"], max_cost) if max_cost is not None else
-                     (true["accuracy"] if true["time"] <= max_time else true["accuracy"] * max_time / true["time"]))
-            row.update(incumbent_accuracy=true["accuracy"], incumbent_cost=true["cost"], incumbent_time=true["time"],
-                       accuracy_c=float(acc_c))
-        rows.append(row)
-    traj = pd.DataFrame(rows)
+    wall: list[float] = []
+
+    def measure(config_id: int, size: int) -> Measurement:
+        m = objective(config_id, size)  # trains the model: the generic CallableObjective path of any user job
+        wall.append(m.time * speed[configs.loc[int(config_id), "vm"]])
+        scored.setdefault((int(config_id), int(size)), m)  # a full-size test also scores that configuration
+        return m
+
+    def score(config_id: int, size: int) -> Measurement:
+        key = (int(config_id), int(size))
+        if key not in scored:  # an evaluation outside the optimisation budget
+            r = job.train(configs.loc[key[0]].to_dict(), key[1])
+            scored[key] = Measurement(r["accuracy"], r["cost"], r["time"])
+        return scored[key]
+
+    replay = Replay(opt, measure, score, {"max_cost": max_cost, "max_time": max_time, "min_accuracy": None})
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)):
+        raise ValueError(f"iterations must be an integer number of tests, got {iterations!r}")
+    replay.check_iterations(iterations)
+    traj = replay.run(iterations)
+    traj.insert(traj.columns.get_loc("size") + 1, "s", traj["size"] / job.max_size)
+    traj.insert(traj.columns.get_loc("time") + 1, "wall_time", wall)
     traj.insert(0, "optimizer", optimizer)
     return traj
 

@@ -17,7 +17,7 @@ Everything is seeded: the same arguments give the same figures.
 from __future__ import annotations
 
 from tt_core.data.benchmarks import as_benchmark
-from tt_core.plotting.style import log_axis
+from tt_core.plotting.style import log_axis, size_fraction
 
 from dataclasses import dataclass, field
 
@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tt_core.data.benchmarks import Benchmark, load_benchmark
+from tt_core.data.benchmarks import Benchmark
 from tt_core.bo.history import loss_target
 from tt_core.data.space import ConfigSpace
 
@@ -51,13 +51,6 @@ class TourStep:
     data: pd.DataFrame
     figure: object
     facts: dict = field(default_factory=dict)
-
-
-def _size_name(size: int, max_size: int) -> str:
-    from fractions import Fraction
-
-    f = Fraction(int(size), int(max_size)).limit_denominator(100)
-    return "1" if f == 1 else str(f)
 
 
 # ------------------------------------------------------------------------------------------------ 1
@@ -147,7 +140,7 @@ def subsampling_scatter(benchmarks=("cnn", "rnn"), fraction: float = 0.1) -> Tou
         top_full = set(df.nlargest(k, "accuracy_full")["config_id"])
         top_sub = set(df.nlargest(k, "accuracy_sub")["config_id"])
         ratio = float(np.median(df["cost_full"] / df["cost_sub"]))
-        name = _size_name(size, b.max_size)
+        name = size_fraction(size, b.max_size)
         facts[b.name] = {"size": int(size), "s": name, "spearman": rho, "top10_overlap": len(top_full & top_sub) / k,
                          "median_cost_ratio": ratio}
         feas = df["cost_full"] <= b.max_cost
@@ -361,7 +354,7 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
         m = data["kept_cea"] & (data["size"] == size)
         if m.any():
             ax.scatter(data.loc[m, "cost"], data.loc[m, "accuracy"], s=22, edgecolor="k", linewidth=0.3,
-                       color=cmap(i / max(1, len(b.sizes) - 1)), label=f"kept, s = {_size_name(size, b.max_size)}")
+                       color=cmap(i / max(1, len(b.sizes) - 1)), label=f"kept, s = {size_fraction(size, b.max_size)}")
     ax.scatter(obs["cost"], obs["accuracy"], marker="P", s=60, color="#e63946", edgecolor="k", linewidth=0.5,
                label="already tested")
     ax.axvline(max_cost, color="#d62728", linestyle="--", label=f"cost limit ${max_cost:g}")

@@ -1,4 +1,10 @@
-"""Atomic file writing: a result is either fully written or not there at all."""
+"""Atomic file writing: a result is either fully written or not there at all.
+
+Files are written to a temporary file in the target's folder and renamed onto the target; the final
+file gets the permissions the user's umask gives a new file (``0o666 & ~umask``), as ``open()`` would,
+so that colleagues can read a shared results folder. Temporary files are named ``.<stem>.<random><suffix>``
+(:func:`temporary_files` finds leftovers of a killed writer).
+"""
 
 from __future__ import annotations
 
@@ -23,10 +29,26 @@ def atomic_path(path: str | os.PathLike):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result honours the umask
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def current_umask() -> int:
+    """The process' umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def temporary_files(path: str | os.PathLike) -> list[Path]:
+    """Leftover temporary files of :func:`atomic_path` for ``path`` (e.g. after a kill)."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return []
+    return sorted(p for p in path.parent.glob(f".{path.stem}.*{path.suffix}") if p.is_file())
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:

@@ -72,6 +72,10 @@ def method_options(bench: Benchmark, optimizer: str, options: dict) -> dict:
     return out
 
 
+class Interrupted(RuntimeError):
+    """A replay was asked to stop (its state is kept by the last checkpoint)."""
+
+
 class Replay:
     """A steppable run: one optimiser, one way to measure, one way to score recommendations.
 
@@ -101,6 +105,8 @@ class Replay:
         self.optima = optima
         self.rows: list[dict] = []
         self._cum_cost = self._cum_time = 0.0
+        max_size = optimizer.space.max_size
+        self.full_size = lambda config_id: self.score(config_id, max_size)  # true full-size measurement
 
     @classmethod
     def from_benchmark(cls, benchmark, optimizer: str, *, seed: int, beta=None, filter=None, max_cost=None,
@@ -182,16 +188,26 @@ class Replay:
         self.rows.append(row)
         return row
 
-    def run(self, iterations: int | None, progress: bool = False, desc: str = "") -> pd.DataFrame:
-        """Step until ``iterations`` tests were made (None: until the optimiser is done); the trajectory."""
+    def run(self, iterations: int | None, progress: bool = False, desc: str = "", after_step=None,
+            should_stop=None) -> pd.DataFrame:
+        """Step until ``iterations`` tests were made (None: until the optimiser is done); the trajectory.
+
+        A replay restored from a checkpoint continues where it stopped. ``after_step(self)`` is called
+        after every test (the run store checkpoints there); ``should_stop()`` is asked before every test
+        and, when true, raises :class:`Interrupted` (e.g. the worker's parent process has gone).
+        """
         from tqdm.auto import tqdm
 
         self.check_iterations(iterations)
-        bar = tqdm(total=iterations, desc=desc, disable=not progress, unit="test")
+        bar = tqdm(total=iterations, initial=len(self.rows), desc=desc, disable=not progress, unit="test")
         try:
             while not self.done and (iterations is None or len(self.rows) < iterations):
+                if should_stop is not None and should_stop():
+                    raise Interrupted(f"stopped after {len(self.rows)} tests")
                 self.step()
                 bar.update()
+                if after_step is not None:
+                    after_step(self)
         finally:
             bar.close()
         return self.frame()
@@ -212,12 +228,13 @@ class Replay:
                 traj["accuracy_c"] = np.where(feasible, traj["incumbent_accuracy"],
                                               traj["incumbent_accuracy"] * limit_time / traj["incumbent_time"])
                 traj["accuracy_c_thesis"] = np.where(feasible, traj["incumbent_accuracy"], 0.0)
-        else:
+        elif self.optima is not None:
             best_all, best_space = self.optima
             traj["cno"] = cno(traj["incumbent_cost"], best_all)
             traj["cno_space"] = cno(traj["incumbent_cost"], best_space)
             traj["optimum_cost"] = best_all
             traj["optimum_cost_space"] = best_space
+        if self.objective == "cost":
             traj["budget"] = float(self.optimizer.budget)
             traj["initial_budget"] = float(getattr(self.optimizer, "initial_budget", 0.0))
         traj["cumulative_wall"] = traj["cumulative_time"] + traj["overhead_s"].cumsum()

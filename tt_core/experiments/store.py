@@ -12,6 +12,7 @@ running cluster, or nothing to start a local one).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -154,36 +155,182 @@ def code_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False) -> Path:
-    """Run one optimisation (unless its file exists) and store the trajectory atomically."""
-    import pyarrow as pa
+class StoreError(ValueError):
+    """A results folder or file cannot be used as it is (the message says what to do)."""
+
+
+def _meta_of(path: Path) -> dict:
     import pyarrow.parquet as pq
 
+    return json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
+
+
+def _same_spec(stored: dict, spec: RunSpec) -> bool:
+    return json.loads(json.dumps(stored, sort_keys=True)) == json.loads(json.dumps(asdict(spec), sort_keys=True))
+
+
+def stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
+    """What is stored for ``spec``: ``missing``, ``valid``, ``stale`` (made by other tt_core code),
+    ``corrupt`` (not a readable run file) or ``mismatch`` (a run file of another spec)."""
     path = spec.path(runs_dir)
-    if path.is_file() and not overwrite:
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder where the result file of {spec.variant} seed {spec.seed} belongs; "
+                         "move or delete that folder")
+    if not path.exists():
+        return "missing"
+    try:
+        meta = _meta_of(path)
+    except Exception:  # pyarrow raises its own error types for a truncated or foreign file
+        return "corrupt"
+    if "spec" not in meta or "wall_s" not in meta:
+        return "corrupt"
+    if not _same_spec(meta["spec"], spec):
+        return "mismatch"
+    return "valid" if meta.get("code") == code_hash() else "stale"
+
+
+def _set_aside(path: Path, why: str) -> Path:
+    """Rename a result file that cannot be trusted to ``<name>.<why>``, so it is recomputed and kept."""
+    import warnings
+
+    aside = path.with_name(f"{path.name}.{why}")
+    os.replace(path, aside)
+    warnings.warn(f"{path}: {'not a readable run file' if why == 'corrupt' else 'holds another run (its stored spec differs from its path)'}"
+                  f"; moved to {aside.name} and recomputed", stacklevel=3)
+    return aside
+
+
+def checkpoint_path(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> Path:
+    """Where an unfinished run of ``spec`` keeps its state (after every test)."""
+    path = spec.path(runs_dir)
+    return path.with_name(path.stem + ".checkpoint.pkl")
+
+
+def _load_checkpoint(spec: RunSpec, ckpt: Path):
+    import pickle
+    import warnings
+
+    try:
+        with open(ckpt, "rb") as fh:
+            saved = pickle.load(fh)
+        if saved.get("code") == code_hash() and _same_spec(saved.get("spec", {}), spec):
+            return saved["replay"], float(saved.get("wall_s", 0.0))
+        why = "it was written by other tt_core code or for another run"
+    except Exception as exc:  # a truncated pickle: start again
+        why = f"it is unreadable ({type(exc).__name__})"
+    warnings.warn(f"{ckpt}: checkpoint not used because {why}; the run starts from the beginning", stacklevel=3)
+    return None, 0.0
+
+
+def _save_checkpoint(spec: RunSpec, ckpt: Path, replay, wall_s: float) -> None:
+    import pickle
+
+    with atomic_path(ckpt) as tmp:
+        with open(tmp, "wb") as fh:
+            pickle.dump({"spec": asdict(spec), "code": code_hash(), "replay": replay, "wall_s": wall_s}, fh,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _parent_gone(parent: int | None):
+    if parent is None or os.getppid() != parent:
+        return None  # not a direct child of the grid (e.g. a Dask worker): no watch
+    return lambda: os.getppid() != parent
+
+
+def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False, *,
+            wait: bool = True, parent: int | None = None, checkpoint: bool = True) -> Path | None:
+    """Run one optimisation unless a valid result is stored; store the trajectory atomically.
+
+    Safe to call from several processes on the same folder: a per-run lock (``<result>.lock``,
+    :mod:`filelock`) makes one of them compute the run while the others wait (``wait=True``) or
+    return None at once (``wait=False``). A stored file is reused only if its metadata names this
+    spec; a corrupt file or one holding another run is set aside (renamed) and recomputed; a file made
+    by other tt_core code is reused with a warning. The run checkpoints after every test and resumes
+    from the checkpoint after a kill, with the identical trajectory. Leftover temporary files of a
+    killed writer are removed.
+
+    Parameters
+    ----------
+    spec : RunSpec
+    runs_dir : path
+    overwrite : bool
+        Recompute even if a valid result is stored.
+    wait : bool
+        Wait for another process holding the run's lock (True) or return None.
+    parent : int, optional
+        PID of the grid process; a worker stops (keeping its checkpoint) when that process is gone.
+    checkpoint : bool
+        Save the run's state after every test.
+    """
+    import warnings
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from filelock import FileLock, Timeout
+
+    from tt_core.data.io import temporary_files
+    from tt_core.experiments.replay import Replay
+
+    path = spec.path(runs_dir)
+    status = stored_status(spec, runs_dir)
+    if status == "valid" and not overwrite:
         return path
-    t0 = time.perf_counter()
-    traj = spec.run()
-    meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "wall_s": time.perf_counter() - t0,
-            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    for k, v in asdict(spec).items():
-        if k != "options":
-            traj[k] = v
-    for k, v in spec.options:
-        if k == "horizon":
-            traj["horizon"] = int(v)
-    if "horizon" not in traj and "cno" in traj:  # cost-minimising runs: the lookahead horizon (0: none)
-        traj["horizon"] = 0
-    traj["variant"] = spec.variant
-    table = pa.Table.from_pandas(traj, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
-    return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path) + ".lock")
+    try:
+        lock.acquire(timeout=-1 if wait else 0)
+    except Timeout:
+        return None
+    try:
+        status = stored_status(spec, runs_dir)  # another process may have finished it meanwhile
+        if status in ("valid", "stale") and not overwrite:
+            if status == "stale":
+                warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it "
+                              "to recompute", stacklevel=2)
+            return path
+        if status in ("corrupt", "mismatch"):
+            _set_aside(path, status)
+        ckpt = checkpoint_path(spec, runs_dir)
+        for leftover in temporary_files(path) + temporary_files(ckpt):
+            leftover.unlink(missing_ok=True)  # we hold the run's lock: no writer is using them
+        replay, wall_before = _load_checkpoint(spec, ckpt) if (checkpoint and ckpt.is_file()) else (None, 0.0)
+        if replay is None:
+            replay = Replay.from_benchmark(
+                spec.benchmark, spec.optimizer, seed=spec.seed, beta=spec.beta, filter=spec.filter,
+                max_cost=spec.max_cost, max_time=spec.max_time, min_accuracy=spec.min_accuracy, budget=spec.budget,
+                objective=spec.objective, **dict(spec.options))
+        t0 = time.perf_counter()
+        save = (lambda r: _save_checkpoint(spec, ckpt, r, wall_before + time.perf_counter() - t0)) if checkpoint \
+            else None
+        traj = replay.run(spec.iterations, after_step=save, should_stop=_parent_gone(parent))
+        meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(),
+                "wall_s": wall_before + time.perf_counter() - t0, "resumed": bool(wall_before),
+                "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        for k, v in asdict(spec).items():
+            if k != "options":
+                traj[k] = v
+        for k, v in spec.options:
+            if k == "horizon":
+                traj["horizon"] = int(v)
+        if "horizon" not in traj and "cno" in traj:  # cost-minimising runs: the lookahead horizon (0: none)
+            traj["horizon"] = 0
+        traj["variant"] = spec.variant
+        table = pa.Table.from_pandas(traj, preserve_index=False)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp)
+        ckpt.unlink(missing_ok=True)
+        return path
+    finally:
+        lock.release()
 
 
-def _run_one_quiet(spec: RunSpec, runs_dir: str) -> str:
-    return str(run_one(spec, runs_dir))
+def _run_one_quiet(spec: RunSpec, runs_dir: str, parent: int | None = None) -> str | None:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):  # tiny matrices: one BLAS thread per worker (2-core machine)
+        out = run_one(spec, runs_dir, wait=False, parent=parent)
+    return None if out is None else str(out)
 
 
 def run_grid(
@@ -194,7 +341,10 @@ def run_grid(
     scheduler: str | None = None,
     progress: bool = True,
 ) -> list[Path]:
-    """Run every spec whose result is missing; return the paths of all results.
+    """Run every spec without a valid stored result; return the paths of all results.
+
+    Runs held by another process (a second ``tt runs`` on the same folder) are skipped first and
+    waited for at the end, so no run is computed twice.
 
     Parameters
     ----------
@@ -208,6 +358,8 @@ def run_grid(
     progress : bool
         Show a progress bar with ETA.
     """
+    import warnings
+
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
@@ -215,14 +367,23 @@ def run_grid(
     if backend not in backends:
         raise ValueError(f"unknown backend {backend!r}; known: {list(backends)}")
     runs_dir = Path(runs_dir)
-    todo = [s for s in specs if not s.path(runs_dir).is_file()]
-    done = len(specs) - len(todo)
-    bar = tqdm(total=len(specs), initial=done, desc="runs", unit="run", disable=not progress)
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")
+    status = {s: stored_status(s, runs_dir) for s in specs}
+    stale = [s for s, st in status.items() if st == "stale"]
+    if stale:
+        warnings.warn(f"{len(stale)} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
+                      f"(this is {code_hash()}); they are reused: delete them to recompute", stacklevel=2)
+    todo = [s for s, st in status.items() if st not in ("valid", "stale")]
+    bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
+    busy = []
     try:
         if backend == "sequential" or (backend == "loky" and n_jobs == 1):
             for spec in todo:
                 bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
-                run_one(spec, runs_dir)
+                if run_one(spec, runs_dir, wait=False) is None:
+                    busy.append(spec)
+                    continue
                 bar.update()
         else:
             client = None
@@ -233,16 +394,28 @@ def run_grid(
                     raise ValueError(
                         "backend='dask' needs dask.distributed: pip install 'dask[distributed]'"
                     ) from None
-                client = Client(scheduler) if scheduler else Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True))
+                try:
+                    client = Client(scheduler, timeout="10s") if scheduler else Client(
+                        LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True))
+                except (OSError, TimeoutError) as exc:
+                    raise StoreError(f"cannot reach the Dask scheduler {scheduler or '(local)'}: {exc}; start it "
+                                     "(dask scheduler) or check the address") from None
+            parent = os.getpid() if backend == "loky" else None
             try:
                 with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
-                    for _ in Parallel(return_as="generator_unordered")(
-                        delayed(_run_one_quiet)(s, str(runs_dir)) for s in todo
-                    ):
+                    for spec, out in zip(todo, Parallel(return_as="generator")(
+                            delayed(_run_one_quiet)(s, str(runs_dir), parent) for s in todo)):
+                        if out is None:
+                            busy.append(spec)
+                            continue
                         bar.update()
             finally:
                 if client is not None:
                     client.close()
+        for spec in busy:  # computed by another process: wait for it (and take over if it died)
+            bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
+            run_one(spec, runs_dir, wait=True)
+            bar.update()
     finally:
         bar.close()
     return [s.path(runs_dir) for s in specs]
@@ -258,25 +431,24 @@ def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
 
 
 def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
-    """Concatenate the stored trajectories of ``specs`` (missing ones raise with the command to run)."""
-    frames = []
-    missing = [s for s in specs if not s.path(runs_dir).is_file()]
+    """Concatenate the stored trajectories of ``specs`` (a missing or untrustworthy one raises with what to do)."""
+    import warnings
+
+    status = {s: stored_status(s, runs_dir) for s in specs}
+    missing = [s for s, st in status.items() if st == "missing"]
     if missing:
         raise FileNotFoundError(
             f"{len(missing)} run(s) missing, e.g. {missing[0].path(runs_dir)}; run them with run_grid(specs)"
         )
-    stale = 0
-    current = code_hash()
-    for s in specs:
-        traj, meta = read_run(s.path(runs_dir))
-        stale += meta.get("code") != current
-        frames.append(traj)
+    bad = [s for s, st in status.items() if st in ("corrupt", "mismatch")]
+    if bad:
+        raise StoreError(f"{len(bad)} stored run(s) cannot be trusted ({status[bad[0]]}: {bad[0].path(runs_dir)}); "
+                         "run the grid again (run_grid / tt runs) to recompute them")
+    stale = sum(st == "stale" for st in status.values())
     if stale:
-        import warnings
-
         warnings.warn(f"{stale} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
-                      f"(this is {current}); delete them to recompute with the current code", stacklevel=2)
-    return pd.concat(frames, ignore_index=True)
+                      f"(this is {code_hash()}); delete them to recompute with the current code", stacklevel=2)
+    return pd.concat([read_run(s.path(runs_dir))[0] for s in specs], ignore_index=True)
 
 
 def wall_time_report(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tuple[pd.DataFrame, dict]:

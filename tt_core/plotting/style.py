@@ -78,6 +78,20 @@ def size_label(size: int, max_size: int) -> str:
     return f"{txt} ({pct:.3g}%)"
 
 
+def size_fraction(size: int, max_size: int) -> str:
+    """A training-set size as a fraction of the full size: ``"1/10"``, ``"1"`` at the full size."""
+    from fractions import Fraction
+
+    f = Fraction(int(size), int(max_size)).limit_denominator(100)
+    return "1" if f == 1 else str(f)
+
+
+def share_label(size: int, max_size: int) -> str:
+    """``"s = 1/10"`` (share of the training set), ``"s = 1 (full)"`` at the full size."""
+    frac = size_fraction(size, max_size)
+    return f"s = {frac}" if frac != "1" else "s = 1 (full)"
+
+
 def log_axis(ax, which: str = "x", money: bool = False, scale: bool = False) -> None:
     """Readable labels on a log axis: majors only, as plain numbers (``0.01``, ``$0.01``, ``100``).
 
