@@ -68,9 +68,13 @@ def cmd_data_list(args) -> int:
         return 0
     import os
 
+    from tt_core.data.benchmarks import data_dir_problem
+
     dirs = ", ".join(f"{label} ({d})" for label, d in search_dirs())
     env = "" if os.environ.get("TT_DATA_DIR") else "TT_DATA_DIR (unset), "
     print(f"Search order: explicit path, {env}{dirs}")
+    if data_dir_problem():
+        print(f"Note: {data_dir_problem()}")
     for _, r in df.iterrows():
         print(f"\n{r['benchmark']:<4} {r['description']}\n     {r['status']}  {r['path']}\n     {r['note']}")
     return 0
@@ -177,8 +181,11 @@ def cmd_runs(args) -> int:
                              options=tuple(sorted(_method_options(args).items())) if budgeted else ())
     runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
     if not args.report:
-        paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
-        print(f"{len(paths)} runs stored under {runs_dir}")
+        stats: dict = {}
+        paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                            stats=stats)
+        print(f"{len(paths)} runs stored under {runs_dir}: {stats['computed']} computed now, {stats['reused']} reused, "
+              f"{stats['waited']} held by another process", file=sys.stderr if args.json else sys.stdout)
     table, totals = ex.wall_time_report(specs, runs_dir)
     if args.json:
         print(json.dumps(_jsonable({"optimizers": table.reset_index().to_dict(orient="records") if not table.empty else [],
@@ -433,14 +440,53 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    import signal
+    import warnings
+
+    def on_term(signum, frame):  # a TERM ends the command like Ctrl-C: workers are shut down with it
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    shown = warnings.showwarning
+    warnings.showwarning = lambda message, category, *a, **k: print(f"tt: warning: {message}", file=sys.stderr)
     try:
         return int(args.func(args) or 0)
     except (BenchmarkError, ValueError) as exc:
         print(f"tt: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"tt: error: {_os_error(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("tt: interrupted", file=sys.stderr)
+        print("tt: interrupted (finished runs are stored; run the same command again to resume)", file=sys.stderr)
         return 130
+    except Exception as exc:  # pyarrow's errors for a corrupt file, and the like: one line, never a traceback
+        if type(exc).__module__.startswith("pyarrow"):
+            print(f"tt: error: {exc} (a corrupt results file? delete it and run again)", file=sys.stderr)
+            return 2
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        warnings.showwarning = shown
+
+
+def _os_error(exc: OSError) -> str:
+    """One line for an operating-system error: what failed, on which path, and what to do."""
+    import errno
+
+    where = f" {exc.filename}" if exc.filename else ""
+    what = exc.strerror or str(exc)
+    hint = {
+        errno.EACCES: "check the permissions of the file or folder, or choose another",
+        errno.EPERM: "check the permissions of the file or folder, or choose another",
+        errno.EROFS: "the file system is read-only: choose another folder (e.g. --runs-dir)",
+        errno.ENOSPC: "the disk is full: free some space",
+        errno.ENOTDIR: "a file stands where a folder is needed: give a folder",
+        errno.EISDIR: "a folder stands where a file is needed: move or delete it",
+        errno.EEXIST: "a file stands where a folder is needed: give a folder",
+        errno.ENOENT: "check the path",
+    }.get(exc.errno, "check the path and try again")
+    return f"{what}:{where} ({hint})"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,8 +43,8 @@ def subsampled_snapshot(space, rng: np.random.Generator, fractions=INIT_FRACTION
 
 
 def latin_hypercube_configs(space, n: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """``n`` full-size configurations nearest to Latin-hypercube points of the encoded space."""
-    U = latin_hypercube(n, space.dim, rng)
+    """``n`` full-size configurations nearest to Latin-hypercube points of the encoded space (at most all)."""
+    U = latin_hypercube(min(n, space.n_configs), space.dim, rng)
     chosen: list[int] = []
     enc = space.encoded_configs
     for u in U:  # nearest not-yet-chosen configuration

@@ -92,6 +92,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tt-workbook"
 
 
+def data_dir_problem() -> str | None:
+    """Why ``$TT_DATA_DIR`` cannot be searched (it is set but is not a folder), or None."""
+    value = os.environ.get("TT_DATA_DIR")
+    if value and not Path(value).expanduser().is_dir():
+        what = "does not exist" if not Path(value).expanduser().exists() else "is not a folder"
+        return f"TT_DATA_DIR={value} {what}; searching the other locations"
+    return None
+
+
 def search_dirs() -> list[tuple[str, Path]]:
     """Directories searched for benchmark files, in order, with a label for each."""
     dirs: list[tuple[str, Path]] = []
@@ -110,6 +119,18 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+_SHA_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def _sha256_cached(path: Path) -> str:
+    """sha256 of a file, cached by (path, size, mtime) so that a benchmark is hashed once per process."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _SHA_CACHE:
+        _SHA_CACHE[key] = sha256_of(path)
+    return _SHA_CACHE[key]
+
+
 def _spec(name: str) -> BenchmarkSpec:
     key = name.lower()
     if key not in REGISTRY:
@@ -125,9 +146,18 @@ def locate(name: str) -> tuple[Path, str]:
     spec = _spec(name)
     if not spec.public:
         raise BenchmarkError(f"benchmark {spec.name!r}: {spec.reason_unavailable}")
+    import warnings
+
+    problem = data_dir_problem()
+    if problem:
+        warnings.warn(problem, stacklevel=2)
     for label, d in search_dirs():
         for candidate in (d / spec.file, d / "trimtuner" / spec.file):
             if candidate.is_file():
+                if spec.sha256 and _sha256_cached(candidate) != spec.sha256:
+                    warnings.warn(f"{candidate} (found via {label}) differs from the published {spec.name} data "
+                                  f"(sha256 {_sha256_cached(candidate)[:12]}..., expected {spec.sha256[:12]}...); "
+                                  "results will not match the paper's data", stacklevel=2)
                 return candidate, label
     where = "\n  ".join(str(d) for _, d in search_dirs())
     raise BenchmarkError(
@@ -307,6 +337,11 @@ def load_benchmark(
         return _load_trimtuner(raw, path, name, cost_model or DEFAULT_COST_MODEL, max_cost, max_time, extra_columns)
     if "size" in header or "accuracy" in header:
         return _load_generic(raw, path, name, config_columns, max_cost, max_time)
+    joined = ",".join(header)
+    for sep, label in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
+        if sep in joined:
+            raise BenchmarkError(f"{path}, line 1: the header is separated by {label}, not commas; save the file as "
+                                 "comma-separated (the format is CSV)")
     raise BenchmarkError(
         f"{path}: header {header[:8]}... matches no known format. Expected either the TrimTuner format "
         f"(columns {TRIMTUNER_REQUIRED}) or the generic format (configuration columns + size + accuracy "
@@ -329,17 +364,51 @@ def benchmark_from_table(
     return _load_generic(raw, Path(f"<{name}>"), name, list(config_columns), max_cost, max_time)
 
 
+def _line_of_offset(path: Path, offset: int) -> tuple[int, int]:
+    """(line, column) of a byte offset in a file, both 1-based."""
+    with open(path, "rb") as fh:
+        head = fh.read(offset)
+    return head.count(b"\n") + 1, offset - (head.rfind(b"\n") + 1) + 1
+
+
 def _read_csv(path: Path) -> pd.DataFrame:
+    import re
+
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig", skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise BenchmarkError(f"{path}: the file is empty (no header, no rows)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line, col = _line_of_offset(path, exc.start)
+        raise BenchmarkError(f"{path}, line {line}, column {col}: byte 0x{exc.object[exc.start]:02x} is not UTF-8 "
+                             "(save the file as UTF-8, e.g. from Latin-1)") from None
+    except pd.errors.ParserError as exc:
+        m = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+        if m:  # pandas counts data rows from 0 after the header: line = row + 2 ... of the opening quote's row
+            raise BenchmarkError(f"{path}, line {int(m.group(1)) + 1}: a quoted field is never closed "
+                                 "(an unmatched \") and runs to the end of the file") from None
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if m:
+            raise BenchmarkError(f"{path}, line {m.group(2)}: {m.group(3)} fields where the header has {m.group(1)} "
+                                 "(a stray comma or an unquoted comma inside a value?)") from None
         raise BenchmarkError(f"{path}: not a readable CSV file ({exc})") from None
     raw.columns = [c.strip() for c in raw.columns]
     if raw.empty:
         raise BenchmarkError(f"{path}: the file has a header but no data rows")
+    _check_field_counts(path, len(raw.columns))
     return raw
+
+
+def _check_field_counts(path: Path, n_header: int) -> None:
+    """Every line has as many fields as the header (pandas would silently shift a row with one more)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh, skipinitialspace=True)
+        for row in reader:
+            if row and len(row) != n_header and reader.line_num > 1:
+                raise BenchmarkError(f"{path}, line {reader.line_num}: {len(row)} fields where the header has "
+                                     f"{n_header} (a stray comma, or an unquoted comma inside a value?)")
 
 
 def _line(idx: int) -> int:
@@ -347,7 +416,17 @@ def _line(idx: int) -> int:
     return int(idx) + 2
 
 
-def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False, integer: bool = False) -> np.ndarray:
+#: Plausible ranges of measured and configuration values (inclusive): a value outside is a typo or a unit
+#: error (e.g. milliseconds for seconds), reported with its file, line and column.
+PLAUSIBLE = {
+    "n_workers": (1, 100_000), "n_ps": (0, 100_000), "batch_size": (1, 100_000_000),
+    "size": (1, 1e12), "learning_rate": (1e-12, 100.0),
+    "training_time": (1e-3, 1e8), "time": (1e-3, 1e8), "cost": (1e-9, 1e9),
+}
+
+
+def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False, integer: bool = False,
+             plausible: str | None = None) -> np.ndarray:
     text = raw[col].str.strip()
     empty = text == ""
     if empty.any():
@@ -366,6 +445,15 @@ def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False,
     if integer and (values != np.round(values)).any():
         i = int(np.flatnonzero(values != np.round(values))[0])
         raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be a whole number")
+    if plausible is not None:
+        lo, hi = PLAUSIBLE[plausible]
+        out = (values < lo) | (values > hi)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise BenchmarkError(
+                f"{path}, line {_line(i)}, column {col!r}: {raw[col].iloc[i].strip()} is outside the plausible range "
+                f"[{lo:g}, {hi:g}] (a typo or another unit?)"
+            )
     return values
 
 
@@ -410,16 +498,14 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
     if extra_columns not in ("error", "ignore"):
         raise ValueError(f"extra_columns must be 'error' or 'ignore', got {extra_columns!r}")
 
-    n_workers = _numeric(raw, "n_workers", path, positive=True, integer=True)
-    lr = _numeric(raw, "learning_rate", path, positive=True)
-    batch = _numeric(raw, "batch_size", path, positive=True, integer=True)
-    time = _numeric(raw, "training_time", path)
+    n_workers = _numeric(raw, "n_workers", path, positive=True, integer=True, plausible="n_workers")
+    lr = _numeric(raw, "learning_rate", path, positive=True, plausible="learning_rate")
+    batch = _numeric(raw, "batch_size", path, positive=True, integer=True, plausible="batch_size")
+    time = _numeric(raw, "training_time", path, positive=True, plausible="training_time")
     acc = _numeric(raw, "acc", path)
-    size = _numeric(raw, "training_set_size", path, positive=True, integer=True)
-    n_ps = _numeric(raw, "n_ps", path, integer=True) if "n_ps" in header else np.ones(len(raw))
-    if (time < 0).any():
-        i = int(np.flatnonzero(time < 0)[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column 'training_time': {time[i]:g} must be >= 0 seconds")
+    size = _numeric(raw, "training_set_size", path, positive=True, integer=True, plausible="size")
+    n_ps = (_numeric(raw, "n_ps", path, integer=True, plausible="n_ps") if "n_ps" in header
+            else np.ones(len(raw)))
     _check_accuracy(acc, path, "acc")
 
     sync = raw["synchronism"].str.strip().str.lower()
@@ -491,12 +577,18 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchm
             raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: empty value")
         as_num = pd.to_numeric(text, errors="coerce")
         table[col] = as_num.to_numpy(float) if as_num.notna().all() else text.to_numpy(dtype=object)
-    table["size"] = _numeric(raw, "size", path, positive=True, integer=True).astype(int)
+    table["size"] = _numeric(raw, "size", path, positive=True, integer=True, plausible="size").astype(int)
     table["accuracy"] = _numeric(raw, "accuracy", path)
     _check_accuracy(table["accuracy"].to_numpy(), path, "accuracy")
-    table["training_time"] = _numeric(raw, time_col, path) if time_col else np.nan
-    table["cost"] = _numeric(raw, "cost", path) if "cost" in header else np.nan
+    table["training_time"] = (_numeric(raw, time_col, path, positive=True, plausible="time") if time_col
+                              else np.nan)
+    table["cost"] = _numeric(raw, "cost", path, positive=True, plausible="cost") if "cost" in header else np.nan
     return _finish(table, list(config_columns), path, name, max_cost, max_time, None)
+
+
+def _plain(row) -> dict:
+    """A row as a dict of plain Python values (no ``np.int64(8)`` in messages)."""
+    return {k: (v.item() if hasattr(v, "item") else v) for k, v in dict(row).items()}
 
 
 def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -> Benchmark:
@@ -508,7 +600,7 @@ def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -
         same = [i for i in idx if (table.loc[i, keys] == first).all()]
         raise BenchmarkError(
             f"{path}: duplicate (configuration, size) rows at lines {[_line(i) for i in same]}: "
-            f"{dict(first)}; keep one measurement per configuration and size (average repeats first)"
+            f"{_plain(first)}; keep one measurement per configuration and size (average repeats first)"
         )
     sizes = tuple(sorted(int(s) for s in table["size"].unique()))
     config_id = table.groupby(config_columns, sort=True).ngroup()
@@ -520,7 +612,7 @@ def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -
         row = table.loc[table["config_id"] == cid, config_columns].iloc[0]
         missing = sorted(set(sizes) - incomplete.iloc[0])
         raise BenchmarkError(
-            f"{path}: configuration {dict(row)} lacks size(s) {missing} ({len(incomplete)} configuration(s) "
+            f"{path}: configuration {_plain(row)} lacks size(s) {missing} ({len(incomplete)} configuration(s) "
             f"are incomplete); every configuration needs a row at each size {list(sizes)}"
         )
     table.insert(table.columns.get_loc("size") + 1, "s", table["size"] / sizes[-1])

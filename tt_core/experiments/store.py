@@ -340,6 +340,7 @@ def run_grid(
     backend: str = "loky",
     scheduler: str | None = None,
     progress: bool = True,
+    stats: dict | None = None,
 ) -> list[Path]:
     """Run every spec without a valid stored result; return the paths of all results.
 
@@ -357,6 +358,9 @@ def run_grid(
         Dask only: address of a running ``dask.distributed`` scheduler; default starts a local cluster.
     progress : bool
         Show a progress bar with ETA.
+    stats : dict, optional
+        Filled with ``computed`` (runs computed by this call), ``reused`` (valid or stale stored runs)
+        and ``waited`` (runs another process held; computed by it, or by this call if it died).
     """
     import warnings
 
@@ -375,6 +379,7 @@ def run_grid(
         warnings.warn(f"{len(stale)} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
                       f"(this is {code_hash()}); they are reused: delete them to recompute", stacklevel=2)
     todo = [s for s, st in status.items() if st not in ("valid", "stale")]
+    counts = {"computed": 0, "reused": len(specs) - len(todo), "waited": 0}
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []
     try:
@@ -384,6 +389,7 @@ def run_grid(
                 if run_one(spec, runs_dir, wait=False) is None:
                     busy.append(spec)
                     continue
+                counts["computed"] += 1
                 bar.update()
         else:
             client = None
@@ -395,7 +401,7 @@ def run_grid(
                         "backend='dask' needs dask.distributed: pip install 'dask[distributed]'"
                     ) from None
                 try:
-                    client = Client(scheduler, timeout="10s") if scheduler else Client(
+                    client = Client(scheduler, timeout="5s") if scheduler else Client(
                         LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True))
                 except (OSError, TimeoutError) as exc:
                     raise StoreError(f"cannot reach the Dask scheduler {scheduler or '(local)'}: {exc}; start it "
@@ -408,16 +414,20 @@ def run_grid(
                         if out is None:
                             busy.append(spec)
                             continue
+                        counts["computed"] += 1
                         bar.update()
             finally:
                 if client is not None:
                     client.close()
         for spec in busy:  # computed by another process: wait for it (and take over if it died)
             bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
+            counts["waited"] += 1
             run_one(spec, runs_dir, wait=True)
             bar.update()
     finally:
         bar.close()
+        if stats is not None:
+            stats.update(counts)
     return [s.path(runs_dir) for s in specs]
 
 
@@ -477,9 +487,12 @@ def wall_time_report(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_D
     rows, missing = [], 0
     for s in specs:
         path = s.path(runs_dir)
-        if not path.is_file():
+        state = stored_status(s, runs_dir)
+        if state == "missing":
             missing += 1
             continue
+        if state in ("corrupt", "mismatch"):
+            raise StoreError(f"{path} cannot be trusted ({state}); run the grid again (tt runs) to recompute it")
         stored = pq.read_table(path, columns=["overhead_s"])
         meta = json.loads((stored.schema.metadata or {}).get(b"tt_run", b"{}"))
         if "wall_s" not in meta:
