@@ -262,6 +262,12 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
     checkpoint : bool
         Save the run's state after every test.
     """
+    return _run_one(spec, runs_dir, overwrite, wait=wait, parent=parent, checkpoint=checkpoint)[0]
+
+
+def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False, *,
+             wait: bool = True, parent: int | None = None, checkpoint: bool = True) -> tuple[Path | None, str]:
+    """The work of :func:`run_one`; also says what happened: ``computed``, ``reused`` or ``busy``."""
     import warnings
 
     import pyarrow as pa
@@ -274,20 +280,20 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
     path = spec.path(runs_dir)
     status = stored_status(spec, runs_dir)
     if status == "valid" and not overwrite:
-        return path
+        return path, "reused"
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path) + ".lock")
     try:
         lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
-        return None
+        return None, "busy"
     try:
         status = stored_status(spec, runs_dir)  # another process may have finished it meanwhile
         if status in ("valid", "stale") and not overwrite:
             if status == "stale":
                 warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it "
                               "to recompute", stacklevel=2)
-            return path
+            return path, "reused"
         if status in ("corrupt", "mismatch"):
             _set_aside(path, status)
         ckpt = checkpoint_path(spec, runs_dir)
@@ -320,17 +326,42 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp)
         ckpt.unlink(missing_ok=True)
-        return path
+        return path, "computed"
     finally:
         lock.release()
 
 
-def _run_one_quiet(spec: RunSpec, runs_dir: str, parent: int | None = None) -> str | None:
+_WATCHDOG = None
+
+
+def _watch_parent(parent: int | None) -> None:
+    """In a worker process: exit as soon as the grid process (our parent) is gone, busy or idle.
+
+    A killed ``tt runs`` must not leave workers computing and writing results for minutes; the
+    run's checkpoint (written atomically after every test) keeps its progress for the next run.
+    """
+    global _WATCHDOG
+    import threading
+
+    if _WATCHDOG is not None or parent is None or os.getppid() != parent:
+        return
+
+    def loop():
+        while True:
+            if os.getppid() != parent:
+                os._exit(70)
+            time.sleep(0.2)
+
+    _WATCHDOG = threading.Thread(target=loop, name="tt-parent-watchdog", daemon=True)
+    _WATCHDOG.start()
+
+
+def _run_one_quiet(spec: RunSpec, runs_dir: str, parent: int | None = None) -> str:
     from threadpoolctl import threadpool_limits
 
+    _watch_parent(parent)
     with threadpool_limits(limits=1):  # tiny matrices: one BLAS thread per worker (2-core machine)
-        out = run_one(spec, runs_dir, wait=False, parent=parent)
-    return None if out is None else str(out)
+        return _run_one(spec, runs_dir, wait=False, parent=parent)[1]
 
 
 def run_grid(
@@ -359,7 +390,7 @@ def run_grid(
     progress : bool
         Show a progress bar with ETA.
     stats : dict, optional
-        Filled with ``computed`` (runs computed by this call), ``reused`` (valid or stale stored runs)
+        Filled with ``computed`` (runs computed by this call), ``reused`` (stored runs used as they are)
         and ``waited`` (runs another process held; computed by it, or by this call if it died).
     """
     import warnings
@@ -386,10 +417,11 @@ def run_grid(
         if backend == "sequential" or (backend == "loky" and n_jobs == 1):
             for spec in todo:
                 bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
-                if run_one(spec, runs_dir, wait=False) is None:
+                what = _run_one(spec, runs_dir, wait=False)[1]
+                if what == "busy":
                     busy.append(spec)
                     continue
-                counts["computed"] += 1
+                counts[what] += 1
                 bar.update()
         else:
             client = None
@@ -411,10 +443,10 @@ def run_grid(
                 with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
                     for spec, out in zip(todo, Parallel(return_as="generator")(
                             delayed(_run_one_quiet)(s, str(runs_dir), parent) for s in todo)):
-                        if out is None:
+                        if out == "busy":
                             busy.append(spec)
                             continue
-                        counts["computed"] += 1
+                        counts[out] += 1
                         bar.update()
             finally:
                 if client is not None:
@@ -422,7 +454,8 @@ def run_grid(
         for spec in busy:  # computed by another process: wait for it (and take over if it died)
             bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
             counts["waited"] += 1
-            run_one(spec, runs_dir, wait=True)
+            if _run_one(spec, runs_dir, wait=True)[1] == "computed":  # the other process died: we did it
+                counts["computed"] += 1
             bar.update()
     finally:
         bar.close()
