@@ -342,8 +342,15 @@ def _count(name: str):
 
 
 # ------------------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``tt: error: <problem> (see 'tt optimize --help')``, exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"tt: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tt", description="TrimTuner Workbook command line")
+    p = _Parser(prog="tt", description="TrimTuner Workbook command line")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     data = sub.add_parser("data", help="list or download the measured benchmarks")

@@ -374,6 +374,9 @@ def _line_of_offset(path: Path, offset: int) -> tuple[int, int]:
 def _read_csv(path: Path) -> pd.DataFrame:
     import re
 
+    with open(path, "rb") as fh:
+        if b"\x00" in fh.read(65536):
+            raise BenchmarkError(f"{path}: not a text CSV file (it contains NUL bytes: a binary or compressed file?)")
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig", skipinitialspace=True)
     except pd.errors.EmptyDataError:
