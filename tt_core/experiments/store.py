@@ -413,16 +413,19 @@ def run_grid(
     counts = {"computed": 0, "reused": len(specs) - len(todo), "waited": 0}
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []
+
+    def record(spec: RunSpec, what: str) -> None:
+        if what == "busy":  # held by another process: waited for at the end
+            busy.append(spec)
+        else:
+            counts[what] += 1
+            bar.update()
+
     try:
         if backend == "sequential" or (backend == "loky" and n_jobs == 1):
             for spec in todo:
                 bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
-                what = _run_one(spec, runs_dir, wait=False)[1]
-                if what == "busy":
-                    busy.append(spec)
-                    continue
-                counts[what] += 1
-                bar.update()
+                record(spec, _run_one(spec, runs_dir, wait=False)[1])
         else:
             client = None
             if backend == "dask":
@@ -443,11 +446,7 @@ def run_grid(
                 with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
                     for spec, out in zip(todo, Parallel(return_as="generator")(
                             delayed(_run_one_quiet)(s, str(runs_dir), parent) for s in todo)):
-                        if out == "busy":
-                            busy.append(spec)
-                            continue
-                        counts[out] += 1
-                        bar.update()
+                        record(spec, out)
             finally:
                 if client is not None:
                     client.close()
