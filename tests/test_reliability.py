@@ -281,17 +281,25 @@ def test_two_grids_on_one_folder_compute_each_run_once(tmp_path):
 # ------------------------------------------------------------------------------- 7. permissions
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_results_honour_the_umask(tmp_path, mask, mode):
-    from tt_core.data.io import write_csv
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tt_core.data.io import save_figure, write_csv
 
     old = os.umask(mask)
     try:
         spec = ex.RunSpec("rnn", "random", 1, iterations=4)
         ex.run_grid([spec], tmp_path / str(mask), progress=False)
         csv = write_csv(pd.DataFrame({"a": [1]}), tmp_path / f"t{mask}.csv")
+        fig = plt.figure()
+        png = save_figure(fig, tmp_path / f"f{mask}.png")
+        plt.close(fig)
     finally:
         os.umask(old)
-    assert spec.path(tmp_path / str(mask)).stat().st_mode & 0o777 == mode
-    assert csv.stat().st_mode & 0o777 == mode
+    for f in (spec.path(tmp_path / str(mask)), csv, png):
+        assert f.stat().st_mode & 0o777 == mode, f
 
 
 # ------------------------------------------------------------------------------- 8. checkpoints
