@@ -302,6 +302,10 @@ def test_grid_stores_one_file_per_run_and_resumes(toy, tmp_path):
     assert [os.stat(p).st_mtime_ns for p in paths] == stamps
 
     df = ex.load_runs(specs, tmp_path / "runs")
+    assert (df["budget"] == 1.5).all() and (df.loc[df["optimizer"] == "nephele", "initial_budget"] == 0.5).all()
+    default = ex.cost_grid(["rnn"], ["cherrypick"], [1])[0]  # no budget given: the stored one is the effective B
+    assert default.budget is None
+    assert (ex.read_run(ex.run_one(default, tmp_path / "runs"))[0]["budget"] == 2.5).all()
     curves = iteration_curves(df)
     assert set(curves["optimizer"]) == {"nephele", "random"}
     reach = cost_to_reach(curves, 1e9)

@@ -364,7 +364,11 @@ def test_killing_a_grid_at_random_points_then_resuming_matches_an_uninterrupted_
             proc.kill()
         else:
             proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=120)
+        try:
+            proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise AssertionError(f"round {k} ({how}): the command's processes kept running 120 s after the kill")
         if how != "group":  # the workers stop with their parent (at their next test at the latest)
             assert _wait_for(lambda: _children_gone(proc.pid), timeout=60), f"workers outlived their parent ({how})"
         try:

@@ -232,8 +232,8 @@ def _save_checkpoint(spec: RunSpec, ckpt: Path, replay, wall_s: float) -> None:
 
 
 def _parent_gone(parent: int | None):
-    if parent is None or os.getppid() != parent:
-        return None  # not a direct child of the grid (e.g. a Dask worker): no watch
+    if parent is None:
+        return None  # not a worker of a local grid (e.g. a Dask worker): no watch
     return lambda: os.getppid() != parent
 
 
@@ -313,7 +313,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
                 "wall_s": wall_before + time.perf_counter() - t0, "resumed": bool(wall_before),
                 "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
         for k, v in asdict(spec).items():
-            if k != "options":
+            if k != "options" and k not in traj:  # the trajectory's own columns (e.g. the effective budget) win
                 traj[k] = v
         for k, v in spec.options:
             if k == "horizon":
@@ -343,8 +343,10 @@ def _watch_parent(parent: int | None) -> None:
     global _WATCHDOG
     import threading
 
-    if _WATCHDOG is not None or parent is None or os.getppid() != parent:
+    if _WATCHDOG is not None or parent is None:
         return
+    if os.getppid() != parent:  # the grid died while this worker was starting
+        os._exit(70)
 
     def loop():
         while True:
@@ -442,8 +444,10 @@ def run_grid(
                     raise StoreError(f"cannot reach the Dask scheduler {scheduler or '(local)'}: {exc}; start it "
                                      "(dask scheduler) or check the address") from None
             parent = os.getpid() if backend == "loky" else None
+            # loky workers start their parent watchdog at once (an idle worker must not outlive the grid either)
+            worker_init = {"initializer": _watch_parent, "initargs": (parent,)} if backend == "loky" else {}
             try:
-                with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1):
+                with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1, **worker_init):
                     for spec, out in zip(todo, Parallel(return_as="generator")(
                             delayed(_run_one_quiet)(s, str(runs_dir), parent) for s in todo)):
                         record(spec, out)

@@ -132,9 +132,12 @@ def run(
         executed = out / f"{entry.stem}.ipynb"
         t0 = time.perf_counter()
         try:
+            source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
+            offered = {"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())}
+            declared = pm.inspect_notebook(str(source))  # pass only what the notebook's parameters cell declares
             pm.execute_notebook(
-                str(NOTEBOOK_DIR / f"{entry.stem}.ipynb"), str(executed),
-                parameters={"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())},
+                str(source), str(executed),
+                parameters={k: v for k, v in offered.items() if k in declared},
                 cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
                 kernel_manager_class=_filtered_kernel_manager_class(),
             )
