@@ -356,3 +356,11 @@ def test_bad_observations_raise_clear_errors(toy):
         Problem(ConfigSpace.from_benchmark(toy), objective="cost", budget=1.0, price_per_second=[1.0, 2.0])
     with pytest.raises(ValueError, match="known profiles"):
         profile_settings("huge", "nephele")
+
+
+def test_lynceus_takes_the_lookahead_options_but_not_the_size_choice(toy):
+    """Lynceus is Nephele at the full size (thesis §6.1): it has a horizon; its sizes are not an option."""
+    opt = make_nephele_optimizer("lynceus", toy, seed=0, horizon=1, max_paths=2, **TOY)
+    assert opt.horizon == 1 and opt.max_paths == 2 and opt.full_size_only
+    with pytest.raises(ValueError, match="'lynceus' has no option full_size_only"):
+        make_nephele_optimizer("lynceus", toy, seed=0, full_size_only=False, **TOY)

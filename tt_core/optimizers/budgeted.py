@@ -350,6 +350,7 @@ class Lynceus(Nephele):
     """Lynceus as the thesis runs it (§6.1): Nephele's selection at the full size only (no sub-sampling)."""
 
     name = "lynceus"
+    fixed_options = ("full_size_only",)
 
     def __init__(self, problem, **kwargs):
         kwargs["full_size_only"] = True
@@ -364,6 +365,7 @@ class CherryPick(BudgetedOptimizer):
     """
 
     name = "cherrypick"
+    fixed_options = ("full_size_only",)
 
     def __init__(self, problem, **kwargs):
         kwargs["full_size_only"] = True

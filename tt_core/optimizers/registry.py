@@ -41,7 +41,6 @@ from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
 
 def _trees(kind: str, seed: int, space: ConfigSpace):
     """Bagged extra-trees; cost and time models learn ln(q) - ln(s) (see models.size_offset)."""
-    from tt_core.bo.constraints import LOSS  # noqa: F401  (kinds: "loss", "cost", "time")
     from tt_core.models.size_offset import SizeOffset
     from tt_core.models.trees import ExtraTreesEnsemble
 
@@ -137,19 +136,24 @@ def objective_of(name: str, objective: str | None = None) -> str:
 
 
 def accepted_options(name: str) -> list[str]:
-    """Keyword options of ``name`` beyond the problem and the seed."""
-    s = spec(name)
-    fixed = {"self", "problem", "seed", "model_factory", "acquisition", "subsampling", "constrained_incumbent",
-             "kwargs", "filter", "beta"}
-    names = [p for p in inspect.signature(s.cls.__init__).parameters if p not in fixed]
-    if s.cls in (Nephele, Lynceus, CherryPick):
-        from tt_core.optimizers.budgeted import BudgetedOptimizer
+    """Keyword options of ``name`` beyond the problem and the seed.
 
-        names += [p for p in inspect.signature(BudgetedOptimizer.__init__).parameters
-                  if p not in fixed and p not in names]
-        if s.cls is not Nephele and s.cls is not Lynceus:
-            names = [p for p in names if p not in ("horizon", "discount", "gh_cost", "gh_accuracy", "max_paths")]
-        names = [p for p in names if p != "full_size_only" or s.cls is Nephele]
+    Read from the ``__init__`` signatures along the class hierarchy (a subclass passing ``**kwargs`` on
+    accepts its parents' options), less the ones the registry or the class itself fixes.
+    """
+    cls = spec(name).cls
+    fixed = {"self", "problem", "seed", "model_factory", "acquisition", "subsampling", "constrained_incumbent",
+             "filter", "beta", *getattr(cls, "fixed_options", ())}
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = inspect.signature(init).parameters
+        names += [p for p, v in params.items() if p not in fixed and p not in names
+                  and v.kind not in (v.VAR_KEYWORD, v.VAR_POSITIONAL)]
+        if not any(v.kind is v.VAR_KEYWORD for v in params.values()):
+            break
     return names
 
 
