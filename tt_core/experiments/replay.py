@@ -105,8 +105,6 @@ class Replay:
         self.optima = optima
         self.rows: list[dict] = []
         self._cum_cost = self._cum_time = 0.0
-        max_size = optimizer.space.max_size
-        self.full_size = lambda config_id: self.score(config_id, max_size)  # true full-size measurement
 
     @classmethod
     def from_benchmark(cls, benchmark, optimizer: str, *, seed: int, beta=None, filter=None, max_cost=None,
@@ -128,8 +126,11 @@ class Replay:
                                     full_size_only=opt.full_size_only)["cost"]))
         out = cls(opt, measure or replay, replay.at, limits, optima)
         out.benchmark = bench
-        out.full_size = replay.full_size
         return out
+
+    def full_size(self, config_id: int):
+        """The true full-size measurement of a configuration (``score`` at the largest size)."""
+        return self.score(config_id, self.optimizer.space.max_size)
 
     def check_iterations(self, iterations) -> None:
         """A clear error when ``iterations`` cannot be run by this optimiser."""

@@ -11,6 +11,7 @@ running cluster, or nothing to start a local one).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -86,15 +87,18 @@ class RunSpec:
     def path(self, runs_dir: str | Path) -> Path:
         return Path(runs_dir) / self.benchmark_label / self.variant / f"seed{self.seed}.parquet"
 
+    def replay(self):
+        """A fresh :class:`tt_core.experiments.replay.Replay` of this run."""
+        from tt_core.experiments.replay import Replay
+
+        return Replay.from_benchmark(
+            self.benchmark, self.optimizer, seed=self.seed, beta=self.beta, filter=self.filter,
+            max_cost=self.max_cost, max_time=self.max_time, min_accuracy=self.min_accuracy, budget=self.budget,
+            objective=self.objective, **dict(self.options))
+
     def run(self) -> pd.DataFrame:
         """Replay this run (nothing is stored)."""
-        from tt_core.experiments.replay import run_optimization
-
-        return run_optimization(
-            self.benchmark, self.optimizer, seed=self.seed, iterations=self.iterations, beta=self.beta,
-            filter=self.filter, max_cost=self.max_cost, max_time=self.max_time, min_accuracy=self.min_accuracy,
-            budget=self.budget, objective=self.objective, progress=False, **dict(self.options),
-        )
+        return self.replay().run(self.iterations)
 
 
 def profile_specs(profile: str, smoke: bool = False, **overrides) -> list[RunSpec]:
@@ -145,8 +149,12 @@ def _versions() -> dict:
             "sklearn": sklearn.__version__, "python": platform.python_version()}
 
 
+@functools.lru_cache(maxsize=1)
 def code_hash() -> str:
-    """Short sha256 of the tt_core sources: stored runs made by other code can be recognised."""
+    """Short sha256 of the tt_core sources: stored runs made by other code can be recognised.
+
+    Computed once per process (it is asked for every stored run a grid checks).
+    """
     import hashlib
 
     h = hashlib.sha256()
@@ -275,7 +283,6 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
     from filelock import FileLock, Timeout
 
     from tt_core.data.io import temporary_files
-    from tt_core.experiments.replay import Replay
 
     path = spec.path(runs_dir)
     status = stored_status(spec, runs_dir)
@@ -301,10 +308,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
             leftover.unlink(missing_ok=True)  # we hold the run's lock: no writer is using them
         replay, wall_before = _load_checkpoint(spec, ckpt) if (checkpoint and ckpt.is_file()) else (None, 0.0)
         if replay is None:
-            replay = Replay.from_benchmark(
-                spec.benchmark, spec.optimizer, seed=spec.seed, beta=spec.beta, filter=spec.filter,
-                max_cost=spec.max_cost, max_time=spec.max_time, min_accuracy=spec.min_accuracy, budget=spec.budget,
-                objective=spec.objective, **dict(spec.options))
+            replay = spec.replay()
         t0 = time.perf_counter()
         save = (lambda r: _save_checkpoint(spec, ckpt, r, wall_before + time.perf_counter() - t0)) if checkpoint \
             else None
