@@ -369,3 +369,36 @@ def test_widget_disables_what_does_not_apply(rnn, tmp_path):
     assert ctl.limits["min_accuracy"] == pytest.approx(0.9) and ctl.state()["iteration"] == 0
     c["budget"].value = 1.5
     assert ctl.limits["budget"] == pytest.approx(1.5)
+
+
+def test_a_slider_echo_of_the_kernels_own_limit_does_not_restart_the_run(rnn, tmp_path):
+    """The browser snaps a kernel-set limit to the slider's grid and sends it back ($0.02 -> $0.0200628,
+    300 s -> 301.697 s); that echo must not count as a person's change, a one-step move must."""
+    import math
+
+    ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+    for _ in range(3):
+        c["step"].click()
+    assert ctl.state()["iteration"] == 3
+    limit = ctl.limits["max_cost"]
+    snapped = 10 ** (round(math.log10(limit) / 0.01) * 0.01)  # what the browser's log slider sends back
+    assert snapped != limit
+    c["max_cost"].value = snapped
+    assert ctl.state()["iteration"] == 3 and ctl.limits["max_cost"] == limit  # echo ignored: run kept
+    c["max_cost"].value = 10 ** (math.log10(limit) + 0.01)  # a person's one-step move
+    assert ctl.state()["iteration"] == 0 and ctl.limits["max_cost"] == pytest.approx(10 ** (math.log10(limit) + 0.01))
+
+
+def test_an_echo_from_a_slider_not_in_use_does_not_restart_the_run(rnn, tmp_path):
+    """The max-time slider shows a value while no time bound is set; its snapped echo is not a change."""
+    import math
+
+    ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+    c["step"].click()
+    shown = c["max_time"].value
+    c["max_time"].value = 10 ** (math.log10(shown) + 0.004)  # the browser's snap: within half a step
+    assert ctl.state()["iteration"] == 1 and ctl.limits["max_time"] is None

@@ -39,6 +39,7 @@ class ExplorerUI:
         self.k = k
         self.redraw_every = max(1, int(redraw_every))
         self._quiet = False
+        self._sent: dict = {}  # the value the kernel last set on each slider (see _is_echo)
         s = controller.settings
         v = self._values()
         style = {"description_width": "90px"}
@@ -147,7 +148,7 @@ class ExplorerUI:
         self.refresh()
 
     def _on_setting(self, change) -> None:
-        if self._quiet:
+        if self._quiet or self._is_echo(change):
             return
         c = self.controls
         name = next(n for n, w in c.items() if w is change["owner"])
@@ -179,16 +180,17 @@ class ExplorerUI:
             for name in ("filter", "beta", "budget", "use_time"):
                 if c[name].value != v[name]:
                     c[name].value = v[name]
+            self._sent["beta"] = v["beta"]
             for name, (a, b) in (("max_cost", (lo, hi)), ("max_time", (tlo, thi))):
                 w, value = c[name], v[name]
                 a, b = min(a, value), max(b, value)  # a limit set from code may lie outside the data's range
                 w.min, w.max = -20, 20  # widen first so that min <= max holds at every assignment
                 w.min, w.max = np.log10(a), np.log10(b)
-                w.value = value
+                w.value = self._sent[name] = value
             w, value = c["min_accuracy"], v["min_accuracy"]
             w.min, w.max = 0.0, 1.0
             w.min, w.max = min(np.floor(alo * 100) / 100, value), max(min(1.0, np.ceil(ahi * 100) / 100), value)
-            w.value = value
+            w.value = self._sent["min_accuracy"] = value
             model_based = ctl.family == "model-based"
             by_cost = ctl.objective == "cost"
             c["filter"].disabled = c["beta"].disabled = not model_based
@@ -199,8 +201,27 @@ class ExplorerUI:
         finally:
             self._quiet = False
 
+    def _is_echo(self, change) -> bool:
+        """Whether a slider change only rounds the value the kernel itself last put there.
+
+        A value set from the kernel (e.g. $0.02, 300 s) rarely lies on a slider's grid; the browser snaps
+        it and sends the snapped value back. That is not a person's change: taking it as one restarts
+        the run after every redraw (and the two sides keep re-triggering each other). A person moves a
+        slider by at least one step, so a change within half a step of what the kernel sent is the echo.
+        """
+        w = change["owner"]
+        name = next((n for n, c in self.controls.items() if c is w), None)
+        sent = self._sent.get(name)
+        if sent is None or change["new"] is None or not hasattr(w, "step"):
+            return False
+        if isinstance(w, _log_slider_class()):  # the grid is in log10 units
+            gap = abs(np.log10(float(change["new"])) - np.log10(float(sent)))
+        else:
+            gap = abs(float(change["new"]) - float(sent))
+        return gap <= 0.5 * float(w.step) + 1e-12
+
     def _on_constraint(self, change) -> None:
-        if self._quiet:
+        if self._quiet or self._is_echo(change):
             return
         c = self.controls
         c["max_time"].disabled = not c["use_time"].value
@@ -215,6 +236,13 @@ class ExplorerUI:
             self._show_status(str(exc))
             return
         self.refresh()
+
+
+def _log_slider_class():
+    """The ipywidgets log-slider class (ipywidgets is imported lazily)."""
+    import ipywidgets
+
+    return ipywidgets.FloatLogSlider
 
 
 def has_frontend() -> bool:
