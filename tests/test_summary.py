@@ -20,3 +20,28 @@ def test_comparison_computes_agrees():
     df = comparison([{"source": "s", "item": "a (count)", "paper": 3, "workbook": 3},
                      {"source": "s", "item": "b", "paper": 10.0, "workbook": 30.0, "factor": 2.0}])
     assert df["agrees"].tolist() == [True, False]
+
+
+def test_status_and_cause():
+    df = comparison([
+        {"source": "s", "item": "same", "paper": 3, "workbook": 3},
+        {"source": "s", "item": "off, explained", "paper": 10.0, "workbook": 30.0, "factor": 2.0,
+         "cause": "seeds (fig. x)"},
+        {"source": "s", "item": "off, unexplained", "paper": 1.0, "workbook": 2.0},
+        {"source": "s", "item": "other setting", "paper": 1.0, "workbook": 1.0, "not_comparable": "3 seeds, not 10"},
+        {"source": "s", "item": "paper only", "paper": 1.0, "workbook": None},
+    ])
+    assert df["status"].tolist() == ["agrees", "differs", "differs", "not comparable", "paper only"]
+    assert df["cause"].tolist() == ["", "seeds (fig. x)", "cause not measured yet", "3 seeds, not 10", ""]
+
+
+def test_collect_completes_old_tables(tmp_path):
+    import pandas as pd
+
+    from tt_core.reporting.summary import collect
+
+    pd.DataFrame({"source": ["s", "s", "s"], "item": ["a", "b", "c"], "paper": [1, 1, 1], "workbook": [1, 2, None],
+                  "agrees": [True, False, None], "note": ["", "", ""]}).to_csv(tmp_path / "summary_old.csv", index=False)
+    df = collect(tmp_path)
+    assert df["status"].tolist() == ["agrees", "differs", "paper only"]
+    assert df["cause"].tolist() == ["", "cause not measured yet", ""]

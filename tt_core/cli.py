@@ -205,9 +205,12 @@ def cmd_summary(args) -> int:
     if df.empty:
         raise ValueError("no paper-vs-workbook rows found; run `tt reproduce` (or a notebook) first")
     print(to_markdown(df) if args.markdown else df.to_string(index=False))
-    n = df["agrees"].astype(str)
-    print(f"\n{(n == 'True').sum()} agree, {(n == 'False').sum()} differ, {(~n.isin(['True', 'False'])).sum()} reference only",
-          file=sys.stderr)
+    from tt_core.reporting.summary import NO_CAUSE_YET, STATUSES
+
+    counts = df["status"].value_counts()
+    unexplained = int(((df["status"] == "differs") & (df["cause"] == NO_CAUSE_YET)).sum())
+    print("\n" + ", ".join(f"{int(counts.get(s, 0))} {s}" for s in STATUSES)
+          + f" ({unexplained} of the differing rows without a measured cause yet)", file=sys.stderr)
     return 0
 
 

@@ -15,7 +15,14 @@ import pandas as pd
 
 from tt_core.data.io import write_csv
 
-COLUMNS = ["source", "item", "paper", "workbook", "agrees", "note"]
+COLUMNS = ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note"]
+
+#: The four statuses a row can have (``status`` column).
+#: ``agrees``: within the row's tolerance; ``differs``: outside it, ``cause`` names the measured cause
+#: (or says that none has been measured yet); ``not comparable``: the workbook's number comes from a
+#: setting that differs from the paper's, named in ``cause``; ``paper only``: no workbook value.
+STATUSES = ("agrees", "differs", "not comparable", "paper only")
+NO_CAUSE_YET = "cause not measured yet"
 
 
 def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | None = None) -> bool | None:
@@ -38,22 +45,58 @@ def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: f
     return math.isclose(p, w, rel_tol=rel_tol, abs_tol=abs_tol)
 
 
+def status_of(agrees, cause: str = "", not_comparable: str = "") -> tuple[str, str]:
+    """``(status, cause)`` of a row from its computed agreement and what the notebook measured.
+
+    ``not_comparable`` (the setting that differs from the paper's) takes precedence over agreement: a
+    number computed under another setting neither agrees nor differs. A disagreeing row without a
+    ``cause`` says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
+    if not_comparable:
+        return "not comparable", str(not_comparable)
+    if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
+        return "paper only", str(cause or "")
+    if agrees in (True, "True"):
+        return "agrees", str(cause or "")
+    return "differs", str(cause or NO_CAUSE_YET)
+
+
 def comparison(rows: list[dict]) -> pd.DataFrame:
     """Build a comparison table from dicts with keys ``source, item, paper, workbook`` and optional
-    ``rel_tol``, ``abs_tol``, ``factor``, ``note``. ``agrees`` is computed, never given."""
+    ``rel_tol``, ``abs_tol``, ``factor``, ``note``, ``cause`` (the measured cause of a difference,
+    naming the figure/table that shows the evidence) and ``not_comparable`` (the setting that differs
+    from the paper's). ``agrees`` and ``status`` are computed, never given."""
     out = []
     for r in rows:
+        agrees = agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0),
+                       r.get("factor"))
+        status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""))
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
-            "agrees": agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0),
-                            r.get("factor")),
-            "note": r.get("note", ""),
+            "agrees": agrees, "status": status, "cause": cause, "note": r.get("note", ""),
         })
     return pd.DataFrame(out, columns=COLUMNS)
 
 
+def _complete(df: pd.DataFrame) -> pd.DataFrame:
+    """Add ``status``/``cause`` to a table written before they existed (or built by hand)."""
+    df = df.copy()
+    if "cause" not in df.columns:
+        df["cause"] = ""
+    df["cause"] = df["cause"].fillna("").astype(str)
+    if "note" not in df.columns:
+        df["note"] = ""
+    if "status" not in df.columns or df["status"].isna().any():
+        given = df["status"] if "status" in df.columns else pd.Series([None] * len(df), index=df.index)
+        computed = [status_of(a, c) for a, c in zip(df["agrees"], df["cause"])]
+        df["status"] = [g if isinstance(g, str) and g else s for g, (s, _) in zip(given, computed)]
+        df["cause"] = [c if c else cc for c, (_, cc) in zip(df["cause"], computed)]
+    df["note"] = df["note"].fillna("")
+    return df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
+
+
 def save_comparison(df: pd.DataFrame, name: str, figures_dir: str | Path) -> Path:
     """Write ``figures_dir/summary_<name>.csv`` atomically."""
+    df = _complete(df) if "agrees" in df.columns else df
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"comparison table lacks columns {missing}; build it with tt_core.reporting.summary.comparison")
@@ -65,7 +108,8 @@ def collect(figures_dir: str | Path) -> pd.DataFrame:
     files = sorted(Path(figures_dir).glob("summary_*.csv"))
     if not files:
         return pd.DataFrame(columns=COLUMNS)
-    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    return _complete(pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in files],
+                               ignore_index=True))
 
 
 def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
@@ -82,8 +126,9 @@ def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
             return f"{v:.{digits}g}"
         return str(v)
 
-    lines = ["| source | item | paper | this workbook | agrees |", "| --- | --- | --- | --- | --- |"]
+    df = _complete(df)
+    lines = ["| source | item | paper | this workbook | status | cause |", "| --- | --- | --- | --- | --- | --- |"]
     for _, r in df.iterrows():
-        a = {True: "yes", False: "no", "True": "yes", "False": "no"}.get(r["agrees"], "")
-        lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['workbook'])} | {a} |")
+        lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['workbook'])} | {r['status']} "
+                     f"| {r['cause']} |")
     return "\n".join(lines)
