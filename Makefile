@@ -7,7 +7,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: setup reproduce test test-fast bench clean notebooks-sync
+.PHONY: setup reproduce test test-fast bench clean notebooks-sync screenshot
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 needed, found " + sys.version.split()[0]'
@@ -23,10 +23,14 @@ reproduce: $(STAMP)
 	$(BIN)/tt reproduce --profile $(PROFILE)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -rs
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Re-take the README's explorer screenshot with the browser test (needs Chromium: apt-get install chromium).
+screenshot: $(STAMP)
+	TT_UPDATE_SCREENSHOTS=1 TT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -rs tests/test_browser.py
 
 # Re-create each notebooks/*.ipynb (outputs stripped) from its paired py:percent script.
 notebooks-sync: $(STAMP)

@@ -255,8 +255,10 @@ def test_widget_drives_the_controller(rnn, tmp_path):
     c = ui.controls
     assert {"benchmark", "optimizer", "filter", "beta", "seed", "max_cost", "max_time", "use_time", "step", "run",
             "reset"} <= set(c)
+    png0 = bytes(ui.plot.value)
     c["step"].click()
     assert ctl.state()["iteration"] == 1 and "test 1/6" in ui.status.value
+    assert bytes(ui.plot.value).startswith(b"\x89PNG") and bytes(ui.plot.value) != png0  # the panels were redrawn
     c["max_cost"].value = 0.01  # the slider: a new run with the new limit
     assert ctl.settings["max_cost"] == pytest.approx(0.01) and ctl.state()["iteration"] == 0
     c["run"].click()
@@ -371,34 +373,69 @@ def test_widget_disables_what_does_not_apply(rnn, tmp_path):
     assert ctl.limits["budget"] == pytest.approx(1.5)
 
 
-def test_a_slider_echo_of_the_kernels_own_limit_does_not_restart_the_run(rnn, tmp_path):
-    """The browser snaps a kernel-set limit to the slider's grid and sends it back ($0.02 -> $0.0200628,
-    300 s -> 301.697 s); that echo must not count as a person's change, a one-step move must."""
-    import math
+def test_limit_grid_known_values():
+    from tt_core.apps.explorer.widget import limit_grid
 
+    assert limit_grid(0.011, 0.031, keep=[0.02]) == [0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04]
+    assert limit_grid(150, 150) == [150.0]
+    assert limit_grid(120, 700, keep=[333.0]) == [100.0, 125.0, 150.0, 200.0, 250.0, 300.0, 333.0, 400.0, 500.0,
+                                                  600.0, 800.0]
+    with pytest.raises(ValueError, match="0 < lo <= hi"):
+        limit_grid(0.0, 1.0)
+
+
+def test_limit_sliders_hold_the_kernels_limit_exactly(rnn, tmp_path):
+    """A continuous slider snapped $0.02 to $0.0200628 in the browser and sent it back as a change; the
+    limit sliders offer a list of exact values that includes the paper's limit and the current one."""
     ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
     ui = build_widget(ctl, k=3)
     c = ui.controls
     for _ in range(3):
         c["step"].click()
-    assert ctl.state()["iteration"] == 3
     limit = ctl.limits["max_cost"]
-    snapped = 10 ** (round(math.log10(limit) / 0.01) * 0.01)  # what the browser's log slider sends back
-    assert snapped != limit
-    c["max_cost"].value = snapped
-    assert ctl.state()["iteration"] == 3 and ctl.limits["max_cost"] == limit  # echo ignored: run kept
-    c["max_cost"].value = 10 ** (math.log10(limit) + 0.01)  # a person's one-step move
-    assert ctl.state()["iteration"] == 0 and ctl.limits["max_cost"] == pytest.approx(10 ** (math.log10(limit) + 0.01))
+    assert limit == 0.02 and c["max_cost"].value == 0.02 and c["max_cost"].label == "$0.02"
+    assert 0.02 in [v for _, v in c["max_cost"].options]
+    assert ctl.state()["iteration"] == 3
+    options = [v for _, v in c["max_cost"].options]
+    nxt = options[options.index(0.02) + 1]  # a person's move to the next value: exactly that limit
+    c["max_cost"].value = nxt
+    assert ctl.state()["iteration"] == 0 and ctl.limits["max_cost"] == nxt == 0.025
+    ctl.set_constraint(max_cost=0.0173)  # set from code, off the grid: it joins the options, shown exactly
+    ui.refresh()
+    assert c["max_cost"].value == 0.0173 and c["max_cost"].label == "$0.0173"
+    # the time slider shows a value while no time bound is set; it is one of its options, exactly
+    assert c["max_time"].value in [v for _, v in c["max_time"].options] and ctl.limits["max_time"] is None
 
 
-def test_an_echo_from_a_slider_not_in_use_does_not_restart_the_run(rnn, tmp_path):
-    """The max-time slider shows a value while no time bound is set; its snapped echo is not a change."""
-    import math
-
+def test_run_without_an_event_loop_finishes_and_progress_counts(rnn, tmp_path):
     ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
     ui = build_widget(ctl, k=3)
     c = ui.controls
     c["step"].click()
-    shown = c["max_time"].value
-    c["max_time"].value = 10 ** (math.log10(shown) + 0.004)  # the browser's snap: within half a step
-    assert ctl.state()["iteration"] == 1 and ctl.limits["max_time"] is None
+    assert (ui.progress.value, ui.progress.max) == (1, 6)
+    c["run"].click()
+    assert ctl.done and (ui.progress.value, ui.progress.max) == (6, 6) and c["run"].description == "Run"
+
+
+def test_run_under_an_event_loop_can_be_stopped(rnn, tmp_path):
+    """Under a kernel, Run is a task that yields between tests; Stop ends it after the current test."""
+    import asyncio
+
+    ctl = make(rnn, tmp_path, "random", iterations=40, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+
+    async def scenario():
+        c["run"].click()
+        assert ui.running and c["run"].description == "Stop" and c["step"].disabled
+        while ctl.state()["iteration"] < 3:
+            await asyncio.sleep(0.01)
+        c["run"].click()  # Stop
+        while ui.running:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    n = ctl.state()["iteration"]
+    assert 3 <= n <= 4 and not ctl.done  # stopped after the test in progress
+    assert c["run"].description == "Run" and not c["step"].disabled and ui.progress.value == n
+

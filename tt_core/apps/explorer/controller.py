@@ -578,6 +578,14 @@ class ExplorerController:
         else:
             head = f"test {st['iteration']}/{st['max_tests']}"
         parts = [head]
+        lim = st["limits"]
+        if self.objective == "cost":
+            bound = f"accuracy >= {lim['min_accuracy']:g}"
+        else:
+            bound = f"cost <= ${lim['max_cost']:g}"
+        if lim.get("max_time") is not None:
+            bound += f", time <= {lim['max_time']:g} s"
+        parts.append(bound)
         if st["budget"] is not None:
             parts.append(f"spent ${st['spent']:.3f} of ${st['budget']:g}")
         else:

@@ -4,17 +4,65 @@
 Controls that do not apply to the chosen optimiser are disabled: ``beta`` and ``filter`` for the
 optimisers that are not model-based, the cost limit for the cost-minimising ones (Nephele, Lynceus,
 CherryPick), the accuracy bound and the exploration budget for the accuracy-maximising ones.
+
+The limits are sliders over a list of allowed values (:func:`limit_grid`), not over a continuous range:
+a browser snaps a continuous slider's value to its step and sends the snapped value back ($0.02 became
+$0.0200628), which the kernel took for a person's change. A selection slider sends an index, so the
+limit the kernel receives is exactly the one shown, and the paper's limits (e.g. $0.02) are on the grid,
+so a run made with them matches the stored runs.
+
+*Run* steps the optimiser as a task on the kernel's event loop, yielding between tests, so that the
+kernel keeps taking the browser's messages: the button turns into *Stop* and a click on it ends the run
+after the current test; a progress bar counts the tests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
+import math
 
 import numpy as np
 
 from tt_core.apps.explorer.controller import ExplorerController
 
-__all__ = ["ExplorerUI", "build_widget", "has_frontend"]
+__all__ = ["ExplorerUI", "build_widget", "has_frontend", "limit_grid"]
+
+#: Mantissas of the allowed limit values in each decade (a 1-1.25-1.5-2-2.5-3-4-5-6-8 series).
+_MANTISSAS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+
+
+def limit_grid(lo: float, hi: float, keep=()) -> list[float]:
+    """The values a limit slider offers: a 1-1.25-1.5-2-2.5-3-4-5-6-8 series per decade covering
+    ``[lo, hi]`` (one value beyond each end), plus every value of ``keep`` (the paper's limit, the
+    current one), sorted and without duplicates.
+
+    Examples
+    --------
+    >>> limit_grid(0.011, 0.031, keep=[0.02])
+    [0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04]
+    """
+    if not (lo > 0 and hi >= lo and math.isfinite(hi)):
+        raise ValueError(f"a limit grid needs 0 < lo <= hi < inf, got lo={lo!r}, hi={hi!r}")
+    values = set()
+    for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        values.update(float(f"{m * 10.0 ** k:.12g}") for m in _MANTISSAS)
+    ordered = sorted(values)
+    below = [v for v in ordered if v <= lo]
+    above = [v for v in ordered if v >= hi]
+    start = below[-1] if below else ordered[0]
+    stop = above[0] if above else ordered[-1]
+    grid = {v for v in ordered if start <= v <= stop}
+    grid.update(float(v) for v in keep if v is not None and math.isfinite(float(v)) and float(v) > 0)
+    return sorted(grid)
+
+
+def _label(name: str, value: float) -> str:
+    if name == "max_cost":
+        return f"${value:.4g}"
+    if name == "max_time":
+        return f"{value:.4g} s"
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value != 0 else "0"
 
 _OWN = "(own)"  # the filter dropdown's value for "the optimiser's own filter"
 _DEFAULT_BETA = 0.1
@@ -40,6 +88,8 @@ class ExplorerUI:
         self.redraw_every = max(1, int(redraw_every))
         self._quiet = False
         self._sent: dict = {}  # the value the kernel last set on each slider (see _is_echo)
+        self._task = None  # the running Run task, if any
+        self._stop = False
         s = controller.settings
         v = self._values()
         style = {"description_width": "90px"}
@@ -53,33 +103,41 @@ class ExplorerUI:
             "seed": W.BoundedIntText(value=s["seed"], min=0, max=10**6, description="seed", style=style),
             "budget": W.BoundedFloatText(value=v["budget"], min=1e-3, max=1e6, step=0.5, description="budget $",
                                          style=style),
-            "max_cost": W.FloatLogSlider(value=v["max_cost"], base=10, min=-20, max=20, step=0.01,
-                                         readout_format=".4f", description="max cost $", style=style),
+            "max_cost": W.SelectionSlider(options=[(_label("max_cost", v["max_cost"]), v["max_cost"])],
+                                          value=v["max_cost"], description="max cost", style=style,
+                                          continuous_update=False),
             "use_time": W.Checkbox(value=v["use_time"], description="time bound", indent=False),
             "keep_tests": W.Checkbox(value=False, description="keep tests when limits change", indent=False),
-            "max_time": W.FloatLogSlider(value=v["max_time"], base=10, min=-20, max=20, step=0.01,
-                                         readout_format=".0f", description="max time s", style=style),
-            "min_accuracy": W.FloatSlider(value=v["min_accuracy"], min=0.0, max=1.0, step=0.005, readout_format=".3f",
-                                          description="min accuracy", style=style),
+            "max_time": W.SelectionSlider(options=[(_label("max_time", v["max_time"]), v["max_time"])],
+                                          value=v["max_time"], description="max time", style=style,
+                                          continuous_update=False),
+            "min_accuracy": W.SelectionSlider(options=[(_label("min_accuracy", v["min_accuracy"]), v["min_accuracy"])],
+                                              value=v["min_accuracy"], description="min accuracy", style=style,
+                                              continuous_update=False),
             "step": W.Button(description="Step", button_style="primary", icon="step-forward"),
             "run": W.Button(description="Run", button_style="success", icon="play"),
             "reset": W.Button(description="Reset", button_style="warning", icon="undo"),
         }
         self.controls = c
         self.status = W.HTML()
-        self.plot = W.Output()
-        self.table = W.Output()
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="tests", style=style,
+                                      layout=W.Layout(width="420px"))
+        # An Image and an HTML widget, not Output widgets: what a Run task displays into an Output widget
+        # after the click's message is answered is dropped by JupyterLab (it routes output by the
+        # message being answered), while widget state reaches the browser whenever it is set.
+        self.plot = W.Image(format="png", layout=W.Layout(max_width="1100px"))
+        self.table = W.HTML()
         for name in self._SETTINGS:
             c[name].observe(self._on_setting, names="value")
         for name in self._LIMITS:
             c[name].observe(self._on_constraint, names="value")
         c["step"].on_click(lambda _: self._act(self.controller.step))
-        c["run"].on_click(lambda _: self._act(lambda: self.controller.run(callback=self._on_run_step)))
+        c["run"].on_click(self._on_run)
         c["reset"].on_click(lambda _: self._act(self.controller.reset))
         settings = W.VBox([c["benchmark"], c["optimizer"], c["filter"], c["beta"], c["seed"], c["budget"]])
         limits = W.VBox([c["max_cost"], c["min_accuracy"], W.HBox([c["use_time"], c["keep_tests"]]), c["max_time"],
                          W.HBox([c["step"], c["run"], c["reset"]])])
-        self.box = W.VBox([W.HBox([settings, limits]), self.status, self.plot, self.table])
+        self.box = W.VBox([W.HBox([settings, limits]), W.HBox([self.progress, self.status]), self.plot, self.table])
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -112,25 +170,45 @@ class ExplorerUI:
         if error:
             msg += f"<br><span style='color:#c00'>{html.escape(error)}</span>"
         self.status.value = msg
-        self.controls["step"].disabled = self.controls["run"].disabled = ctl.done
+        st = ctl.state()
+        total = st["max_tests"]
+        if total is None:  # the budget is the stop rule: count money, in cents
+            total_c = max(1, int(round(100 * (st["spent"] + max(st.get("budget_left") or 0.0, 0.0)))))
+            self.progress.max, self.progress.value = total_c, min(total_c, int(round(100 * st["spent"])))
+            self.progress.description = "budget"
+        else:
+            self.progress.max, self.progress.value = max(1, int(total)), min(int(total), int(st["iteration"]))
+            self.progress.description = "tests"
+        running = self._task is not None
+        self.controls["step"].disabled = ctl.done or running
+        self.controls["run"].disabled = ctl.done and not running
+        self.controls["reset"].disabled = running
+        self.controls["run"].description = "Stop" if running else "Run"
+        self.controls["run"].icon = "stop" if running else "play"
+        self.controls["run"].button_style = "danger" if running else "success"
 
     def refresh(self, error: str = "") -> None:
         """Bring the controls in line with the controller's settings, then redraw the status line, the
         four panels and the candidates table (call it after driving the controller from code)."""
+        import io
+
         import matplotlib.pyplot as plt
-        from IPython.display import display
 
         self._sync_controls()
-        self._show_status(error)
-        self.plot.clear_output(wait=True)
-        with self.plot:
-            fig = self.controller.figure(k=self.k)
-            display(fig)
+        fig = self.controller.figure(k=self.k)
+        buf = io.BytesIO()
+        try:
+            fig.savefig(buf, format="png", dpi=80)
+        finally:
             plt.close(fig)
-        self.table.clear_output(wait=True)
-        with self.table:
-            top = self.controller.top_candidates(self.k)
-            display(top if not top.empty else top.attrs.get("note", ""))
+        self.plot.value = buf.getvalue()
+        top = self.controller.top_candidates(self.k)
+        if top.empty:
+            self.table.value = f"<p><i>{html.escape(str(top.attrs.get('note', '')))}</i></p>"
+        else:
+            self.table.value = (f"<b>Top {len(top)} untested candidates by CEA (Eq. 6)</b>"
+                                + top.to_html(float_format=lambda x: f"{x:.4g}", border=0))
+        self._show_status(error)  # last: once the status (and the Run button) shows, the panels are drawn
 
     def _on_run_step(self, row) -> None:
         """During Run: update the status line every step and the panels every ``redraw_every`` steps."""
@@ -138,6 +216,51 @@ class ExplorerUI:
             self.refresh()
         else:
             self._show_status()
+
+    def _on_run(self, _button=None) -> None:
+        """*Run*, or *Stop* while running.
+
+        Under a Jupyter kernel the run is a task on the kernel's event loop that yields after every
+        test, so that a click on *Stop* (and any other widget message) is taken between two tests.
+        Without a running event loop (plain Python, tests) it runs to the end at once."""
+        if self._task is not None:
+            self._stop = True
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            self._act(lambda: self.controller.run(callback=self._on_run_step))
+            return
+        self._stop = False
+        self._task = loop.create_task(self._run_task())
+        self._show_status()  # the button reads Stop from now on
+
+    async def _run_task(self) -> None:
+        error = ""
+        try:
+            self._show_status()
+            while not self.controller.done and not self._stop:
+                self.controller.step()
+                self._on_run_step(self.controller.last_row())
+                await asyncio.sleep(0.02)  # let the kernel take the browser's messages (Stop)
+        except ValueError as exc:
+            error = str(exc)
+        finally:
+            self._task = None
+            self._stop = False
+        self.refresh(error)
+
+    @property
+    def running(self) -> bool:
+        """Whether a *Run* is in progress."""
+        return self._task is not None
+
+    def stop(self) -> None:
+        """Ask a *Run* in progress to stop after the current test (what the *Stop* button does)."""
+        if self._task is not None:
+            self._stop = True
 
     def _act(self, fn) -> None:
         try:
@@ -150,6 +273,8 @@ class ExplorerUI:
     def _on_setting(self, change) -> None:
         if self._quiet or self._is_echo(change):
             return
+        if self._task is not None:  # a setting changed during Run: stop it first
+            self._stop = True
         c = self.controls
         name = next(n for n, w in c.items() if w is change["owner"])
         value = None if name == "filter" and change["new"] == _OWN else change["new"]
@@ -181,16 +306,22 @@ class ExplorerUI:
                 if c[name].value != v[name]:
                     c[name].value = v[name]
             self._sent["beta"] = v["beta"]
-            for name, (a, b) in (("max_cost", (lo, hi)), ("max_time", (tlo, thi))):
-                w, value = c[name], v[name]
-                a, b = min(a, value), max(b, value)  # a limit set from code may lie outside the data's range
-                w.min, w.max = -20, 20  # widen first so that min <= max holds at every assignment
-                w.min, w.max = np.log10(a), np.log10(b)
-                w.value = self._sent[name] = value
-            w, value = c["min_accuracy"], v["min_accuracy"]
-            w.min, w.max = 0.0, 1.0
-            w.min, w.max = min(np.floor(alo * 100) / 100, value), max(min(1.0, np.ceil(ahi * 100) / 100), value)
-            w.value = self._sent["min_accuracy"] = value
+            paper = ctl.benchmark.max_cost
+            grids = {
+                "max_cost": limit_grid(lo, hi, keep=[v["max_cost"], paper]),
+                "max_time": limit_grid(tlo, thi, keep=[v["max_time"]]),
+                "min_accuracy": sorted({round(x, 3) for x in np.arange(max(0.0, np.floor(alo * 20) / 20),
+                                                                       min(1.0, np.ceil(ahi * 100) / 100) + 1e-9, 0.01)}
+                                       | {float(v["min_accuracy"])}),
+            }
+            for name, grid in grids.items():
+                w, value = c[name], float(v[name])
+                options = tuple((_label(name, x), x) for x in grid)
+                if tuple(w.options) != options:
+                    w.options = options
+                if w.value != value:
+                    w.value = value
+                self._sent[name] = value
             model_based = ctl.family == "model-based"
             by_cost = ctl.objective == "cost"
             c["filter"].disabled = c["beta"].disabled = not model_based
@@ -202,27 +333,25 @@ class ExplorerUI:
             self._quiet = False
 
     def _is_echo(self, change) -> bool:
-        """Whether a slider change only rounds the value the kernel itself last put there.
+        """Whether a continuous slider's change only rounds the value the kernel itself last put there.
 
-        A value set from the kernel (e.g. $0.02, 300 s) rarely lies on a slider's grid; the browser snaps
-        it and sends the snapped value back. That is not a person's change: taking it as one restarts
-        the run after every redraw (and the two sides keep re-triggering each other). A person moves a
-        slider by at least one step, so a change within half a step of what the kernel sent is the echo.
+        The limits are selection sliders (exact values); ``beta`` is a continuous slider, whose value set
+        from the kernel (e.g. 0.1) the browser may snap to its grid and send back. That is not a person's
+        change: a person moves a slider by at least one step, so a change within half a step of what the
+        kernel sent is the echo.
         """
         w = change["owner"]
         name = next((n for n, c in self.controls.items() if c is w), None)
         sent = self._sent.get(name)
         if sent is None or change["new"] is None or not hasattr(w, "step"):
             return False
-        if isinstance(w, _log_slider_class()):  # the grid is in log10 units
-            gap = abs(np.log10(float(change["new"])) - np.log10(float(sent)))
-        else:
-            gap = abs(float(change["new"]) - float(sent))
-        return gap <= 0.5 * float(w.step) + 1e-12
+        return abs(float(change["new"]) - float(sent)) <= 0.5 * float(w.step) + 1e-12
 
     def _on_constraint(self, change) -> None:
         if self._quiet or self._is_echo(change):
             return
+        if self._task is not None:  # a limit changed during Run: stop it first
+            self._stop = True
         c = self.controls
         c["max_time"].disabled = not c["use_time"].value
         max_time = float(c["max_time"].value) if c["use_time"].value else None
@@ -236,13 +365,6 @@ class ExplorerUI:
             self._show_status(str(exc))
             return
         self.refresh()
-
-
-def _log_slider_class():
-    """The ipywidgets log-slider class (ipywidgets is imported lazily)."""
-    import ipywidgets
-
-    return ipywidgets.FloatLogSlider
 
 
 def has_frontend() -> bool:

@@ -1,0 +1,223 @@
+"""The explorer used as a person uses it: a real JupyterLab, driven by headless Chromium.
+
+The unit tests in ``test_explorer.py`` drive the widget from Python; they cannot see what the browser
+does (a continuous slider snapping $0.02 to $0.0200628 and sending it back, a kernel kept busy by its
+own echoes, a Run that cannot be stopped). This test starts JupyterLab from this environment on a copy
+of ``notebooks/10_explorer.ipynb`` (its cells up to the widget), opens it in Debian's Chromium through
+Playwright, and clicks: Step x3, the max-cost slider one notch to the right, Run then Stop, Run to the
+end. The kernel's own status line (not the browser's readout) is what is checked.
+
+Requirements: the ``playwright`` Python package (in the ``test`` extra) and a Chromium executable
+(``TT_CHROMIUM``, else ``chromium``/``chromium-browser`` on the PATH). ``.ci/run`` installs Debian's
+``chromium``. Without a browser the test is *skipped with the reason* (pytest prints it with ``-rs``),
+unless ``TT_REQUIRE_BROWSER=1`` (CI sets it when the install succeeded), where it fails instead.
+
+The screenshot goes to ``reports/browser/explorer_jupyterlab.png``; with ``TT_UPDATE_SCREENSHOTS=1``
+also to ``notebooks/img/explorer_screenshot.png`` (the README's picture): ``make screenshot``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "10_explorer.ipynb"
+SCREENSHOT = ROOT / "reports" / "browser" / "explorer_jupyterlab.png"
+README_SCREENSHOT = ROOT / "notebooks" / "img" / "explorer_screenshot.png"
+# Chromium without its background connections (this machine's network is closed; see the env notes)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def _unavailable(reason: str):
+    if os.environ.get("TT_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser test required (TT_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(f"browser test skipped: {reason}")
+
+
+def _chromium() -> str:
+    exe = os.environ.get("TT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        _unavailable("no Chromium found (install Debian's `chromium`, or set TT_CHROMIUM to an executable)")
+    return exe
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _widget_notebook(dest: Path) -> Path:
+    """The explorer notebook's cells up to (and including) the one that displays the widget."""
+    nb = json.loads(NOTEBOOK.read_text())
+    cells = []
+    for cell in nb["cells"]:
+        cells.append(cell)
+        if cell["cell_type"] == "code" and "build_widget(ctl)" in "".join(cell["source"]):
+            break
+    else:
+        raise AssertionError("notebooks/10_explorer.ipynb has no cell that builds the widget")
+    nb["cells"] = cells
+    (dest / "notebooks").mkdir(parents=True)
+    (dest / "figures").mkdir()
+    path = dest / "notebooks" / "10_explorer.ipynb"
+    path.write_text(json.dumps(nb))
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server on a free port, serving a scratch copy of the explorer notebook."""
+    pytest.importorskip("playwright.sync_api", reason="browser test skipped: the playwright package is missing "
+                                                      "(pip install -e '.[test]')")
+    _chromium()
+    root = tmp_path_factory.mktemp("lab")
+    _widget_notebook(root)
+    port = _free_port()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".jupyter"), "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"), "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    notify = root / ".settings" / "@jupyterlab" / "apputils-extension"
+    notify.mkdir(parents=True)
+    (notify / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    log = open(root / "lab.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", "--allow-root",
+         f"--ServerApp.root_dir={root}"],
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/status", timeout=2).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail("JupyterLab did not start:\n" + (root / "lab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        yield url, root
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _status(page) -> str:
+    texts = [t for t in page.locator(".widget-html-content").all_inner_texts() if t.startswith("test ")]
+    return texts[0] if texts else ""
+
+
+def _wait_status(page, pattern: str, timeout: float = 180.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = _status(page)
+        if re.search(pattern, s):
+            return s
+        time.sleep(0.25)
+    raise AssertionError(f"status never matched {pattern!r}; last: {_status(page)!r}")
+
+
+def _wait_idle(page, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "| Idle" in page.inner_text("#jp-main-statusbar"):
+            return
+        time.sleep(0.25)
+    raise AssertionError("the kernel stayed busy for %.0f s" % timeout)
+
+
+def _plot_src(page) -> str:
+    img = page.locator(".jp-OutputArea-output img").first
+    return img.get_attribute("src") or ""
+
+
+def test_explorer_in_jupyterlab(lab):
+    from playwright.sync_api import sync_playwright
+
+    url, root = lab
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
+            page.set_default_timeout(120_000)
+            page.goto(f"{url}/lab/tree/notebooks/10_explorer.ipynb")
+            page.wait_for_selector(".jp-Notebook .jp-Cell")
+            _wait_idle(page)
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            page.wait_for_selector("button:has-text('Step')")
+            first = _wait_status(page, r"^test 0/44 \| cost <= \$0\.02 ")
+            page.wait_for_selector(".jp-OutputArea-output img")
+            _wait_idle(page)
+            plot0 = _plot_src(page)
+
+            step = page.locator("button:has-text('Step')").first
+            for i in range(1, 4):
+                step.click()
+                _wait_status(page, rf"^test {i}/44 ")
+                _wait_idle(page)
+            after3 = _wait_status(page, r"^test 3/44 ")
+            assert "incumbent #" in after3, after3
+            page.wait_for_function("src => { const i = document.querySelector('.jp-OutputArea-output img');"
+                                   " return i && i.src !== src; }", arg=plot0)
+            plot3 = _plot_src(page)
+            assert plot3 != plot0  # the panels were redrawn
+            time.sleep(3)  # left alone, the kernel must stay idle (no slider echo loop)
+            assert "| Idle" in page.inner_text("#jp-main-statusbar") and _status(page).startswith("test 3/44 ")
+
+            # the max-cost slider: one notch to the right is exactly the next allowed limit ($0.025)
+            slider = page.locator(".widget-slider", has=page.locator("label", has_text="max cost"))
+            handle = slider.locator(".noUi-handle").first
+            handle.focus()
+            handle.press("ArrowRight")
+            new = _wait_status(page, r"^test 0/44 \| cost <= \$0\.025 \|")
+            assert slider.locator(".widget-readout").inner_text().strip() == "$0.025"
+            _wait_idle(page)
+            time.sleep(3)
+            assert _status(page) == new  # no echo: the kernel kept the limit and the (new) run
+
+            # Run, then Stop after a few tests; then Run to the end
+            run = page.locator(".widget-button", has_text=re.compile(r"^\s*(Run|Stop)\s*$")).first
+            run.click()
+            page.wait_for_selector("button:has-text('Stop')")
+            _wait_status(page, r"^test [3-9]/44 ")
+            page.locator("button:has-text('Stop')").first.click()
+            page.wait_for_selector("button:has-text('Run')")
+            stopped = _status(page)
+            n = int(re.match(r"^test (\d+)/44", stopped).group(1))
+            assert 3 <= n < 44, stopped
+            time.sleep(2)
+            assert _status(page).startswith(f"test {n}/44 ")  # it stays stopped
+            page.locator("button:has-text('Run')").first.click()
+            done = _wait_status(page, r"^test 44/44 .*\| done", timeout=600)
+            page.wait_for_selector("button:has-text('Run')")  # shown once the last panels are drawn
+            _wait_idle(page)
+            assert page.locator("button:has-text('Step')").first.is_disabled()
+            page.evaluate("document.querySelector('.jupyter-widgets.widget-vbox').scrollIntoView({block: 'start'})")
+            time.sleep(1)
+            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT), clip={"x": 0, "y": 0, "width": 1400, "height": 1300})
+            if os.environ.get("TT_UPDATE_SCREENSHOTS") == "1":
+                shutil.copyfile(SCREENSHOT, README_SCREENSHOT)
+        finally:
+            browser.close()
+    print(f"\nfirst: {first}\nafter 3 Steps: {after3}\nafter the slider: {new}\nstopped: {stopped}\nRun: {done}")
