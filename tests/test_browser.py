@@ -218,6 +218,30 @@ def test_explorer_in_jupyterlab(lab):
             page.screenshot(path=str(SCREENSHOT), clip={"x": 0, "y": 0, "width": 1400, "height": 1300})
             if os.environ.get("TT_UPDATE_SCREENSHOTS") == "1":
                 shutil.copyfile(SCREENSHOT, README_SCREENSHOT)
+
+            # Reset, the seed, the optimiser and the network: each starts a new run, as the status says
+            page.locator("button:has-text('Reset')").first.click()
+            _wait_status(page, r"^test 0/44 \| cost <= \$0\.025 ")
+            assert not page.locator("button:has-text('Step')").first.is_disabled()
+            seed = page.locator(".widget-text", has=page.locator("label", has_text="seed")).locator("input")
+            seed.fill("2")
+            seed.press("Enter")
+            step.click()
+            _wait_status(page, r"^test 1/44 ")
+            dropdowns = page.locator(".widget-dropdown select")
+            dropdowns.nth(1).select_option(label="nephele")
+            neph = _wait_status(page, r"^test 0 \(until the \$2\.5 budget is spent\) \| accuracy >= 0\.85, "
+                                      r"time <= 300 s ")
+            # two choices in quick succession (the second arrives while the first is being handled:
+            # ipykernel 7 hands it to another thread); both must take effect
+            dropdowns.nth(0).select_option(label="cnn")
+            dropdowns.nth(1).select_option(label="eic")
+            cnn = _wait_status(page, r"^test 0/44 \| cost <= \$0\.1 \| .* 288 untested")  # the CNN's paper limit
+            time.sleep(2)
+            assert (dropdowns.nth(0).input_value(), dropdowns.nth(1).input_value()) == ("cnn", "eic")
+            assert _status(page) == cnn
+            _wait_idle(page)
         finally:
             browser.close()
-    print(f"\nfirst: {first}\nafter 3 Steps: {after3}\nafter the slider: {new}\nstopped: {stopped}\nRun: {done}")
+    print(f"\nfirst: {first}\nafter 3 Steps: {after3}\nafter the slider: {new}\nstopped: {stopped}\nRun: {done}"
+          f"\nnephele: {neph}\ncnn, eic: {cnn}")

@@ -439,3 +439,37 @@ def test_run_under_an_event_loop_can_be_stopped(rnn, tmp_path):
     assert 3 <= n <= 4 and not ctl.done  # stopped after the test in progress
     assert c["run"].description == "Run" and not c["step"].disabled and ui.progress.value == n
 
+
+
+def test_widget_messages_handled_on_two_threads_take_turns(rnn, tmp_path, monkeypatch):
+    """ipykernel 7 handles a widget message on another thread while the previous one is still being
+    handled. Seen in JupyterLab: a second choice made while the first was redrawing was lost. Here the
+    first handler is held inside its redraw (while it sets the controls) and a second change arrives
+    from another thread: both must be applied."""
+    import threading
+    import time
+
+    import tt_core.apps.explorer.widget as widget_module
+
+    ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+    grid = widget_module.limit_grid
+    slow = threading.Event()
+
+    def slow_grid(*args, **kwargs):  # called while the controls are being set (the handlers are muted)
+        if slow.is_set():
+            time.sleep(0.4)
+        return grid(*args, **kwargs)
+
+    monkeypatch.setattr(widget_module, "limit_grid", slow_grid)
+    slow.set()
+    first = threading.Thread(target=lambda: setattr(c["optimizer"], "value", "eic"))
+    first.start()
+    time.sleep(0.15)
+    second = threading.Thread(target=lambda: setattr(c["seed"], "value", 7))
+    second.start()
+    first.join()
+    second.join()
+    assert ctl.settings["optimizer"] == "eic" and ctl.settings["seed"] == 7
+    assert c["optimizer"].value == "eic" and c["seed"].value == 7

@@ -19,14 +19,31 @@ after the current test; a progress bar counts the tests.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import math
+import threading
 
 import numpy as np
 
 from tt_core.apps.explorer.controller import ExplorerController
 
 __all__ = ["ExplorerUI", "build_widget", "has_frontend", "limit_grid"]
+
+
+def _serialised(method):
+    """Run a widget handler under the UI's lock.
+
+    ipykernel >= 7 dispatches a widget message on another thread while the main thread is still
+    handling the previous one (seen in JupyterLab: choosing "cnn" then "eic" in quick succession ran
+    both handlers at once, and one of the two choices was lost). The controller is not thread-safe:
+    handlers take turns. The lock is re-entrant because setting a control from a handler fires that
+    control's own handler on the same thread."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return wrapper
 
 #: Mantissas of the allowed limit values in each decade (a 1-1.25-1.5-2-2.5-3-4-5-6-8 series).
 _MANTISSAS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -89,6 +106,7 @@ class ExplorerUI:
         self._quiet = False
         self._sent: dict = {}  # the value the kernel last set on each slider (see _is_echo)
         self._task = None  # the running Run task, if any
+        self._lock = threading.RLock()  # see _serialised
         self._stop = False
         s = controller.settings
         v = self._values()
@@ -187,6 +205,7 @@ class ExplorerUI:
         self.controls["run"].icon = "stop" if running else "play"
         self.controls["run"].button_style = "danger" if running else "success"
 
+    @_serialised
     def refresh(self, error: str = "") -> None:
         """Bring the controls in line with the controller's settings, then redraw the status line, the
         four panels and the candidates table (call it after driving the controller from code)."""
@@ -242,8 +261,11 @@ class ExplorerUI:
         try:
             self._show_status()
             while not self.controller.done and not self._stop:
-                self.controller.step()
-                self._on_run_step(self.controller.last_row())
+                with self._lock:
+                    if self._stop:  # a setting changed while waiting for the lock
+                        break
+                    self.controller.step()
+                    self._on_run_step(self.controller.last_row())
                 await asyncio.sleep(0.02)  # let the kernel take the browser's messages (Stop)
         except ValueError as exc:
             error = str(exc)
@@ -262,6 +284,7 @@ class ExplorerUI:
         if self._task is not None:
             self._stop = True
 
+    @_serialised
     def _act(self, fn) -> None:
         try:
             fn()
@@ -270,6 +293,7 @@ class ExplorerUI:
             return
         self.refresh()
 
+    @_serialised
     def _on_setting(self, change) -> None:
         if self._quiet or self._is_echo(change):
             return
@@ -347,6 +371,7 @@ class ExplorerUI:
             return False
         return abs(float(change["new"]) - float(sent)) <= 0.5 * float(w.step) + 1e-12
 
+    @_serialised
     def _on_constraint(self, change) -> None:
         if self._quiet or self._is_echo(change):
             return
