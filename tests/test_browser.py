@@ -245,3 +245,56 @@ def test_explorer_in_jupyterlab(lab):
             browser.close()
     print(f"\nfirst: {first}\nafter 3 Steps: {after3}\nafter the slider: {new}\nstopped: {stopped}\nRun: {done}"
           f"\nnephele: {neph}\ncnn, eic: {cnn}")
+
+
+def test_report_and_notebook_pages_display_offline(tmp_path):
+    """The report and a notebook page, opened in Chromium with the network switched off: nothing is
+    requested from the network, the thumbnails and the typeset maths are drawn (non-zero size)."""
+    pytest.importorskip("playwright.sync_api", reason="browser test skipped: the playwright package is missing "
+                                                      "(pip install -e '.[test]')")
+    exe = _chromium()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    from tt_core.reporting.notebook_html import notebook_to_html
+    from tt_core.reporting.report import ReportNotebook, write_index
+    from tt_core.reporting.summary import collect, comparison, save_comparison
+
+    figs, out = tmp_path / "figures", tmp_path / "report"
+    figs.mkdir()
+    out.mkdir()
+    save_comparison(comparison([{"source": "TrimTuner Fig. 2b", "item": "cost saving vs EIc", "paper": 50,
+                                 "workbook": 3.2, "factor": 2.0}]), "04_fig2", figs)
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    fig.savefig(figs / "fig2.png")
+    plt.close(fig)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("Eq. 6.1: $$CNO = \\frac{C(x)}{C(x^*)} \\ge 1$$")]
+    nbformat.write(nb, out / "04_fig2.ipynb")
+    notebook_to_html(out / "04_fig2.ipynb")
+    index = write_index(out, figs, [ReportNotebook("04_fig2", "Savings", "TrimTuner Fig. 2", True, 1.0, "",
+                                                   ("fig2.png",))], collect(figs), "quick")
+    requests = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(offline=True)
+            page = context.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(index.as_uri())
+            page.wait_for_load_state("load")
+            thumb = page.locator(".thumb img").first
+            assert thumb.evaluate("i => i.complete && i.naturalWidth") == 440
+            assert "cost saving vs EIc" in page.locator("table").first.inner_text()
+            page.goto((out / "04_fig2.html").as_uri())
+            page.wait_for_load_state("load")
+            maths = page.locator("img.tt-math").first
+            assert maths.evaluate("i => i.complete && i.naturalWidth") > 20
+        finally:
+            browser.close()
+    assert [u for u in requests if not u.startswith(("file:", "data:"))] == []

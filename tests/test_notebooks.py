@@ -95,7 +95,7 @@ def test_notebook_runs_in_smoke_mode(name, tmp_path):
     assert not missing, f"{name} did not write {missing}"
 
     summary = pd.read_csv(figures / f"summary_{name}.csv")
-    assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note"]
+    assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
     exact = summary[summary["item"].str.endswith(EXACT_SUFFIXES) & summary["workbook"].notna()]
     if name in NO_EXACT_ITEMS:
         assert len(summary) > 0 and summary["workbook"].notna().all(), f"{name}: empty or uncomputed summary"

@@ -45,22 +45,34 @@ class NotebookEntry:
     stem: str
     title: str
     reproduces: str
+    #: the figure files (under figures/) the report shows as this notebook's thumbnail, first found wins
+    figures: tuple[str, ...] = ()
 
 
 #: Notebooks in running order. Later issues append theirs.
 NOTEBOOKS: list[NotebookEntry] = [
-    NotebookEntry("00_tour", "A guided tour (teaching)", "the ideas of cost-aware constrained BO, in pictures"),
-    NotebookEntry("01_dataset_analysis", "What is in the data", "TrimTuner Table I; why sub-sampling works"),
-    NotebookEntry("02_table2_feasibility", "Feasible configurations", "TrimTuner Table II; thesis Table 7.1"),
-    NotebookEntry("03_fig1_accuracy_vs_cost", "Accuracy_C vs optimisation cost", "TrimTuner Fig. 1"),
-    NotebookEntry("04_fig2_savings", "Time and cost savings", "TrimTuner Fig. 2"),
-    NotebookEntry("05_fig3_filters", "Filtering heuristics", "TrimTuner Fig. 3"),
-    NotebookEntry("06_tables3_4_recommendation_time", "Recommendation time", "TrimTuner Tables III-IV"),
-    NotebookEntry("07_fig4_beta", "Sensitivity to beta", "TrimTuner Fig. 4"),
-    NotebookEntry("08_nephele_subsampling", "Sub-sampling and deployment cost", "Thesis Tables 6.2-6.4, Figs 6.8-6.9"),
-    NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12"),
-    NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)"),
-    NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job"),
+    NotebookEntry("00_tour", "A guided tour (teaching)", "the ideas of cost-aware constrained BO, in pictures",
+                  ("tour_cea.png", "tour_space.png")),
+    NotebookEntry("01_dataset_analysis", "What is in the data", "TrimTuner Table I; why sub-sampling works",
+                  ("fig_data_overview.png",)),
+    NotebookEntry("02_table2_feasibility", "Feasible configurations", "TrimTuner Table II; thesis Table 7.1",
+                  ("fig_table2_cost_accuracy.png",)),
+    NotebookEntry("03_fig1_accuracy_vs_cost", "Accuracy_C vs optimisation cost", "TrimTuner Fig. 1",
+                  ("fig1_accuracy_vs_cost.png",)),
+    NotebookEntry("04_fig2_savings", "Time and cost savings", "TrimTuner Fig. 2",
+                  ("fig2b_cost_savings.png", "fig2a_time_savings.png")),
+    NotebookEntry("05_fig3_filters", "Filtering heuristics", "TrimTuner Fig. 3", ("fig3_filters.png",)),
+    NotebookEntry("06_tables3_4_recommendation_time", "Recommendation time", "TrimTuner Tables III-IV",
+                  ("table34_recommendation_time.png",)),
+    NotebookEntry("07_fig4_beta", "Sensitivity to beta", "TrimTuner Fig. 4", ("fig4_beta.png",)),
+    NotebookEntry("08_nephele_subsampling", "Sub-sampling and deployment cost", "Thesis Tables 6.2-6.4, Figs 6.8-6.9",
+                  ("fig6_8_cost_reduction.png", "fig6_9_feasible_per_size.png")),
+    NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12",
+                  ("fig6_11_rnn.png", "fig6_10_cnn.png")),
+    NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)",
+                  ("explorer.png",)),
+    NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job",
+                  ("own_job_runs.png", "own_job_grid.png")),
 ]
 
 
@@ -198,72 +210,32 @@ def _short_error(exc: Exception) -> str:
 
 
 def _to_html(executed: Path) -> Path | None:
-    import nbformat
-    from nbconvert import HTMLExporter
+    """The executed notebook as an offline HTML page (see :mod:`tt_core.reporting.notebook_html`)."""
+    from tt_core.reporting.notebook_html import notebook_to_html
 
     try:
-        nb = nbformat.read(executed, as_version=4)
-        body, _ = HTMLExporter().from_notebook_node(nb)
-        return write_text(executed.with_suffix(".html"), body)
-    except Exception:  # the report still links the .ipynb
+        return notebook_to_html(executed)
+    except Exception as exc:  # the report still links the .ipynb
+        print(f"warning: {executed.name} could not be converted to HTML ({type(exc).__name__}: {exc}); "
+              "the report links the .ipynb", file=sys.stderr)
         return None
 
 
 def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: str) -> Path:
-    """Write ``index.html`` (status per notebook + paper-vs-workbook table) and ``summary.csv``."""
-    summary = collect(figs)
+    """Write ``index.html`` (see :mod:`tt_core.reporting.report`), ``summary.csv`` and ``status.json``."""
     from tt_core.data.io import write_csv
+    from tt_core.experiments.profiles import settings
+    from tt_core.reporting.report import ReportNotebook, write_index
 
+    summary = collect(figs)
     write_csv(summary, out / "summary.csv")
-    rows = []
-    for r in results:
-        link = f"{r.entry.stem}.html" if (out / f"{r.entry.stem}.html").is_file() else f"{r.entry.stem}.ipynb"
-        status = "ok" if r.ok else f"FAILED: {html.escape(r.error[:500])}"
-        rows.append(
-            f"<tr class='{'ok' if r.ok else 'fail'}'><td><a href='{link}'>{r.entry.stem}</a></td>"
-            f"<td>{html.escape(r.entry.title)}</td><td>{html.escape(r.entry.reproduces)}</td>"
-            f"<td>{r.seconds:.1f}</td><td>{status}</td></tr>"
-        )
-    summary_html = _summary_html(summary)
-    n_ok = sum(r.ok for r in results)
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>TrimTuner Workbook report ({profile})</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;}}
-table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}
-tr.fail{{background:#fdd}} td.yes{{background:#dfd}} td.no{{background:#fdd}}</style></head><body>
-<h1>TrimTuner Workbook: reproduction report</h1>
-<p>Profile <b>{profile}</b>, {time.strftime('%Y-%m-%d %H:%M:%S')}: {n_ok} of {len(results)} notebooks ran.
-Figures and tables: <code>{html.escape(str(figs))}</code>.</p>
-<h2>Notebooks</h2><table><tr><th>notebook</th><th>topic</th><th>reproduces</th><th>seconds</th><th>status</th></tr>
-{''.join(rows)}</table>
-<h2>Paper vs. this workbook</h2>
-<p>The <i>paper</i> column is typed from the papers as reference; the <i>workbook</i> column is computed in this run.</p>
-{summary_html}
-</body></html>"""
     write_text(out / "status.json", json.dumps(
         [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "error": r.error} for r in results],
         indent=2))
-    return write_text(out / "index.html", page)
-
-
-def _summary_html(summary: pd.DataFrame) -> str:
-    if summary.empty:
-        return "<p>(no comparison tables were written)</p>"
-    parts = ["<table><tr><th>source</th><th>item</th><th>paper</th><th>workbook</th><th>agrees</th><th>note</th></tr>"]
-    for _, r in summary.iterrows():
-        a = r["agrees"]
-        cls, txt = ("yes", "yes") if a is True or a == "True" else (("no", "no") if a is False or a == "False" else ("", ""))
-        parts.append(
-            f"<tr><td>{html.escape(str(r['source']))}</td><td>{html.escape(str(r['item']))}</td>"
-            f"<td>{_fmt(r['paper'])}</td><td>{_fmt(r['workbook'])}</td><td class='{cls}'>{txt}</td>"
-            f"<td>{html.escape('' if pd.isna(r['note']) else str(r['note']))}</td></tr>"
-        )
-    parts.append("</table>")
-    return "".join(parts)
-
-
-def _fmt(v) -> str:
-    if v is None or (isinstance(v, float) and pd.isna(v)):
-        return ""
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return html.escape(str(v))
+    notebooks = [ReportNotebook(r.entry.stem, r.entry.title, r.entry.reproduces, r.ok, r.seconds, r.error,
+                                r.entry.figures) for r in results]
+    seeds = len(settings(profile, "fig1")["seeds"])
+    note = ("" if profile == "paper" else
+            f"The {profile} profile cuts seeds and iterations ({seeds} seeds per method in Figs 1-2, where the paper "
+            "used 10): each notebook prints its settings beside the paper's.")
+    return write_index(out, figs, notebooks, summary, profile, settings_note=note)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from tt_core.data.io import write_csv
 
-COLUMNS = ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note"]
+COLUMNS = ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
 
 #: The four statuses a row can have (``status`` column).
 #: ``agrees``: within the row's tolerance; ``differs``: outside it, ``cause`` names the measured cause
@@ -43,6 +43,24 @@ def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: f
             raise ValueError(f"factor must be >= 1, got {factor}")
         return p > 0 and w > 0 and max(p / w, w / p) <= factor
     return math.isclose(p, w, rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | None = None) -> str:
+    """The agreement rule of a row, in words (the report explains each rule once).
+
+    Examples
+    --------
+    >>> tolerance_text(), tolerance_text(abs_tol=0.0005), tolerance_text(rel_tol=0.1), tolerance_text(factor=2)
+    ('exact', 'within ±0.0005', 'within 10%', 'within a factor of 2')
+    """
+    if factor is not None:
+        return f"within a factor of {factor:g}"
+    parts = []
+    if abs_tol:
+        parts.append(f"±{abs_tol:g}")
+    if rel_tol:
+        parts.append(f"{100 * rel_tol:g}%")
+    return "within " + " or ".join(parts) if parts else "exact"
 
 
 def status_of(agrees, cause: str = "", not_comparable: str = "") -> tuple[str, str]:
@@ -73,6 +91,7 @@ def comparison(rows: list[dict]) -> pd.DataFrame:
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
             "agrees": agrees, "status": status, "cause": cause, "note": r.get("note", ""),
+            "tolerance": tolerance_text(r.get("rel_tol", 0.0), r.get("abs_tol", 0.0), r.get("factor")),
         })
     return pd.DataFrame(out, columns=COLUMNS)
 
@@ -83,14 +102,16 @@ def _complete(df: pd.DataFrame) -> pd.DataFrame:
     if "cause" not in df.columns:
         df["cause"] = ""
     df["cause"] = df["cause"].fillna("").astype(str)
-    if "note" not in df.columns:
-        df["note"] = ""
+    for col in ("note", "tolerance"):
+        if col not in df.columns:
+            df[col] = ""
     if "status" not in df.columns or df["status"].isna().any():
         given = df["status"] if "status" in df.columns else pd.Series([None] * len(df), index=df.index)
         computed = [status_of(a, c) for a, c in zip(df["agrees"], df["cause"])]
         df["status"] = [g if isinstance(g, str) and g else s for g, (s, _) in zip(given, computed)]
         df["cause"] = [c if c else cc for c, (_, cc) in zip(df["cause"], computed)]
-    df["note"] = df["note"].fillna("")
+    df["note"] = df["note"].astype(object).fillna("")
+    df["tolerance"] = df["tolerance"].astype(object).fillna("")
     return df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
 
 
@@ -104,12 +125,17 @@ def save_comparison(df: pd.DataFrame, name: str, figures_dir: str | Path) -> Pat
 
 
 def collect(figures_dir: str | Path) -> pd.DataFrame:
-    """All ``summary_*.csv`` under a folder, concatenated (empty table if none)."""
+    """All ``summary_*.csv`` under a folder, concatenated (empty table if none), with a ``notebook``
+    column: the notebook that wrote each row (from the file name ``summary_<notebook>.csv``)."""
     files = sorted(Path(figures_dir).glob("summary_*.csv"))
     if not files:
-        return pd.DataFrame(columns=COLUMNS)
-    return _complete(pd.concat([pd.read_csv(f, keep_default_na=False, na_values=[""]) for f in files],
-                               ignore_index=True))
+        return pd.DataFrame(columns=COLUMNS + ["notebook"])
+    frames = []
+    for f in files:
+        df = pd.read_csv(f, keep_default_na=False, na_values=[""])
+        df["notebook"] = f.stem.removeprefix("summary_")
+        frames.append(df)
+    return _complete(pd.concat(frames, ignore_index=True))
 
 
 def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:

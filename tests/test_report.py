@@ -1,0 +1,125 @@
+"""The HTML report (reports/<profile>/index.html) and the offline notebook pages."""
+
+import re
+
+import nbformat
+import pandas as pd
+import pytest
+
+from tt_core.reporting.notebook_html import math_to_svg, notebook_to_html, typeset_markdown
+from tt_core.reporting.report import ReportNotebook, format_like, tidy, totals, write_index
+from tt_core.reporting.summary import collect, comparison, save_comparison
+
+
+@pytest.mark.parametrize("value, paper, text", [
+    (0.75536, 0.755, "0.755"),        # the paper's three decimals
+    (3.1523, 65, "3.2"),              # an integer in the paper, but two significant digits at least
+    (12.5, 65, "13"),
+    (0.0034, 1, "0.0034"),
+    (178.0, 178, "178"),
+    (2.04, 1.75, "2.04"),
+    (1.0, 2.13, "1.00"),
+    (123456.7, 120000, "123,457"),
+    (float("inf"), 3.62, "never (∞)"),
+    (True, True, "yes"), ("False", "True", "no"), (None, 1, ""), (float("nan"), 1, ""),
+    ("n/a", 1, "n/a"),
+])
+def test_format_like_the_paper(value, paper, text):
+    assert format_like(value, paper) == text
+
+
+def _rows():
+    return comparison([
+        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178},
+        {"source": "TrimTuner Fig. 2b", "item": "cost saving vs EIc (largest)", "paper": 50, "workbook": 1.7,
+         "factor": 2.0, "cause": "the paper's ratio is read off mean curves (fig2_readings.csv)"},
+        {"source": "TrimTuner Fig. 4", "item": "RNN: no filter is best", "paper": True, "workbook": False},
+        {"source": "thesis Table 6.1", "item": "CNN: initial samples", "paper": 8, "workbook": 24, "rel_tol": 0.25},
+        {"source": "thesis §6.4", "item": "CNN: cost ratio", "paper": 1.75, "workbook": 1.2,
+         "not_comparable": "10 seeds here, 100 in the thesis"},
+        {"source": "TrimTuner Table I", "item": "MLP rows (count)", "paper": 6000, "workbook": None},
+    ])
+
+
+def test_tidy_dedupes_across_notebooks_and_groups(tmp_path):
+    a = _rows()
+    save_comparison(a, "01_data", tmp_path)
+    dup = a.iloc[[0]].copy()
+    dup["paper"], dup["workbook"] = 178.0, 178.0  # the same row, written as floats by another notebook
+    save_comparison(dup, "02_table2", tmp_path)
+    rows = tidy(collect(tmp_path))
+    assert len(rows) == 6  # 7 written, the duplicate shown once
+    feasible = rows[rows["item"].str.startswith("RNN: feasible")].iloc[0]
+    assert feasible["notebook"] == "01_data, 02_table2" and feasible["paper_text"] == "178"
+    assert rows.set_index("item").loc["CNN: initial samples", "paper_name"] == "Nephele (thesis)"
+    assert rows.set_index("item").loc["CNN: initial samples", "section"] == "Table 6.1"
+    assert totals(rows) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
+                            "not comparable": 1, "paper only": 1}
+
+
+def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = tmp_path / "figures"
+    figs.mkdir()
+    save_comparison(_rows(), "03_fig1", figs)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(figs / "fig1.png", dpi=100)
+    plt.close(fig)
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "03_fig1.html").write_text("<html></html>")
+    nbs = [ReportNotebook("03_fig1", "Accuracy_C", "TrimTuner Fig. 1", True, 12.0, "", ("missing.png", "fig1.png")),
+           ReportNotebook("04_fig2", "Savings", "TrimTuner Fig. 2", False, 3.0, "ValueError: boom", ())]
+    page = write_index(out, figs, nbs, collect(figs), "quick").read_text()
+    from PIL import Image
+
+    with Image.open(out / "thumbs" / "03_fig1.png") as im:
+        assert im.width == 440 and im.height == 275  # 800x500 scaled to the thumbnail width
+    totals_at = page.index("class=\"totals\"")
+    thumbs_at = page.index("thumbs/03_fig1.png")
+    diffs_at = page.index("Where the workbook and the papers differ")
+    every_at = page.index("Every row, by paper and section")
+    assert totals_at < thumbs_at < diffs_at < every_at
+    boxes = re.findall(r"<div class='total'[^>]*><b>(\d+)</b>([^<]+)</div>", page)
+    assert [(int(n), label.split(",")[0].split(" (")[0]) for n, label in boxes] == [
+        (1, "agree"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "paper only")]
+    differences = page[diffs_at:every_at]
+    # the explained difference first, then the unexplained ones, then the not comparable one
+    order = [differences.index(s) for s in ("cost saving vs EIc", "RNN: no filter is best", "CNN: cost ratio")]
+    assert order == sorted(order)
+    assert "the paper&#x27;s ratio is read off mean curves" in differences and "10 seeds here, 100 in the thesis" in differences
+    assert "MLP rows" not in differences and "RNN: feasible" not in differences
+    assert "FAILED: ValueError: boom" in page
+    assert "within a factor of 2" in page and "within 25%" in page and "exact" in page
+    assert not re.search(r"(src|href)=['\"]https?://", page)  # nothing from the network
+
+
+def test_typeset_markdown_draws_maths_and_leaves_money_and_code():
+    text, n, failed = typeset_markdown("Costs $5 and $10; $A_{min}$ and $$\\frac{a}{b} \\ge 1$$ but `$x$` stays.")
+    assert n == 2 and failed == []
+    assert "Costs $5 and $10;" in text and "`$x$`" in text
+    assert text.count("<img class=\"tt-math\"") == 2 and 'alt="A_{min}"' in text
+    assert math_to_svg("\\notacommand{x}") is None
+    text, n, failed = typeset_markdown("bad: $\\notacommand{x}$")
+    assert n == 0 and failed == ["\\notacommand{x}"] and "`\\notacommand{x}`" in text
+
+
+def test_notebook_page_is_offline(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("Eq. 7: $$Accuracy_C = a \\times P(c \\le C_{max})$$"),
+                nbformat.v4.new_code_cell("bar", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+                                          "text/plain": "100%|##########| 12/12"})])]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    page = notebook_to_html(path).read_text()
+    assert "tt-math" in page and "100%|##########| 12/12" in page
+    assert "widget-view+json" not in page and "widget-state" not in page
+    assert not re.search(r"<script[^>]+src=['\"]https?://", page)
+    assert "cdnjs" not in page and "unpkg" not in page

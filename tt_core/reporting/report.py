@@ -1,0 +1,364 @@
+"""The HTML report a person opens first: ``reports/<profile>/index.html``.
+
+Its first screen answers "what was reproduced, what differs, and why":
+
+1. totals by status (agrees / differs with a measured cause / differs, cause not measured yet /
+   not comparable / paper only);
+2. one thumbnail per paper figure, linking to the notebook that draws it;
+3. the rows that do not agree, first, each with its cause and the notebook it comes from;
+4. then every row, grouped by paper and section (folded), numbers printed to the paper's precision,
+   duplicates (the same item checked by two notebooks) shown once, each agreement rule explained in
+   words once;
+5. the notebooks' run status and times.
+
+The page is self-contained: thumbnails are small PNG files beside it, and it loads no script, font
+or style sheet from the network.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pandas as pd
+
+from tt_core.data.io import atomic_path, write_text
+from tt_core.reporting.summary import NO_CAUSE_YET
+
+__all__ = ["ReportNotebook", "format_like", "tidy", "totals", "write_index"]
+
+#: Paper names as they start a row's ``source``, and how the report titles them.
+PAPERS = {
+    "TrimTuner": "TrimTuner (Mendes et al., MASCOTS 2020)",
+    "thesis": "Nephele (thesis)",
+    "SpotTune": "SpotTune (Li et al., ICDCS 2020)",
+}
+
+#: The status groups of the totals line, in order, with their colours.
+GROUPS = [
+    ("agrees", "agree", "#2e7d32"),
+    ("differs (cause measured)", "differ, with a measured cause", "#ef6c00"),
+    ("differs (cause not measured yet)", "differ, cause not measured yet", "#c62828"),
+    ("not comparable", "not comparable (another setting)", "#6d4c41"),
+    ("paper only", "paper only (no workbook value)", "#757575"),
+]
+
+#: What each agreement rule means, in words (shown once in the legend).
+RULE_WORDS = {
+    "exact": "the same number (counts, table cells, statements true/false)",
+    "within ±": "the absolute difference is at most this (numbers the paper rounds)",
+    "within %": "the relative difference is at most this",
+    "within a factor": "both positive and the larger at most this many times the smaller (quantities that "
+                       "depend on the machine or the seeds: times, savings ratios)",
+}
+
+
+@dataclass
+class ReportNotebook:
+    """A notebook as the report shows it: its stem, title, what it reproduces, run status and figures."""
+
+    stem: str
+    title: str
+    reproduces: str
+    ok: bool = True
+    seconds: float = float("nan")
+    error: str = ""
+    figures: tuple[str, ...] = field(default_factory=tuple)
+
+
+# ------------------------------------------------------------------------------------------- numbers
+def _decimals(text: str) -> int:
+    """Decimal places of a number as typed (``"0.755"`` -> 3, ``"65"`` / ``"65.0"`` -> 0)."""
+    text = text.strip()
+    if "e" in text.lower():
+        mant, _, exp = text.lower().partition("e")
+        return max(0, _decimals(mant) - int(exp))
+    if "." not in text:
+        return 0
+    frac = text.split(".", 1)[1].rstrip("0")
+    return len(frac)
+
+
+def _number(v):
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        if v.strip() in ("True", "False", ""):
+            return None
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def format_like(value, paper=None) -> str:
+    """A value printed to the precision of the paper's number.
+
+    The paper's number sets the decimal places (its shortest form: 0.755 -> 3, 65 -> 0); a value that
+    would then show fewer than two significant digits gets two. Booleans read "yes"/"no", an infinite
+    value "never (∞)", a missing one "".
+
+    Examples
+    --------
+    >>> format_like(0.75536, 0.755), format_like(3.1523, 65), format_like(0.0034, 1), format_like(178.0, 178)
+    ('0.755', '3.2', '0.0034', '178')
+    >>> format_like(float("inf"), 3.62), format_like(True), format_like("False"), format_like(None)
+    ('never (∞)', 'yes', 'no', '')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool) or value in ("True", "False"):
+        return "yes" if value in (True, "True") else "no"
+    x = _number(value)
+    if x is None:
+        return str(value)
+    if math.isinf(x):
+        return "never (∞)" if x > 0 else "-∞"
+    p = _number(paper)
+    if p is not None and math.isfinite(p):
+        d = _decimals(repr(float(p)) if not float(p).is_integer() else "0")
+    else:
+        d = _decimals(f"{x:.4g}") if abs(x) < 1e6 else 0
+    if x != 0:
+        magnitude = math.floor(math.log10(abs(x)))
+        d = max(d, 1 - magnitude)  # at least two significant digits
+    d = min(max(d, 0), 8)
+    # round half up, as a person rounds the printed number (f-strings round 12.5 to 12)
+    q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP)
+    return f"{q:,.{d}f}" if abs(x) >= 10000 else f"{q:.{d}f}"
+
+
+# ------------------------------------------------------------------------------------------- rows
+def _paper_and_section(source: str) -> tuple[str, str]:
+    head, _, rest = str(source).partition(" ")
+    paper = PAPERS.get(head)
+    return (paper, rest.strip() or head) if paper else ("Other", str(source))
+
+
+def _group(status: str, cause: str) -> str:
+    if status == "differs":
+        return "differs (cause not measured yet)" if (not cause or cause == NO_CAUSE_YET) else "differs (cause measured)"
+    return status
+
+
+def tidy(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary rows as the report shows them.
+
+    Adds ``paper``/``section`` (from ``source``), ``group`` (the totals' status groups), the formatted
+    ``paper_text``/``workbook_text``, and drops duplicates: rows with the same source, item and values
+    written by several notebooks are kept once, with every notebook listed in ``notebook``.
+    """
+    if summary.empty:
+        return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[])
+    df = summary.copy()
+    if "notebook" not in df.columns:
+        df["notebook"] = ""
+    df["notebook"] = df["notebook"].fillna("").astype(str)
+
+    def key(v):
+        x = _number(v)
+        return f"{x:.12g}" if x is not None else str(v)
+
+    df["_k"] = list(zip(df["source"].astype(str), df["item"].astype(str), df["paper"].map(key), df["workbook"].map(key)))
+    notebooks = df.groupby("_k", sort=False)["notebook"].agg(lambda s: ", ".join(dict.fromkeys(x for x in s if x)))
+    df = df.drop_duplicates("_k").copy()
+    df["notebook"] = df["_k"].map(notebooks)
+    df = df.drop(columns="_k")
+    ps = [_paper_and_section(s) for s in df["source"]]
+    df["paper_name"] = [p for p, _ in ps]
+    df["section"] = [s for _, s in ps]
+    df["group"] = [_group(s, c) for s, c in zip(df["status"], df["cause"].fillna(""))]
+    df["paper_text"] = [format_like(p, p) for p in df["paper"]]
+    df["workbook_text"] = [format_like(w, p) for w, p in zip(df["workbook"], df["paper"])]
+    return df.reset_index(drop=True)
+
+
+def totals(rows: pd.DataFrame) -> dict[str, int]:
+    """Number of (de-duplicated) rows per status group of :data:`GROUPS`."""
+    counts = rows["group"].value_counts() if not rows.empty else pd.Series(dtype=int)
+    return {g: int(counts.get(g, 0)) for g, _, _ in GROUPS}
+
+
+# ------------------------------------------------------------------------------------------- page
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;
+color:#222;line-height:1.4}
+h1{margin-bottom:.2em} h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+.sub{color:#555;margin-top:0}
+.totals{display:flex;gap:12px;flex-wrap:wrap;margin:1em 0}
+.total{border-radius:8px;padding:6px 12px;color:#fff;flex:1;min-width:120px;font-size:.9em}
+.total b{font-size:1.8em;display:block;line-height:1.1}
+.bar{display:flex;height:12px;border-radius:6px;overflow:hidden;margin:.3em 0 1em}
+.thumbs{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:10px}
+.thumb{border:1px solid #ddd;border-radius:8px;padding:6px;text-decoration:none;color:#222;background:#fafafa;font-size:.9em}
+.thumb img{width:100%;height:105px;object-fit:contain;background:#fff}
+.thumb .t{font-weight:600;font-size:.95em} .thumb .r{font-size:.85em;color:#555}
+.thumb.fail{background:#fdecea}
+table{border-collapse:collapse;width:100%;margin:.5em 0;font-size:.92em}
+td,th{border-bottom:1px solid #e5e5e5;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f4;position:sticky;top:0}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.s{display:inline-block;border-radius:4px;padding:0 6px;color:#fff;font-size:.85em;white-space:nowrap}
+details{margin:.4em 0;border:1px solid #e5e5e5;border-radius:6px;padding:.3em .8em}
+summary{cursor:pointer;font-weight:600}
+summary .c{font-weight:400;color:#555}
+.legend td{border:none;padding:2px 8px}
+.muted{color:#666}
+"""
+
+
+def _pill(group: str) -> str:
+    colour = {g: c for g, _, c in GROUPS}.get(group, "#999")
+    label = {"differs (cause measured)": "differs", "differs (cause not measured yet)": "differs"}.get(group, group)
+    return f"<span class='s' style='background:{colour}'>{html.escape(label)}</span>"
+
+
+def _nb_links(notebooks: str, available: set[str]) -> str:
+    out = []
+    for stem in [s.strip() for s in str(notebooks).split(",") if s.strip()]:
+        out.append(f"<a href='{stem}.html'>{stem[:2]}</a>" if stem in available else html.escape(stem[:2]))
+    return " ".join(out)
+
+
+def _row_html(r, available: set[str], with_cause: bool) -> str:
+    note = "" if pd.isna(r.get("note", "")) else str(r.get("note", ""))
+    cause = "" if pd.isna(r.get("cause", "")) else str(r.get("cause", ""))
+    cells = [
+        f"<td>{html.escape(str(r['section']))}</td>" if with_cause else "",
+        f"<td>{html.escape(str(r['item']))}" + (f"<div class='muted'>{html.escape(note)}</div>" if note else "") + "</td>",
+        f"<td class='num'>{html.escape(r['paper_text'])}</td>",
+        f"<td class='num'>{html.escape(r['workbook_text'])}</td>",
+        f"<td>{_pill(r['group'])}<div class='muted'>{html.escape(str(r.get('tolerance', '') or ''))}</div></td>",
+        f"<td>{html.escape(cause)}</td>" if (with_cause or cause) else "<td></td>",
+        f"<td>{_nb_links(r['notebook'], available)}</td>",
+    ]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _thumbnail(src: Path, dest: Path, width: int = 440) -> bool:
+    """A small PNG copy of a figure (False when the figure is missing or unreadable)."""
+    try:
+        from PIL import Image
+
+        with Image.open(src) as im:
+            im = im.convert("RGB")
+            if im.width > width:
+                im = im.resize((width, max(1, round(im.height * width / im.width))), Image.LANCZOS)
+            with atomic_path(dest) as tmp:
+                im.save(tmp, format="PNG", optimize=True)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary: pd.DataFrame, profile: str,
+                settings_note: str = "") -> Path:
+    """Write ``out/index.html`` (and thumbnails under ``out/thumbs/``); returns its path."""
+    out = Path(out)
+    rows = tidy(summary)
+    tot = totals(rows)
+    n_rows = sum(tot.values())
+    available = {nb.stem for nb in notebooks if (out / f"{nb.stem}.html").is_file()}
+
+    # 1. totals
+    boxes = "".join(f"<div class='total' style='background:{c}'><b>{tot[g]}</b>{html.escape(label)}</div>"
+                    for g, label, c in GROUPS)
+    bar = "".join(f"<div style='background:{c};width:{100 * tot[g] / n_rows:.2f}%' title='{tot[g]} {html.escape(label)}'>"
+                  "</div>" for g, label, c in GROUPS if n_rows and tot[g])
+    n_ok = sum(nb.ok for nb in notebooks)
+    total_s = sum(nb.seconds for nb in notebooks if math.isfinite(nb.seconds))
+
+    # 2. thumbnails
+    thumbs = []
+    for nb in notebooks:
+        fig = next((figs / f for f in nb.figures if (figs / f).is_file()), None)
+        img = ""
+        if fig is not None and _thumbnail(fig, out / "thumbs" / f"{nb.stem}.png"):
+            img = f"<img src='thumbs/{nb.stem}.png' alt='{html.escape(fig.name)}'>"
+        href = f"{nb.stem}.html" if nb.stem in available else f"{nb.stem}.ipynb"
+        n_nb = int(rows["notebook"].str.contains(nb.stem, regex=False).sum()) if not rows.empty else 0
+        bad = int((rows["notebook"].str.contains(nb.stem, regex=False) & (rows["group"] != "agrees")
+                   & (rows["group"] != "paper only")).sum()) if not rows.empty else 0
+        state = "" if nb.ok else " fail"
+        line = ("FAILED: " + html.escape(nb.error[:160])) if not nb.ok else (
+            f"{n_nb} rows, {bad} not agreeing" if n_nb else "no paper rows")
+        thumbs.append(f"<a class='thumb{state}' href='{href}'>{img}<div class='t'>{html.escape(nb.stem[:2])} "
+                      f"{html.escape(nb.title)}</div><div class='r'>{html.escape(nb.reproduces)}</div>"
+                      f"<div class='r'>{line}</div></a>")
+
+    # 3. differences first
+    order = {g: i for i, (g, _, _) in enumerate(GROUPS)}
+    diff = rows[rows["group"].isin(["differs (cause not measured yet)", "differs (cause measured)", "not comparable"])] \
+        if not rows.empty else rows
+    if not diff.empty:
+        paper_order = {p: i for i, p in enumerate(PAPERS.values())}
+        diff = diff.assign(_o=diff["group"].map(order), _p=diff["paper_name"].map(paper_order).fillna(99)) \
+            .sort_values(["_o", "_p", "section"], kind="stable")
+        diff_html = ("<table><tr><th>section</th><th>item</th><th>paper</th><th>workbook</th><th>status</th>"
+                     "<th>cause (evidence)</th><th>nb</th></tr>"
+                     + "".join(_row_html(r, available, True) for _, r in diff.iterrows()) + "</table>")
+    else:
+        diff_html = "<p>Every row with a workbook value agrees with the paper.</p>"
+
+    # 4. all rows, grouped by paper and section
+    groups_html = []
+    for paper, prows in rows.groupby("paper_name", sort=False) if not rows.empty else []:
+        t = totals(prows)
+        groups_html.append(f"<h3>{html.escape(paper)} <span class='muted'>({len(prows)} rows: {t['agrees']} agree)"
+                           f"</span></h3>")
+        for section, srows in prows.groupby("section", sort=False):
+            st = totals(srows)
+            not_ok = len(srows) - st["agrees"] - st["paper only"]
+            badge = "" if not not_ok else f" <span class='s' style='background:#ef6c00'>{not_ok} not agreeing</span>"
+            groups_html.append(
+                f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} agree"
+                f"{', ' + str(st['paper only']) + ' paper only' if st['paper only'] else ''}</span>{badge}</summary>"
+                "<table><tr><th>item</th><th>paper</th><th>workbook</th><th>status</th><th>cause</th><th>nb</th></tr>"
+                + "".join(_row_html(r, available, False) for _, r in srows.iterrows()) + "</table></details>")
+
+    # legend: each agreement rule once
+    rules = sorted(set(rows["tolerance"].fillna("").astype(str)) - {""}) if not rows.empty else []
+    legend = []
+    for rule in rules:
+        kind = ("exact" if rule == "exact" else "within a factor" if rule.startswith("within a factor")
+                else "within ±" if "±" in rule else "within %" if rule.endswith("%") else "")
+        words = RULE_WORDS.get(kind, "")
+        n = int((rows["tolerance"] == rule).sum())
+        legend.append(f"<tr><td><b>{html.escape(rule)}</b></td><td>{html.escape(words)}</td><td class='muted'>{n} rows</td></tr>")
+
+    # 5. notebooks
+    nb_rows = "".join(
+        f"<tr><td><a href='{nb.stem}.html'>{nb.stem}</a></td><td>{html.escape(nb.title)}</td>"
+        f"<td>{html.escape(nb.reproduces)}</td><td class='num'>{nb.seconds:.0f}</td>"
+        f"<td>{'ok' if nb.ok else '<b>FAILED</b>: ' + html.escape(nb.error[:300])}</td></tr>" for nb in notebooks)
+
+    page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>TrimTuner Workbook: what was reproduced ({html.escape(profile)})</title><style>{_CSS}</style></head><body>
+<h1>TrimTuner Workbook: what was reproduced</h1>
+<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks ran ({total_s / 60:.1f} min). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
+<div class="totals">{boxes}</div><div class="bar">{bar}</div>
+<p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
+is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
+A row that <i>differs</i> names the cause that was measured, or says that none has been measured yet; a row is
+<i>not comparable</i> when this run used another setting than the paper (named in the row).</p>
+<h2>Figures and tables, by notebook</h2><div class="thumbs">{''.join(thumbs)}</div>
+<h2>Where the workbook and the papers differ</h2>{diff_html}
+<h2>Every row, by paper and section</h2>{''.join(groups_html) or '<p>(no comparison tables were written)</p>'}
+<h2 id="rules">Agreement rules</h2><table class="legend">{''.join(legend)}</table>
+<p class="muted">The <i>paper</i> column is typed from the papers as reference; numbers are printed to the paper's
+precision (at least two significant digits). Rows that two notebooks check identically are shown once.</p>
+<h2>Notebooks</h2><table><tr><th>notebook</th><th>topic</th><th>reproduces</th><th>seconds</th><th>status</th></tr>
+{nb_rows}</table>
+</body></html>"""
+    return write_text(out / "index.html", page)
