@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (tt workbook)" > /dev/null
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
+	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
 	@touch $(STAMP)
 
 setup: $(STAMP)

@@ -7,8 +7,8 @@ execution counts and brings the notebook's metadata back to the tracked form bef
 written. Notebooks elsewhere are saved untouched (a user's own notebooks keep their outputs).
 
 The JupyterLab session keeps showing the outputs; only the file on disk is stripped. ``make setup``
-registers the hook for the project's environment (``.venv/etc/jupyter/jupyter_server_config.d/``):
-run ``tt hygiene --install`` to register it in another environment. The paired ``.py`` scripts stay
+registers the hook for the project's environment (``.venv/etc/jupyter/jupyter_server_config.json``; the
+``.d`` folder beside it only enables extensions, it is not read as configuration). The paired ``.py`` scripts stay
 stable through the ``[tool.jupytext]`` settings in ``pyproject.toml`` (no version stamp).
 """
 
@@ -72,7 +72,19 @@ def strip_on_save(model: dict, path: str, contents_manager=None, **kwargs) -> No
 
 
 def install(prefix: str | Path | None = None) -> Path:
-    """Register :func:`strip_on_save` for the Jupyter server of an environment (default: this one)."""
-    conf = Path(prefix or sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "tt_workbook.json"
+    """Register :func:`strip_on_save` for the Jupyter server of an environment (default: this one).
+
+    Writes ``<prefix>/etc/jupyter/jupyter_server_config.json``, keeping whatever else it holds; refuses
+    (ValueError) to replace another pre-save hook."""
+    conf = Path(prefix or sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
+    try:
+        current = json.loads(conf.read_text()) if conf.is_file() else {}
+    except ValueError as exc:
+        raise ValueError(f"{conf} is not valid JSON ({exc}); fix or remove it, then run `make setup` again") from None
+    section = current.setdefault("ContentsManager", {})
+    if section.get("pre_save_hook") not in (None, HOOK):
+        raise ValueError(f"{conf} already sets ContentsManager.pre_save_hook = {section['pre_save_hook']!r}; "
+                         f"remove it or chain it with {HOOK}")
+    section["pre_save_hook"] = HOOK
     conf.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(conf, json.dumps({"ContentsManager": {"pre_save_hook": HOOK}}, indent=2) + "\n")
+    return write_text(conf, json.dumps(current, indent=2) + "\n")
