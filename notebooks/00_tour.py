@@ -18,7 +18,7 @@
 # **The problem.** You want to train a network in the cloud. You must choose the VM type, how many
 # VMs, and training hyper-parameters (learning rate, batch size, synchronous or asynchronous
 # training). Some choices give a more accurate model, some are cheaper, and you may not spend more
-# than a fixed amount (say \$0.10) per training run. Which configuration is the most accurate one
+# than a fixed amount (say \\$0.10) per training run. Which configuration is the most accurate one
 # that respects the budget? Trying them all would cost far more than the model is worth.
 #
 # **The idea of TrimTuner** (Mendes et al., MASCOTS 2020): Bayesian optimisation (BO) tests a few

@@ -67,7 +67,7 @@ spaces = {n: ds.search_space(b) for n, b in loaded.items()}
 pd.DataFrame({n: {k: v for k, v in s.items() if k != "levels"} for n, s in spaces.items()}).T
 
 # %%
-pd.DataFrame({n: s["levels"] for n, s in spaces.items()})
+report.levels_table(spaces)
 
 # %% [markdown]
 # ## 2. Accuracy, training time and cost vs training-set size

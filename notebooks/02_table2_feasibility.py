@@ -16,7 +16,7 @@
 # # 02 - How hard is the problem? Feasible configurations under a cost limit (TrimTuner Table II, thesis Table 7.1)
 #
 # TrimTuner looks for the most accurate configuration whose training **cost** stays below a
-# QoS limit: \$0.10 per run for the CNN, \$0.02 for the RNN (and \$0.06 for the MLP, whose data are
+# QoS limit: \\$0.10 per run for the CNN, \\$0.02 for the RNN (and \\$0.06 for the MLP, whose data are
 # not public). Table II of the paper counts, among the 288 configurations trained on the **full**
 # data set (s = 1):
 #

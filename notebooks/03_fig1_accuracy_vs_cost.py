@@ -19,7 +19,7 @@
 # data-set size), it is charged the measured training cost and time of that run. After each test it
 # recommends a full-data-set configuration (its *incumbent*), which we score with the paper's
 # **Constrained Accuracy** (Eq. 7): the incumbent's true accuracy, scaled by `C_max / C` when its true
-# cost `C` exceeds the limit `C_max` (CNN \$0.10, RNN \$0.02).
+# cost `C` exceeds the limit `C_max` (CNN \\$0.10, RNN \\$0.02).
 #
 # The paper's Fig. 1 plots Accuracy_C against the cumulative optimisation cost, averaged over 10 runs,
 # with the initial design (random sampling) dashed. Its claims: both TrimTuner variants reach high
@@ -73,7 +73,7 @@ best = {b: tj.best_feasible_accuracy(bench) for b, bench in benches.items()}
 fig = plot_metric_vs_cost(curves, init_end, reference=best,
                           suptitle=f"Accuracy$_C$ vs optimisation cost ({profile} profile, mean and 95% CI)")
 save_figure(fig, out / "fig1_accuracy_vs_cost.png")
-write_csv(curves, out / "fig1_accuracy_vs_cost.csv")
+write_csv(curves, out / "fig1_accuracy_vs_cost.csv");
 
 # %% [markdown]
 # ## What one test costs, and where the optimisers end

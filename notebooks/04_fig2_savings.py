@@ -68,7 +68,7 @@ fig_cost = plot_time_to_target(ttt, value="cost", ylabel="optimisation cost to t
 save_figure(fig_cost, out / "fig2b_cost_savings.png")
 fig_time = plot_time_to_target(ttt, value="wall", ylabel="optimisation time to target [s]",
                                suptitle=f"Time to a feasible recommendation with >= {fraction:.0%} of the optimum (Fig. 2a)")
-save_figure(fig_time, out / "fig2a_time_savings.png")
+save_figure(fig_time, out / "fig2a_time_savings.png");
 
 # %% [markdown]
 # ## Savings of TrimTuner-DT: baseline / TrimTuner-DT (median over seeds)

@@ -45,10 +45,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.analysis import studies as study
 from tt_core.experiments import bench, profiles
 
-from tt_core.reporting import paper_values as pv
+from tt_core.reporting import recommendation_time as rt
 from tt_core.data.io import write_csv
 from tt_core.reporting.summary import comparison, save_comparison
 
@@ -73,24 +72,13 @@ for p in plans:
 # times). Each row records the machine and the load average before the measurement.
 
 # %%
-frames = []
-for p in plans:
-    df = bench.bench_recommend(p["settings"], n_obs=p["n_obs"], repeats=p["repeats"], seeds=p["seeds"],
-                               benchmark=p["benchmark"], out=csv_path, resume=True, progress=True)
-    labels = [s.label for s in bench.parse_settings(p["settings"])]
-    keep = (df["benchmark"] == p["benchmark"]) & df["setting"].isin(labels) & df["n_obs"].isin(p["n_obs"]) \
-        & df["seed"].isin(p["seeds"]) & (df["repeat"] < p["repeats"]) & (df["policy"] == "random")
-    frames.append(df[keep])
-measured = pd.concat(frames, ignore_index=True).drop_duplicates(bench.KEY_COLUMNS)
+measured = rt.measure_plans(plans, csv_path)
 machine = measured[["cpu_model", "n_cores", "blas", "blas_threads", "python", "numpy"]].drop_duplicates()
 print(f"{len(measured)} measurements; load average during them: "
       f"{measured['load_1min'].min():.2f} to {measured['load_1min'].max():.2f}")
-busy = measured[measured["load_1min"] > measured["n_cores"]]
-if len(busy):
-    print(f"WARNING: {len(busy)} measurements were taken while other processes kept the machine busy (load average "
-          f"above {int(measured['n_cores'].max())} cores): their times are inflated, GP ones most. For clean "
-          "numbers re-measure on an idle machine, e.g. `tt bench recommend --settings table3 table4 --resume`.")
+print(rt.busy_warning(measured))
 machine
+
 
 # %% [markdown]
 # Where the time goes (median seconds per part; `acq_setup` builds the acquisition: representer points
@@ -111,18 +99,10 @@ parts
 
 # %%
 summary = bench.summarize(measured)
-t3 = summary[summary["setting"].isin(["trimtuner-gp", "trimtuner-dt", "fabolas", "eic", "eic-usd"])].copy()
-t3["paper_min"] = t3["setting"].map(lambda s: pv.TABLE_III_MIN[s][0])
-t3["paper_sd_min"] = t3["setting"].map(lambda s: pv.TABLE_III_MIN[s][1])
-for b, grp in t3.groupby("benchmark"):
-    if "eic" in set(grp["setting"]):
-        eic = float(grp.loc[grp["setting"] == "eic", "median"].iloc[0])
-        t3.loc[grp.index, "x EIc"] = grp["median"] / eic
-t3["paper x EIc"] = t3["paper_min"] / pv.TABLE_III_MIN["eic"][0]
-table3 = t3[["benchmark", "setting", "median", "iqr", "min", "max", "n", "x EIc", "paper_min", "paper_sd_min",
-             "paper x EIc"]].rename(columns={"median": "median_s", "iqr": "iqr_s", "min": "min_s", "max": "max_s"})
+table3 = rt.table3(summary)
 write_csv(table3, out / "table3.csv")
 table3
+
 
 # %% [markdown]
 # ## Table IV: filters and filter fractions (RNN)
@@ -131,22 +111,10 @@ table3
 # default), beside the paper's minutes and the same ratio computed from the paper's minutes.
 
 # %%
-t4 = summary[summary["benchmark"] == "rnn"].copy()
-t4 = t4[t4["setting"].isin([s.label for s in bench.SETTING_GROUPS["table4"]] + ["trimtuner-dt", "trimtuner-gp"])]
-t4["filter"] = t4["filter"].astype(str)
-t4["beta"] = t4["beta"].astype(float)
-t4 = t4.drop_duplicates(["optimizer", "filter", "beta"])
-t4["paper_min"] = [pv.TABLE_IV_MIN.get((f, round(b, 2)), {}).get(o) for o, f, b in zip(t4["optimizer"], t4["filter"],
-                                                                                         t4["beta"])]
-ref = t4[(t4["filter"] == "cea") & (t4["beta"].round(2) == 0.1)].set_index("optimizer")
-t4["x CEA 10%"] = t4["median"] / t4["optimizer"].map(ref["median"])
-t4["paper x CEA 10%"] = t4["paper_min"] / t4["optimizer"].map(ref["paper_min"])
-t4["heuristic"] = [study.heuristic_label(f, b) for f, b in zip(t4["filter"], t4["beta"])]
-table4 = t4[["optimizer", "heuristic", "median", "iqr", "min", "max", "n", "x CEA 10%", "paper_min",
-             "paper x CEA 10%"]].rename(columns={"median": "median_s", "iqr": "iqr_s", "min": "min_s",
-                                                 "max": "max_s"})
+table4 = rt.table4(summary)
 write_csv(table4, out / "table4.csv")
 table4
+
 
 # %% [markdown]
 # ## Targets on this machine
@@ -156,14 +124,10 @@ table4
 # DT at most 10 s and GP at most 120 s (medians).
 
 # %%
-targets = pd.DataFrame([
-    {"optimizer": o, "heuristic": h, "target_s": t}
-    for o, h, t in (("trimtuner-dt", "CEA (10%)", 1.0), ("trimtuner-gp", "CEA (10%)", 20.0),
-                    ("trimtuner-dt", "no filter", 10.0), ("trimtuner-gp", "no filter", 120.0))
-]).merge(table4[["optimizer", "heuristic", "median_s", "max_s", "n"]], on=["optimizer", "heuristic"], how="left")
-targets["met"] = (targets["median_s"] <= targets["target_s"]).where(targets["median_s"].notna())
+targets = rt.targets(table4)
 write_csv(targets, out / "table34_targets.csv")
 targets
+
 
 # %% [markdown]
 # ## Paper vs workbook
@@ -173,41 +137,10 @@ targets
 # the paper's. Orderings (e.g. "CEA 10% is faster than DIRECT 10%") are compared as true/false.
 
 # %%
-rows = []
-s3 = table3[table3["benchmark"] == "rnn"].set_index("setting")
-
-
-def r3(a, b):
-    return float(s3.loc[a, "median_s"] / s3.loc[b, "median_s"]) if a in s3.index and b in s3.index else None
-
-
-for a, b, paper, note in (
-    ("trimtuner-gp", "trimtuner-dt", pv.TABLE_III_TEXT["gp_over_dt"], "text: 'a 13x speed up'"),
-    ("fabolas", "eic", pv.TABLE_III_MIN["fabolas"][0] / pv.TABLE_III_MIN["eic"][0], "Table III minutes"),
-    ("trimtuner-gp", "fabolas", pv.TABLE_III_MIN["trimtuner-gp"][0] / pv.TABLE_III_MIN["fabolas"][0],
-     "Table III minutes ('approximately 30% longer')"),
-    ("trimtuner-dt", "eic", pv.TABLE_III_MIN["trimtuner-dt"][0] / pv.TABLE_III_MIN["eic"][0],
-     "Table III minutes ('almost on par')"),
-):
-    rows.append({"source": "TrimTuner Table III", "item": f"RNN: recommendation time {a} / {b}", "paper": round(paper, 2),
-                 "workbook": r3(a, b), "factor": 2.0, "note": note + "; paper: average of three networks"})
-for _, r in table4.iterrows():
-    if r["heuristic"] == "CEA (10%)" or pd.isna(r["paper x CEA 10%"]):
-        continue
-    rows.append({"source": "TrimTuner Table IV", "item": f"RNN {r['optimizer']}: {r['heuristic']} / CEA (10%) time",
-                 "paper": round(float(r["paper x CEA 10%"]), 2), "workbook": float(r["x CEA 10%"]), "factor": 2.0,
-                 "note": "ratio of medians on one machine"})
-for o in ("trimtuner-gp", "trimtuner-dt"):
-    sub = table4[table4["optimizer"] == o].set_index("heuristic")
-    if {"CEA (10%)", "DIRECT (10%)", "CMA-ES (10%)"} <= set(sub.index):
-        cea = sub.loc["CEA (10%)", "median_s"]
-        rows.append({"source": "TrimTuner Table IV", "item": f"RNN {o}: CEA (10%) faster than DIRECT and CMA-ES (10%)",
-                     "paper": True, "workbook": bool(cea < sub.loc["DIRECT (10%)", "median_s"]
-                                                      and cea < sub.loc["CMA-ES (10%)", "median_s"]),
-                     "note": "text: CEA is more efficient than Direct and CMAES"})
-summary_table = comparison([r for r in rows if r["workbook"] is not None])
+summary_table = comparison(rt.comparison_rows(table3, table4))
 save_comparison(summary_table, "06_tables3_4_recommendation_time", out)
 summary_table
+
 
 # %% [markdown]
 # **Reading the result.** The statements below are generated from the measurements above.

@@ -132,7 +132,7 @@ grid_long = pd.concat(
     [red.stack().rename("cost_reduction").to_frame().join(st.stack().rename("status_code")).assign(network=n)
      for n, (red, st) in grids.items()]
 ).reset_index()
-write_csv(grid_long, out / "fig6_8_cost_reduction.csv")
+write_csv(grid_long, out / "fig6_8_cost_reduction.csv");
 
 # %% [markdown]
 # Below which time limit is the full-size problem infeasible? (The thesis reads "approximately 60
@@ -196,17 +196,7 @@ for name, bench in loaded.items():
 # workbook's value rounds to the printed number. Statements are compared as booleans.
 
 # %%
-all_ranges = [r for r in time_ranges.values() if r is not None]
-statements = [
-    {"source": "thesis §6.2 (Fig. 6.7)", "item": "all networks: some point meeting A_min trains in under a minute (statement)",
-     "paper": True, "workbook": bool(min(r[0] for r in all_ranges) < 60)},
-    {"source": "thesis §6.2 (Fig. 6.7)", "item": "all networks: some point meeting A_min trains for more than 10 minutes (statement)",
-     "paper": True, "workbook": bool(max(r[1] for r in all_ranges) > 600)},
-]
-if "cnn" in loaded:
-    statements.append({"source": "thesis §6.3 text (Fig. 6.8a)", "item": "CNN: time limit below which the full-size problem is infeasible (s)",
-                       "paper": 60, "workbook": round(ss.time_limit_floor(loaded["cnn"], grid_accuracy_min), 1),
-                       "rel_tol": 0.1, "note": "thesis: 'approximately 60 seconds'; workbook at the lowest A_min of the grid"})
+statements = report.statement_rows(time_ranges, loaded, grid_accuracy_min)
 facts = [row for b in loaded.values() for row in report.size_facts_comparison_rows(b)]
 summary = comparison(report.table6_2_comparison_rows(table6_2) + facts + statements + crosstab_rows)
 save_comparison(summary, "08_nephele_subsampling", out)

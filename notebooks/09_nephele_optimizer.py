@@ -95,7 +95,7 @@ print(f"profile {settings['name']}: {len(seeds)} seeds, budgets B = {settings['b
 # own search space instead.
 #
 # The exploration budget *B* is not given in the thesis ("a value that could allow the optimizers
-# to find the optimum"); the workbook uses $20 (CNN) and $2.5 (RNN), enough for the 90th-percentile
+# to find the optimum"); the workbook uses \\$20 (CNN) and \\$2.5 (RNN), enough for the 90th-percentile
 # run of every model-based optimiser to find the optimum of its own space on these data.
 
 # %%
@@ -120,7 +120,7 @@ print(f"{len(specs)} runs, {len(df)} explorations")
 # %% [markdown]
 # ## Table 6.1: what the initial budget buys
 #
-# All optimisers get the same $B_{init}$ (CNN $5, RNN $1). With sub-sampling the same money buys more,
+# All optimisers get the same $B_{init}$ (CNN \\$5, RNN \\$1). With sub-sampling the same money buys more,
 # cheaper tests.
 
 # %%
@@ -259,7 +259,7 @@ summary
 #   thesis' 2.66), reaches any CNO for less money than Lynceus and CherryPick on both networks, and
 #   ends on the optimum (CNO = 1), whereas the optimisers without sub-sampling stop at their floor
 #   (CNN ~4.1, RNN ~2.1): the thesis' "75% reduction" (CNN) and "two times cheaper" (RNN).
-# * Table 6.1 for the RNN: $1 buys about the thesis' number of initial samples, with and without
+# * Table 6.1 for the RNN: \\$1 buys about the thesis' number of initial samples, with and without
 #   sub-sampling.
 # * Lookahead brings little: with h = 1 or 2 Nephele finds the optimum for about the same money as
 #   without lookahead, while each recommendation takes 10-100x longer (1000x with the thesis' full Γ).
@@ -267,14 +267,14 @@ summary
 # *Where it does not.*
 #
 # * The CNN ratios at CNO = 10 (thesis 1.75x and 2.13x) come out smaller on the thesis-style
-#   90th-percentile curves: here Nephele's $5 initial sampling alone does not bring the
-#   90th-percentile run below CNO = 10, so the ratio measures how soon after $5 each method gets there.
+#   90th-percentile curves: here Nephele's \\$5 initial sampling alone does not bring the
+#   90th-percentile run below CNO = 10, so the ratio measures how soon after \\$5 each method gets there.
 #   The median over runs of the spend to reach CNO = 10 (`nephele_reach.csv`, `ratio_median_run`) puts
 #   Lynceus and CherryPick at about 3x Nephele. A 10-seed 90th percentile is essentially the
 #   second-worst run, so these ratios are noisy.
-# * Table 6.1 for the CNN: $5 buys 2-3x more tests than in the thesis. These CNN measurements are
-#   cheaper than the thesis' (its 8 full-size runs for $5 imply ~$0.63 per run; here a full-size CNN
-#   run costs $0.21 on average), while the RNN costs match.
+# * Table 6.1 for the CNN: \\$5 buys 2-3x more tests than in the thesis. These CNN measurements are
+#   cheaper than the thesis' (its 8 full-size runs for \\$5 imply ~\\$0.63 per run; here a full-size CNN
+#   run costs \\$0.21 on average), while the RNN costs match.
 # * RNN at CNO = 2: against the optimum at any size, Lynceus and CherryPick never get there (their floor
 #   is 2.1), so the thesis' 1.2x and 3.67x can only be compared on each optimiser's own-space CNO, where
 #   both baselines spend ~1.2-1.3x Nephele. "CherryPick is always the worst" does not hold here:

@@ -109,9 +109,16 @@ def test_typeset_markdown_draws_maths_and_leaves_money_and_code():
     assert n == 0 and failed == ["\\notacommand{x}"] and "`\\notacommand{x}`" in text
 
 
+def test_money_escaped_for_jupyterlab_prints_as_a_dollar():
+    """The notebooks write money as \\\\$5 (JupyterLab needs two backslashes); the page shows $5."""
+    text, n, failed = typeset_markdown("limit \\\\$0.10 for the CNN and \\\\$0.02 for the RNN, at $s = 1$")
+    assert n == 1 and "limit \\$0.10 for the CNN and \\$0.02" in text  # markdown prints \\$ as $
+
+
 def test_notebook_page_is_offline(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("Eq. 7: $$Accuracy_C = a \\times P(c \\le C_{max})$$"),
+                nbformat.v4.new_markdown_cell("A limit of \\\\$0.10 per run (CNN) and \\\\$0.02 (RNN)."),
                 nbformat.v4.new_code_cell("bar", outputs=[nbformat.v4.new_output(
                     "display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"},
                                           "text/plain": "100%|##########| 12/12"})])]
@@ -120,6 +127,7 @@ def test_notebook_page_is_offline(tmp_path):
     nbformat.write(nb, path)
     page = notebook_to_html(path).read_text()
     assert "tt-math" in page and "100%|##########| 12/12" in page
+    assert "A limit of $0.10 per run (CNN) and $0.02 (RNN)." in page
     assert "widget-view+json" not in page and "widget-state" not in page
     assert not re.search(r"<script[^>]+src=['\"]https?://", page)
     assert "cdnjs" not in page and "unpkg" not in page

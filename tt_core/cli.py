@@ -12,6 +12,7 @@ import math
 import sys
 
 import numpy as np
+from tt_core.data.io import shown
 
 
 def _jsonable(obj):
@@ -42,9 +43,9 @@ def _positive(name):
         try:
             v = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
         if not math.isfinite(v) or v <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown(text)}")
         return v
     return parse
 
@@ -53,7 +54,7 @@ def _fraction(name):
     def parse(text):
         v = _positive(name)(text)
         if v > 1:
-            raise argparse.ArgumentTypeError(f"{name} is a fraction in (0, 1], got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} is a fraction in (0, 1], got {shown(text)}")
         return v
     return parse
 
@@ -333,9 +334,9 @@ def _whole(name: str, minimum: int):
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {shown(text)}") from None
         if v < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {shown(text)}")
         return v
     return parse
 

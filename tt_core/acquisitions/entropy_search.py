@@ -43,6 +43,7 @@ from scipy.stats import norm
 
 from tt_core.models.base import check_X
 from tt_core.acquisitions.epmgp import log_pmin_first_order
+from tt_core.data.io import shown
 
 __all__ = ["sample_representers", "EntropySearch", "InformationGainPerCost", "innovation_nodes"]
 
@@ -93,7 +94,7 @@ def sample_representers(pool, rng, n=50, log_weights=None):
             f"(found values in [{pool[:, -1].min():.4g}, {pool[:, -1].max():.4g}])"
         )
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n (number of representers) must be an integer >= 1, got {n!r}")
+        raise ValueError(f"n (number of representers) must be an integer >= 1, got {shown(n)}")
     rng = np.random.default_rng(rng)
     _, first = np.unique(pool, axis=0, return_index=True)
     keep = np.sort(first)
@@ -157,7 +158,7 @@ class EntropySearch:
         if not np.all(np.isfinite(lam)):
             raise ValueError("lambdas (log proposal densities) must be finite")
         if isinstance(n_innovations, bool) or not isinstance(n_innovations, (int, np.integer)) or n_innovations < 1:
-            raise ValueError(f"n_innovations must be an integer >= 1, got {n_innovations!r}")
+            raise ValueError(f"n_innovations must be an integer >= 1, got {shown(n_innovations)}")
         self.model = model
         self.representers = Z
         self.lambdas = lam

@@ -47,6 +47,7 @@ from numpy.polynomial.hermite import hermgauss
 from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
 from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, _check_threshold, select_incumbent
 from tt_core.models.base import check_X
+from tt_core.data.io import shown
 
 __all__ = ["TrimTunerAcquisition", "gauss_hermite_normal"]
 
@@ -58,7 +59,7 @@ def gauss_hermite_normal(n_roots: int) -> tuple[np.ndarray, np.ndarray]:
     one root gives ``z = 0`` with weight 1.
     """
     if isinstance(n_roots, bool) or not isinstance(n_roots, (int, np.integer)) or n_roots < 1:
-        raise ValueError(f"n_roots must be an int >= 1 (1 = the paper's single root), got {n_roots!r}")
+        raise ValueError(f"n_roots must be an int >= 1 (1 = the paper's single root), got {shown(n_roots)}")
     t, w = hermgauss(int(n_roots))
     return np.sqrt(2.0) * t, w / np.sqrt(np.pi)
 
@@ -94,7 +95,7 @@ class TrimTunerAcquisition:
         self.models = dict(models)
         for name in self._fantasy_models():
             if not callable(getattr(self.models[name], "fantasize", None)):
-                raise ValueError(f"model {name!r} has no fantasize(X_new, y_new) method; TrimTuner needs it")
+                raise ValueError(f"model {shown(name)} has no fantasize(X_new, y_new) method; TrimTuner needs it")
         self.X_full = check_X(X_full, name="X_full")
         if self.X_full.shape[0] == 0:
             raise ValueError("X_full is empty; pass the full-size configurations (ConfigSpace.full_size_X())")

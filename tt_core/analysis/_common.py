@@ -9,20 +9,21 @@ from numbers import Real
 import numpy as np
 
 from tt_core.data.benchmarks import Benchmark, as_benchmark, load_benchmark  # noqa: F401
+from tt_core.data.io import shown
 
 
 def check_number(name: str, value, *, low: float | None = None, high: float | None = None,
                  low_open: bool = False) -> float:
     """``value`` as a finite float within the given bounds, else ValueError naming the argument."""
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise ValueError(f"{name} must be a number, got {shown(value)}")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {shown(value)}")
     if low is not None and (v <= low if low_open else v < low):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {shown(value)}")
     if high is not None and v > high:
-        raise ValueError(f"{name} must be <= {high}, got {value!r}")
+        raise ValueError(f"{name} must be <= {high}, got {shown(value)}")
     return v
 
 
@@ -31,7 +32,7 @@ def check_accuracy(name: str, value) -> float:
     v = check_number(name, value)
     if not 0.0 <= v <= 1.0:
         hint = f" (did you mean {v / 100:g}? accuracies are fractions)" if 1.0 < v <= 100.0 else ""
-        raise ValueError(f"{name} must be a fraction in [0, 1], got {value!r}{hint}")
+        raise ValueError(f"{name} must be a fraction in [0, 1], got {shown(value)}{hint}")
     return v
 
 
@@ -40,7 +41,7 @@ def require_column(benchmark: Benchmark, column: str, what: str) -> None:
     values = benchmark.table[column]
     if values.isna().any():
         raise ValueError(
-            f"benchmark {benchmark.name!r} has no {what} values (column {column!r} is empty); "
+            f"benchmark {shown(benchmark.name)} has no {what} values (column {shown(column)} is empty); "
             f"this analysis needs them"
         )
 

@@ -18,6 +18,7 @@ from scipy import stats
 
 from tt_core.data.benchmarks import Benchmark
 from tt_core.analysis._common import as_benchmark, check_number
+from tt_core.data.io import shown
 
 METRICS = ("accuracy", "training_time", "cost")
 #: Which direction is "better" for each metric (for the top-k overlap).
@@ -91,13 +92,13 @@ def summary_by_factor(
     bench = as_benchmark(benchmark)
     table = with_cores(bench.table)
     if factor not in table.columns or factor in (*METRICS, "curve", "config_id", "s"):
-        raise ValueError(f"unknown factor {factor!r}; choose one of {[*bench.config_columns, 'n_cores']}")
+        raise ValueError(f"unknown factor {shown(factor)}; choose one of {[*bench.config_columns, 'n_cores']}")
     if statistic not in ("median", "mean", "min", "max"):
-        raise ValueError(f"statistic must be median, mean, min or max, got {statistic!r}")
+        raise ValueError(f"statistic must be median, mean, min or max, got {shown(statistic)}")
     keys = [factor] if size is not None else ["size", factor]
     if size is not None:
         if size not in bench.sizes:
-            raise ValueError(f"benchmark {bench.name!r} has no size {size!r}; sizes: {list(bench.sizes)}")
+            raise ValueError(f"benchmark {shown(bench.name)} has no size {shown(size)}; sizes: {list(bench.sizes)}")
         table = table[table["size"] == size]
     return table.groupby(keys)[list(METRICS)].agg(statistic).reset_index()
 
@@ -165,7 +166,7 @@ def learning_curves(
     """
     bench = as_benchmark(benchmark)
     if "curve" not in bench.table.columns:
-        raise ValueError(f"benchmark {bench.name!r} has no learning curves (TrimTuner format only)")
+        raise ValueError(f"benchmark {shown(bench.name)} has no learning curves (TrimTuner format only)")
     t = bench.table
     if config_ids is not None:
         t = t[t["config_id"].isin(list(config_ids))]
@@ -193,7 +194,7 @@ def representative_configs(benchmark: Benchmark | str | os.PathLike, n: int = 6)
     """``n`` configuration ids spread over the full-size accuracy range (quantiles), for plotting."""
     bench = as_benchmark(benchmark)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive whole number, got {n!r}")
+        raise ValueError(f"n must be a positive whole number, got {shown(n)}")
     full = bench.full_size().sort_values(["accuracy", "config_id"]).reset_index(drop=True)
     idx = np.unique(np.round(np.linspace(0, len(full) - 1, n)).astype(int))
     return [int(full.loc[i, "config_id"]) for i in idx]

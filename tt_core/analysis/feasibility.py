@@ -20,6 +20,7 @@ import pandas as pd
 
 from tt_core.data.benchmarks import Benchmark
 from tt_core.analysis._common import as_benchmark, check_accuracy, check_number, pct, py, require_column
+from tt_core.data.io import shown
 
 VARIANTS = ("trimtuner", "thesis")
 #: "High accuracy" threshold of the thesis variant (thesis §7.2, Table 7.1: accuracy of at least 85%).
@@ -69,13 +70,13 @@ def feasibility(
         or a benchmark without cost values.
     """
     if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        raise ValueError(f"variant must be one of {VARIANTS}, got {shown(variant)}")
     bench = as_benchmark(benchmark)
     if max_cost is None:
         max_cost = bench.max_cost
     if max_cost is None:
         raise ValueError(
-            f"benchmark {bench.name!r} has no default cost limit; pass max_cost (USD per training run)"
+            f"benchmark {shown(bench.name)} has no default cost limit; pass max_cost (USD per training run)"
         )
     max_cost = check_number("max_cost", max_cost, low=0.0)
     require_column(bench, "cost", "cost")

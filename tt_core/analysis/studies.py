@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.experiments.bench import _pct
+from tt_core.data.io import shown
 
 __all__ = ["heuristic_label", "label_runs", "run_metrics", "level_summary", "cost_ratio", "beta_trend"]
 
@@ -27,7 +28,7 @@ def heuristic_label(filter: str, beta: float) -> str:
 def label_runs(runs: pd.DataFrame, study: str) -> pd.DataFrame:
     """A copy of ``runs`` whose ``variant`` column names the study's factor (``filter`` or ``beta``)."""
     if study not in ("filter", "beta"):
-        raise ValueError(f"study must be 'filter' or 'beta', got {study!r}")
+        raise ValueError(f"study must be 'filter' or 'beta', got {shown(study)}")
     out = runs.copy()
     filt = out["filter"].where(out["filter"].notna(), "cea").astype(str)
     if study == "filter":

@@ -43,6 +43,7 @@ import pandas as pd
 
 from tt_core.data.benchmarks import Benchmark
 from tt_core.analysis._common import as_benchmark, check_accuracy, check_number, pct, py, require_column
+from tt_core.data.io import shown
 
 #: Constraint status of a point, in the order of the thesis' Tables 6.3-6.5: (time met?, accuracy met?).
 STATUS_LABELS = ("Time/Acc", "notTime/Acc", "Time/notAcc", "notTime/notAcc")
@@ -336,7 +337,7 @@ def constraint_crosstab(
     bench = prepared_benchmark(benchmark)
     a, t = _check_constraints(min_accuracy, max_time)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise ValueError(f"size must be a whole number of images, one of {list(bench.sizes)}; got {size!r}")
+        raise ValueError(f"size must be a whole number of images, one of {list(bench.sizes)}; got {shown(size)}")
     sub = _status(bench.at_size(int(size)), a, t)
     full = _status(bench.full_size(), a, t)
     full, sub = full.align(sub, join="inner")

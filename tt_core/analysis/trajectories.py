@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from tt_core.data.benchmarks import Benchmark
+from tt_core.data.io import shown
 
 RUN_KEYS = ["benchmark", "variant", "seed"]
 
@@ -24,7 +25,7 @@ def best_feasible_accuracy(benchmark: Benchmark, max_cost: float | None = None) 
     full = benchmark.full_size()
     feas = full[full["cost"] <= max_cost]
     if feas.empty:
-        raise ValueError(f"no full-size configuration of {benchmark.name!r} costs <= {max_cost}")
+        raise ValueError(f"no full-size configuration of {shown(benchmark.name)} costs <= {max_cost}")
     return float(feas["accuracy"].max())
 
 
@@ -121,11 +122,11 @@ def savings(ttt: pd.DataFrame, method: str, baselines: list[str], stat: str = "m
     excluded from the statistic; the ``reached`` columns say how many runs count.
     """
     if stat not in ("median", "mean"):
-        raise ValueError(f"stat must be 'median' or 'mean', got {stat!r}")
+        raise ValueError(f"stat must be 'median' or 'mean', got {shown(stat)}")
     if time_col not in ("wall", "time"):
-        raise ValueError(f"time_col must be 'wall' or 'time', got {time_col!r}")
+        raise ValueError(f"time_col must be 'wall' or 'time', got {shown(time_col)}")
     if key not in ttt.columns:
-        raise ValueError(f"time-to-target table has no column {key!r}")
+        raise ValueError(f"time-to-target table has no column {shown(key)}")
     agg = ttt.groupby(["benchmark", key]).agg(
         cost=("cost", stat), time=(time_col, stat), reached=("reached", "sum"), runs=("reached", "size"))
     rows = []

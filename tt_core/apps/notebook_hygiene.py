@@ -1,8 +1,8 @@
 """Saving a workbook notebook in JupyterLab leaves the git tree clean.
 
 JupyterLab saves what is on screen: outputs, execution counts, the kernel's display name, the
-language version. For the workbook's own notebooks (``notebooks/*.ipynb``, tracked in git with their
-outputs stripped) :func:`strip_on_save` is a Jupyter ``pre_save_hook``: it removes outputs and
+language version. For the workbook's own notebooks (``notebooks/*.ipynb`` of a checkout, beside its ``tt_core/``;
+tracked in git with their outputs stripped) :func:`strip_on_save` is a Jupyter ``pre_save_hook``: it removes outputs and
 execution counts and brings the notebook's metadata back to the tracked form before the file is
 written. Notebooks elsewhere are saved untouched (a user's own notebooks keep their outputs).
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import write_text
+from tt_core.data.io import shown
 
 __all__ = ["CANONICAL_KERNELSPEC", "install", "strip_notebook", "strip_on_save"]
 
@@ -53,8 +54,11 @@ def strip_notebook(nb: dict) -> dict:
 
 
 def _is_workbook_notebook(os_path: Path) -> bool:
+    """A notebook in a workbook checkout's ``notebooks/`` folder (this one or another clone)."""
     try:
-        return os_path.resolve().parent == NOTEBOOK_DIR.resolve() and os_path.suffix == ".ipynb"
+        folder = os_path.resolve().parent
+        return (os_path.suffix == ".ipynb" and folder.name == NOTEBOOK_DIR.name
+                and (folder.parent / "tt_core" / "__init__.py").is_file())
     except OSError:
         return False
 
@@ -83,7 +87,7 @@ def install(prefix: str | Path | None = None) -> Path:
         raise ValueError(f"{conf} is not valid JSON ({exc}); fix or remove it, then run `make setup` again") from None
     section = current.setdefault("ContentsManager", {})
     if section.get("pre_save_hook") not in (None, HOOK):
-        raise ValueError(f"{conf} already sets ContentsManager.pre_save_hook = {section['pre_save_hook']!r}; "
+        raise ValueError(f"{conf} already sets ContentsManager.pre_save_hook = {shown(section['pre_save_hook'])}; "
                          f"remove it or chain it with {HOOK}")
     section["pre_save_hook"] = HOOK
     conf.parent.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ import pandas as pd
 
 from tt_core.data.objectives import CallableObjective, Measurement
 from tt_core.data.space import ConfigSpace
+from tt_core.data.io import shown
 
 __all__ = ["DEFAULT_VMS", "PAPER_FRACTIONS", "DigitsJob", "make_space", "optimize_job", "plot_grid", "plot_runs",
            "price_table"]
@@ -76,7 +77,7 @@ def price_table(vms: dict | None = None) -> pd.DataFrame:
             v = spec.get(key) if isinstance(spec, dict) else None
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(v) or v <= 0:
-                raise ValueError(f"VM {name!r}: {key} must be a positive number, got {v!r}")
+                raise ValueError(f"VM {shown(name)}: {key} must be a positive number, got {shown(v)}")
         rows.append({"vm": str(name), **spec, "usd_per_work_hour": spec["price_per_hour"] / spec["speed"]})
     return pd.DataFrame(rows)
 
@@ -148,7 +149,7 @@ class DigitsJob:
         from sklearn.model_selection import train_test_split
 
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+            raise ValueError(f"seed must be a non-negative integer, got {shown(self.seed)}")
         fr = sorted(float(f) for f in self.fractions)
         if not fr or fr[0] <= 0 or not np.isclose(fr[-1], 1.0) or len(set(fr)) != len(fr):
             raise ValueError(f"fractions must be distinct rates in (0, 1] that include 1 (the full training set), "
@@ -157,7 +158,7 @@ class DigitsJob:
             vals = getattr(self, name)
             if not vals or any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
                                or v <= 0 for v in vals):
-                raise ValueError(f"{name} must be a non-empty tuple of positive numbers, got {vals!r}")
+                raise ValueError(f"{name} must be a non-empty tuple of positive numbers, got {shown(vals)}")
         self.prices = price_table(self.vms)
         X, y = load_digits(return_X_y=True)
         X = X / 16.0
@@ -218,7 +219,7 @@ class DigitsJob:
             raise ValueError(f"size {size} is not one of the job's sizes {list(self.sizes)}")
         prices = self.prices.set_index("vm")
         if str(config.get("vm")) not in prices.index:
-            raise ValueError(f"unknown VM type {config.get('vm')!r}; the price table has {prices.index.tolist()}")
+            raise ValueError(f"unknown VM type {shown(config.get('vm'))}; the price table has {prices.index.tolist()}")
         vm = prices.loc[str(config["vm"])]
         model = MLPClassifier(hidden_layer_sizes=(int(config["hidden_units"]),),
                               learning_rate_init=float(config["learning_rate_init"]),
@@ -307,7 +308,7 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
     if max_cost is None and max_time is None:
         raise ValueError("optimize_job needs a constraint: max_cost (USD per full-size run) and/or max_time (s)")
     if spec(optimizer).objective == "cost":
-        raise ValueError(f"{optimizer!r} minimises the cost under an accuracy bound and a budget; optimize_job "
+        raise ValueError(f"{shown(optimizer)} minimises the cost under an accuracy bound and a budget; optimize_job "
                          "maximises the accuracy under max_cost/max_time: use one of "
                          f"{[n for n in available() if spec(n).objective != 'cost']}")
     opt = make_optimizer(optimizer, job.space(), seed=seed, beta=beta, filter=filter, max_cost=max_cost,
@@ -337,7 +338,7 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
 
     replay = Replay(opt, measure, score, {"max_cost": max_cost, "max_time": max_time, "min_accuracy": None})
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)):
-        raise ValueError(f"iterations must be an integer number of tests, got {iterations!r}")
+        raise ValueError(f"iterations must be an integer number of tests, got {shown(iterations)}")
     replay.check_iterations(iterations)
     traj = replay.run(iterations)
     traj.insert(traj.columns.get_loc("size") + 1, "s", traj["size"] / job.max_size)

@@ -28,6 +28,7 @@ import pandas as pd
 from tt_core.data.benchmarks import Benchmark
 from tt_core.bo.history import loss_target
 from tt_core.data.space import ConfigSpace
+from tt_core.data.io import shown
 
 __all__ = ["TourStep", "cea_filter", "comparison_rows", "incumbent_progress", "search_space", "subsampling_scatter",
            "surrogates"]
@@ -122,7 +123,7 @@ def subsampling_scatter(benchmarks=("cnn", "rnn"), fraction: float = 0.1) -> Tou
     from scipy import stats
 
     if not 0 < fraction < 1:
-        raise ValueError(f"fraction must lie in (0, 1) (a sub-sampling rate such as 0.1), got {fraction!r}")
+        raise ValueError(f"fraction must lie in (0, 1) (a sub-sampling rate such as 0.1), got {shown(fraction)}")
     benches = [as_benchmark(b) for b in benchmarks]
     fig, axes = plt.subplots(1, len(benches), figsize=(5.4 * len(benches), 4.8), squeeze=False,
                              constrained_layout=True)

@@ -29,6 +29,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy.special import ndtr
+from tt_core.data.io import shown
 
 #: Which model (log-space target) predicts each constrainable quantity.
 MODEL_FOR_QUANTITY: dict[str, str] = {"accuracy": "loss", "cost": "cost", "time": "time"}
@@ -56,15 +57,15 @@ class Constraint:
     def __post_init__(self) -> None:
         if self.quantity not in MODEL_FOR_QUANTITY:
             raise ValueError(
-                f"unknown constrained quantity {self.quantity!r}; known quantities: {sorted(MODEL_FOR_QUANTITY)}"
+                f"unknown constrained quantity {shown(self.quantity)}; known quantities: {sorted(MODEL_FOR_QUANTITY)}"
             )
         if self.upper is None and self.lower is None:
-            raise ValueError(f"constraint on {self.quantity!r} needs an upper and/or a lower bound")
+            raise ValueError(f"constraint on {shown(self.quantity)} needs an upper and/or a lower bound")
         for name in ("upper", "lower"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer))
                                   or not math.isfinite(v)):
-                raise ValueError(f"constraint on {self.quantity!r}: {name} must be a finite number, got {v!r}")
+                raise ValueError(f"constraint on {shown(self.quantity)}: {name} must be a finite number, got {shown(v)}")
         lo, hi = self.lower, self.upper
         if self.quantity == "accuracy":
             for name, v in (("upper", hi), ("lower", lo)):
@@ -73,13 +74,13 @@ class Constraint:
         else:
             if hi is not None and hi <= 0:
                 raise ValueError(
-                    f"constraint on {self.quantity!r}: upper must be > 0 (the quantity is modelled in log space), "
+                    f"constraint on {shown(self.quantity)}: upper must be > 0 (the quantity is modelled in log space), "
                     f"got {hi}"
                 )
             if lo is not None and lo < 0:
-                raise ValueError(f"constraint on {self.quantity!r}: lower must be >= 0, got {lo}")
+                raise ValueError(f"constraint on {shown(self.quantity)}: lower must be >= 0, got {lo}")
         if lo is not None and hi is not None and lo > hi:
-            raise ValueError(f"constraint on {self.quantity!r}: lower ({lo}) must not exceed upper ({hi})")
+            raise ValueError(f"constraint on {shown(self.quantity)}: lower ({lo}) must not exceed upper ({hi})")
 
     @property
     def model(self) -> str:
@@ -113,7 +114,7 @@ class Constraint:
         mean = np.asarray(mean, dtype=float)
         std = np.asarray(std, dtype=float)
         if np.any(std < 0) or not np.all(np.isfinite(std)) or not np.all(np.isfinite(mean)):
-            raise ValueError(f"constraint on {self.quantity!r}: predictions must be finite with std >= 0")
+            raise ValueError(f"constraint on {shown(self.quantity)}: predictions must be finite with std >= 0")
         lo, hi = self.log_bounds()
         return _interval_probability(mean, std, lo, hi)
 
@@ -152,7 +153,7 @@ def check_constraints(constraints: Iterable[Constraint] | None) -> tuple[Constra
     out = tuple(constraints)
     for c in out:
         if not isinstance(c, Constraint):
-            raise ValueError(f"constraints must be Constraint objects, got {type(c).__name__}: {c!r}")
+            raise ValueError(f"constraints must be Constraint objects, got {type(c).__name__}: {shown(c)}")
     return out
 
 
@@ -175,11 +176,11 @@ def check_models(models: Mapping[str, object], constraints: Iterable[Constraint]
         )
     for name in need:
         if name not in models:
-            raise ValueError(f"a {name!r} model is required; models given: {sorted(models)}")
+            raise ValueError(f"a {shown(name)} model is required; models given: {sorted(models)}")
     for c in check_constraints(constraints):
         if c.model not in models:
             raise ValueError(
-                f"constraint on {c.quantity!r} needs a {c.model!r} model (of ln {c.quantity if c.model != LOSS else '(1 - accuracy)'}), "
+                f"constraint on {shown(c.quantity)} needs a {shown(c.model)} model (of ln {c.quantity if c.model != LOSS else '(1 - accuracy)'}), "
                 f"but models has only {sorted(models)}; add that model or drop the constraint"
             )
 
@@ -189,7 +190,7 @@ def predict_log(models: Mapping[str, object], X, names: Iterable[str]) -> dict[s
     out = {}
     for name in names:
         if name not in models:
-            raise ValueError(f"no {name!r} model; models given: {sorted(models)}")
+            raise ValueError(f"no {shown(name)} model; models given: {sorted(models)}")
         mean, std = models[name].predict(X, return_std=True)
         out[name] = (np.asarray(mean, dtype=float).ravel(), np.asarray(std, dtype=float).ravel())
     return out
@@ -219,7 +220,7 @@ def probability_of_constraints(preds: Mapping[str, tuple[np.ndarray, np.ndarray]
     for c in constraints:
         if c.model not in preds:
             raise ValueError(
-                f"constraint on {c.quantity!r} needs predictions of the {c.model!r} model, but preds has only "
+                f"constraint on {shown(c.quantity)} needs predictions of the {shown(c.model)} model, but preds has only "
                 f"{sorted(preds)}; model that quantity or drop the constraint"
             )
         mean, std = preds[c.model]
@@ -258,7 +259,7 @@ def observed_feasible(constraints: Iterable[Constraint], observations: Mapping[s
     for c in constraints:
         if c.quantity not in obs:
             raise ValueError(
-                f"constraint on {c.quantity!r} but no observed {c.quantity!r}; observations have {sorted(obs)}"
+                f"constraint on {shown(c.quantity)} but no observed {shown(c.quantity)}; observations have {sorted(obs)}"
             )
         ok &= c.satisfied(obs[c.quantity])
     return ok

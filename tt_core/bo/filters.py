@@ -54,6 +54,7 @@ from scipy.spatial import cKDTree
 
 from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
 from tt_core.models.base import check_X
+from tt_core.data.io import shown
 
 __all__ = [
     "FILTERS", "apply_filter", "cea_scores", "filter_candidates", "get_filter", "n_keep", "register_filter",
@@ -72,7 +73,7 @@ def n_keep(beta: float, n: int) -> int:
     """
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)) \
             or not math.isfinite(beta) or not 0.0 < beta <= 1.0:
-        raise ValueError(f"beta must be a fraction in (0, 1] (the paper uses 0.1), got {beta!r}")
+        raise ValueError(f"beta must be a fraction in (0, 1] (the paper uses 0.1), got {shown(beta)}")
     if n < 1:
         raise ValueError("the candidate set is empty; there is nothing to filter (every pair has been tested?)")
     # guard against 0.1 * 1440 = 144.00000000000003 -> 145
@@ -107,7 +108,7 @@ def _as_rng(rng) -> np.random.Generator:
         return rng
     if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
         return np.random.default_rng(rng)
-    raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed or None, got {rng!r}")
+    raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed or None, got {shown(rng)}")
 
 
 # ---------------------------------------------------------------------------------------------- filters
@@ -249,9 +250,9 @@ def register_filter(name: str, fn: FilterFn, overwrite: bool = False) -> None:
     if not isinstance(name, str) or not name:
         raise ValueError("filter name must be a non-empty string")
     if not callable(fn):
-        raise ValueError(f"filter {name!r} must be callable")
+        raise ValueError(f"filter {shown(name)} must be callable")
     if name in FILTERS and not overwrite:
-        raise ValueError(f"filter {name!r} is already registered; pass overwrite=True to replace it")
+        raise ValueError(f"filter {shown(name)} is already registered; pass overwrite=True to replace it")
     FILTERS[name] = fn
 
 
@@ -260,7 +261,7 @@ def get_filter(name: str) -> FilterFn:
     try:
         return FILTERS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown filter {name!r}; known filters: {sorted(FILTERS)}") from None
+        raise ValueError(f"unknown filter {shown(name)}; known filters: {sorted(FILTERS)}") from None
 
 
 def filter_candidates(name: str, X_untested, beta: float, *, models: Mapping[str, object] | None = None,
@@ -304,7 +305,7 @@ def filter_candidates(name: str, X_untested, beta: float, *, models: Mapping[str
     idx = np.asarray(fn(X, k, models=models, constraints=constraints, objective=objective, rng=_as_rng(rng)),
                      dtype=int).ravel()
     if idx.size == 0 or np.any(idx < 0) or np.any(idx >= X.shape[0]) or len(np.unique(idx)) != idx.size:
-        raise ValueError(f"filter {name!r} returned invalid indices; it must return distinct rows of X_untested")
+        raise ValueError(f"filter {shown(name)} returned invalid indices; it must return distinct rows of X_untested")
     return idx
 
 

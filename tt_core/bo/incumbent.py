@@ -26,6 +26,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
+from tt_core.data.io import shown
 
 #: P(all constraints hold) at or above which a configuration counts as predicted feasible.
 FEASIBILITY_THRESHOLD = 0.5
@@ -154,4 +155,4 @@ def best_observed(history, objective: str, max_size: int | None = None) -> tuple
             return None
         row = h.iloc[int(np.argmin(h["cost"].to_numpy(float)))]
         return int(row["config_id"]), int(row["size"])
-    raise ValueError(f"objective must be 'accuracy' or 'cost', got {objective!r}")
+    raise ValueError(f"objective must be 'accuracy' or 'cost', got {shown(objective)}")

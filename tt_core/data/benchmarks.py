@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data.cost_model import DEFAULT_COST_MODEL, CostModel
+from tt_core.data.io import shown
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
@@ -135,7 +136,7 @@ def _spec(name: str) -> BenchmarkSpec:
     key = name.lower()
     if key not in REGISTRY:
         raise BenchmarkError(
-            f"unknown benchmark {name!r}; registered benchmarks: {sorted(REGISTRY)} "
+            f"unknown benchmark {shown(name)}; registered benchmarks: {sorted(REGISTRY)} "
             "(or pass the path of a CSV file in the TrimTuner or generic format)"
         )
     return REGISTRY[key]
@@ -145,7 +146,7 @@ def locate(name: str) -> tuple[Path, str]:
     """Return ``(path, where)`` of a registered benchmark's file, or raise with how to get it."""
     spec = _spec(name)
     if not spec.public:
-        raise BenchmarkError(f"benchmark {spec.name!r}: {spec.reason_unavailable}")
+        raise BenchmarkError(f"benchmark {shown(spec.name)}: {spec.reason_unavailable}")
     import warnings
 
     problem = data_dir_problem()
@@ -161,7 +162,7 @@ def locate(name: str) -> tuple[Path, str]:
                 return candidate, label
     where = "\n  ".join(str(d) for _, d in search_dirs())
     raise BenchmarkError(
-        f"benchmark {spec.name!r}: file {spec.file} not found. Searched:\n  {where}\n"
+        f"benchmark {shown(spec.name)}: file {spec.file} not found. Searched:\n  {where}\n"
         f"Run `tt data fetch {spec.name}` (needs internet), or download {spec.url} yourself and put it "
         f"in one of those folders (or point TT_DATA_DIR at its folder)."
     )
@@ -171,7 +172,7 @@ def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: flo
     """Download a registered benchmark into the cache, verify its sha256, write it atomically."""
     spec = _spec(name)
     if not spec.public:
-        raise BenchmarkError(f"cannot fetch {spec.name!r}: {spec.reason_unavailable}")
+        raise BenchmarkError(f"cannot fetch {shown(spec.name)}: {spec.reason_unavailable}")
     dest_dir = Path(dest) if dest is not None else cache_dir()
     target = dest_dir / spec.file
     if target.is_file() and not force and sha256_of(target) == spec.sha256:
@@ -273,7 +274,7 @@ class Benchmark:
     def at_size(self, size: int) -> pd.DataFrame:
         """Rows at one training-set size, one per configuration, ordered by config_id."""
         if size not in self.sizes:
-            raise BenchmarkError(f"benchmark {self.name!r} has no size {size}; sizes: {list(self.sizes)}")
+            raise BenchmarkError(f"benchmark {shown(self.name)} has no size {size}; sizes: {list(self.sizes)}")
         return self.table[self.table["size"] == size].sort_values("config_id").reset_index(drop=True)
 
     def full_size(self) -> pd.DataFrame:
@@ -288,7 +289,7 @@ class Benchmark:
         """The measured row of one (configuration, size)."""
         rows = self.table[(self.table["config_id"] == config_id) & (self.table["size"] == size)]
         if len(rows) != 1:
-            raise BenchmarkError(f"benchmark {self.name!r} has no measurement for config {config_id} at size {size}")
+            raise BenchmarkError(f"benchmark {shown(self.name)} has no measurement for config {config_id} at size {size}")
         return rows.iloc[0]
 
 
@@ -328,7 +329,7 @@ def load_benchmark(
         path = Path(name_or_path).expanduser()
         if not path.is_file():
             raise BenchmarkError(
-                f"{key!r} is neither a registered benchmark ({sorted(REGISTRY)}) nor an existing file"
+                f"{shown(key)} is neither a registered benchmark ({sorted(REGISTRY)}) nor an existing file"
             )
         name = path.stem
     raw = _read_csv(path)
@@ -434,27 +435,27 @@ def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False,
     empty = text == ""
     if empty.any():
         i = int(np.flatnonzero(empty.to_numpy())[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: empty value (every row needs a number)")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: empty value (every row needs a number)")
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column {col!r}: {raw[col].iloc[i]!r} is not a finite number"
+            f"{path}, line {_line(i)}, column {shown(col)}: {shown(raw[col].iloc[i])} is not a finite number"
         )
     if positive and (values <= 0).any():
         i = int(np.flatnonzero(values <= 0)[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be > 0")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: {values[i]:g} must be > 0")
     if integer and (values != np.round(values)).any():
         i = int(np.flatnonzero(values != np.round(values))[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: {values[i]:g} must be a whole number")
+        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: {values[i]:g} must be a whole number")
     if plausible is not None:
         lo, hi = PLAUSIBLE[plausible]
         out = (values < lo) | (values > hi)
         if out.any():
             i = int(np.flatnonzero(out)[0])
             raise BenchmarkError(
-                f"{path}, line {_line(i)}, column {col!r}: {raw[col].iloc[i].strip()} is outside the plausible range "
+                f"{path}, line {_line(i)}, column {shown(col)}: {raw[col].iloc[i].strip()} is outside the plausible range "
                 f"[{lo:g}, {hi:g}] (a typo or another unit?)"
             )
     return values
@@ -480,7 +481,7 @@ def _check_accuracy(acc: np.ndarray, path: Path, col: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column {col!r}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
+            f"{path}, line {_line(i)}, column {shown(col)}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
         )
 
 
@@ -499,7 +500,7 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
             f"{TRIMTUNER_COLUMNS}. Rename or drop them, or load with extra_columns='ignore'"
         )
     if extra_columns not in ("error", "ignore"):
-        raise ValueError(f"extra_columns must be 'error' or 'ignore', got {extra_columns!r}")
+        raise ValueError(f"extra_columns must be 'error' or 'ignore', got {shown(extra_columns)}")
 
     n_workers = _numeric(raw, "n_workers", path, positive=True, integer=True, plausible="n_workers")
     lr = _numeric(raw, "learning_rate", path, positive=True, plausible="learning_rate")
@@ -516,14 +517,14 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
     if bad_sync.any():
         i = int(np.flatnonzero(bad_sync.to_numpy())[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column 'synchronism': {raw['synchronism'].iloc[i]!r} must be 'sync' or 'async'"
+            f"{path}, line {_line(i)}, column 'synchronism': {shown(raw['synchronism'].iloc[i])} must be 'sync' or 'async'"
         )
     vm = raw["vm_flavor"].str.strip()
     bad_vm = ~vm.isin(list(cost_model.prices))
     if bad_vm.any():
         i = int(np.flatnonzero(bad_vm.to_numpy())[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column 'vm_flavor': unknown VM flavour {vm.iloc[i]!r}; the cost model "
+            f"{path}, line {_line(i)}, column 'vm_flavor': unknown VM flavour {shown(vm.iloc[i])}; the cost model "
             f"has prices for {cost_model.flavors} (pass a CostModel with its price to load this file)"
         )
     if "intermediate_acc_values" in header:
@@ -577,7 +578,7 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchm
         empty = text == ""
         if empty.any():
             i = int(np.flatnonzero(empty.to_numpy())[0])
-            raise BenchmarkError(f"{path}, line {_line(i)}, column {col!r}: empty value")
+            raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: empty value")
         as_num = pd.to_numeric(text, errors="coerce")
         table[col] = as_num.to_numpy(float) if as_num.notna().all() else text.to_numpy(dtype=object)
     table["size"] = _numeric(raw, "size", path, positive=True, integer=True, plausible="size").astype(int)
@@ -644,7 +645,7 @@ def price_per_second(benchmark: Benchmark) -> np.ndarray:
     missing = sorted(set(configs["config_id"]) - set(ratio.index))
     if missing:
         raise ValueError(
-            f"benchmark {benchmark.name!r}: cannot derive a price per second for config(s) {missing[:5]} "
+            f"benchmark {shown(benchmark.name)}: cannot derive a price per second for config(s) {missing[:5]} "
             "(they need rows with cost > 0 and training_time > 0, or a cost model)"
         )
     return ratio.reindex(configs["config_id"]).to_numpy(dtype=float)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
+from tt_core.data.io import shown
 
 #: AWS on-demand hourly prices (USD) used by the TrimTuner authors.
 AWS_T2_PRICES: dict[str, float] = {
@@ -51,11 +52,11 @@ class CostModel:
         for name, price in self.prices.items():
             if not (isinstance(price, (int, float)) and np.isfinite(price) and price >= 0):
                 raise ValueError(
-                    f"price of VM flavour {name!r} must be a finite number >= 0 (USD per hour), got {price!r}"
+                    f"price of VM flavour {shown(name)} must be a finite number >= 0 (USD per hour), got {shown(price)}"
                 )
         if self.ps_flavor is not None and self.ps_flavor not in self.prices:
             raise ValueError(
-                f"parameter-server flavour {self.ps_flavor!r} has no price; known flavours: "
+                f"parameter-server flavour {shown(self.ps_flavor)} has no price; known flavours: "
                 f"{sorted(self.prices)} (or pass ps_flavor=None)"
             )
 

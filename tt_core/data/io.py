@@ -68,3 +68,22 @@ def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(path).suffix.lstrip(".") or "png")
     return Path(path)
+
+
+def shown(value) -> str:
+    """``repr`` of a value for a message a person reads: numpy scalars and arrays as the plain Python
+    values they hold (``-1.0``, not ``np.float64(-1.0)``), everything else as ``repr``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shown(np.float64(-1.0)), shown(np.int64(3)), shown(np.array([1, 2])), shown("cnn"), shown(None)
+    ('-1.0', '3', '[1, 2]', "'cnn'", 'None')
+    """
+    tolist = getattr(value, "tolist", None)
+    if tolist is not None and type(value).__module__ == "numpy":
+        try:
+            return repr(tolist())
+        except (TypeError, ValueError):
+            pass
+    return repr(value)

@@ -14,6 +14,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from tt_core.data.benchmarks import Benchmark
+from tt_core.data.io import shown
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class ReplayObjective:
         key = (int(config_id), int(size))
         if key not in self._index:
             raise ValueError(
-                f"benchmark {self.benchmark.name!r} has no measurement of configuration {config_id} at size "
+                f"benchmark {shown(self.benchmark.name)} has no measurement of configuration {config_id} at size "
                 f"{size}; sizes: {list(self.benchmark.sizes)}, configurations 0..{self.benchmark.n_configs - 1}"
             )
         i = self._index[key]
@@ -77,7 +78,7 @@ class CallableObjective:
         out = self.fn(config, int(size))
         if not isinstance(out, dict) or "accuracy" not in out:
             raise ValueError(
-                f"the objective must return a dict with 'accuracy' and 'cost' and/or 'time'; got {out!r}"
+                f"the objective must return a dict with 'accuracy' and 'cost' and/or 'time'; got {shown(out)}"
             )
         acc = float(out["accuracy"])
         if not 0.0 <= acc <= 1.0:

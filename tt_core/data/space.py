@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from tt_core.data.io import shown
 
 #: Default orders of known categorical columns, used when a column's values are all listed here.
 DEFAULT_CATEGORICAL_ORDERS: dict[str, tuple[Any, ...]] = {
@@ -82,18 +83,18 @@ class ColumnEncoding:
             unknown = sorted({str(v) for v in values if v not in codes})
             if unknown:
                 raise ValueError(
-                    f"column {self.name!r}: unknown value(s) {unknown}; known values: {list(self.categories)}"
+                    f"column {shown(self.name)}: unknown value(s) {unknown}; known values: {list(self.categories)}"
                 )
             k = len(self.categories)
             j = np.array([codes[v] for v in values], dtype=float)
             return j / (k - 1) if k > 1 else np.zeros_like(j)
         if not np.all(np.isfinite(values)):
-            raise ValueError(f"column {self.name!r}: values must be finite numbers")
+            raise ValueError(f"column {shown(self.name)}: values must be finite numbers")
         if self.high == self.low:
             return np.zeros_like(values)
         if self.kind == "log":
             if np.any(values <= 0):
-                raise ValueError(f"column {self.name!r} is log-scaled; its values must be > 0")
+                raise ValueError(f"column {shown(self.name)} is log-scaled; its values must be > 0")
             return (np.log(values) - np.log(self.low)) / (np.log(self.high) - np.log(self.low))
         return (values - self.low) / (self.high - self.low)
 
@@ -127,23 +128,23 @@ def _is_numeric(series: pd.Series) -> bool:
 def _column_encoding(name: str, series: pd.Series, order: Sequence[Any] | None) -> ColumnEncoding:
     values = series.dropna().unique()
     if len(values) != len(series.unique()):
-        raise ValueError(f"configuration column {name!r} has missing values; fill or drop them first")
+        raise ValueError(f"configuration column {shown(name)} has missing values; fill or drop them first")
     if order is not None:
         order = tuple(order)
         if len(set(order)) != len(order):
-            raise ValueError(f"categorical_order[{name!r}] lists a value twice: {list(order)}")
+            raise ValueError(f"categorical_order[{shown(name)}] lists a value twice: {list(order)}")
         known = set(order)
         missing = sorted({str(v) for v in values if v not in known})
         if missing:
             raise ValueError(
-                f"categorical_order[{name!r}] lacks value(s) {missing} that occur in the table; "
+                f"categorical_order[{shown(name)}] lacks value(s) {missing} that occur in the table; "
                 f"list every value of the column"
             )
         return ColumnEncoding(name, "categorical", categories=order)
     if _is_numeric(series):
         vals = series.to_numpy(dtype=float)
         if not np.all(np.isfinite(vals)):
-            raise ValueError(f"configuration column {name!r} has non-finite values")
+            raise ValueError(f"configuration column {shown(name)} has non-finite values")
         lo, hi = float(vals.min()), float(vals.max())
         kind = "log" if lo > 0 and hi / lo >= LOG_RATIO else "linear"
         return ColumnEncoding(name, kind, low=lo, high=hi)

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data.io import write_csv
+from tt_core.data.io import shown
 
 __all__ = [
     "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
@@ -80,17 +81,17 @@ class Setting:
         from tt_core.optimizers import available
 
         if self.optimizer not in available():
-            raise ValueError(f"unknown optimizer {self.optimizer!r}; known optimizers: {available()}")
+            raise ValueError(f"unknown optimizer {shown(self.optimizer)}; known optimizers: {available()}")
         from tt_core.optimizers.registry import spec
 
         if spec(self.optimizer).family == "budgeted":
-            raise ValueError(f"{self.optimizer!r} is timed by time_recommendations (thesis §6.5, notebook 09); "
+            raise ValueError(f"{shown(self.optimizer)} is timed by time_recommendations (thesis §6.5, notebook 09); "
                              "tt bench recommend times the TrimTuner-family optimisers")
         if self.filter is not None and self.filter not in FILTERS:
-            raise ValueError(f"unknown filter {self.filter!r}; known filters: {sorted(FILTERS)}")
+            raise ValueError(f"unknown filter {shown(self.filter)}; known filters: {sorted(FILTERS)}")
         b = self.beta
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or not 0.0 < b <= 1.0:
-            raise ValueError(f"beta must be a fraction in (0, 1] (e.g. 0.1 or 10%), got {b!r}")
+            raise ValueError(f"beta must be a fraction in (0, 1] (e.g. 0.1 or 10%), got {shown(b)}")
         object.__setattr__(self, "beta", float(b))
 
     @property
@@ -108,10 +109,10 @@ class Setting:
         if isinstance(text, Setting):
             return text
         if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], e.g. trimtuner-dt:cea:10%; got {text!r}")
+            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], e.g. trimtuner-dt:cea:10%; got {shown(text)}")
         parts = [p.strip() for p in text.strip().split(":")]
         if len(parts) > 3:
-            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], got {text!r}")
+            raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], got {shown(text)}")
         opt = parts[0]
         filt = parts[1] if len(parts) > 1 and parts[1] not in ("", "default") else None
         beta = 0.1
@@ -120,8 +121,8 @@ class Setting:
             try:
                 beta = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
             except ValueError:
-                raise ValueError(f"beta in setting {text!r} must be a fraction (0.1) or a percentage (10%), "
-                                 f"got {raw!r}") from None
+                raise ValueError(f"beta in setting {shown(text)} must be a fraction (0.1) or a percentage (10%), "
+                                 f"got {shown(raw)}") from None
         if filt == "none":
             beta = 1.0
         return cls(opt, filt, beta)
@@ -262,7 +263,7 @@ def replay_pairs(opt, n_obs: int, seed: int) -> list[tuple[int, int]]:
 
 def _check_n_obs(opt, n_obs) -> None:
     if isinstance(n_obs, bool) or not isinstance(n_obs, (int, np.integer)):
-        raise ValueError(f"n_obs must be an integer, got {n_obs!r}")
+        raise ValueError(f"n_obs must be an integer, got {shown(n_obs)}")
     if n_obs < max(opt.n_init, 2):
         raise ValueError(f"n_obs={n_obs} is smaller than the initial design ({opt.n_init} tests) of "
                          f"{getattr(opt, 'name', type(opt).__name__)}; use n_obs >= {max(opt.n_init, 2)}")
@@ -282,9 +283,9 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     setting = Setting.parse(setting)
     if policy not in ("random", "own"):
         raise ValueError(f"policy must be 'random' (seeded random observations) or 'own' (the optimiser's "
-                         f"own suggestions), got {policy!r}")
+                         f"own suggestions), got {shown(policy)}")
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+        raise ValueError(f"repeats must be an integer >= 1, got {shown(repeats)}")
     bench = as_benchmark(benchmark)
     replay = ReplayObjective(bench)
     opt = _make(setting, bench, seed)
@@ -402,7 +403,7 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
     n_obs = _int_list(n_obs, "n_obs")
     seeds = _int_list(seeds, "seeds")
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+        raise ValueError(f"repeats must be an integer >= 1, got {shown(repeats)}")
     bench = as_benchmark(benchmark)
     previous = read_bench_csv(out) if (resume and out is not None and Path(out).is_file()) else None
     done = set()
@@ -453,7 +454,7 @@ def _blas_limit(n):
         yield
         return
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"blas_threads must be an integer >= 1, got {n!r}")
+        raise ValueError(f"blas_threads must be an integer >= 1, got {shown(n)}")
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=int(n), user_api="blas"):
@@ -466,7 +467,7 @@ def _int_list(values, name) -> list[int]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ValueError(f"{name} must be integers, got {v!r}")
+            raise ValueError(f"{name} must be integers, got {shown(v)}")
         out.append(int(v))
     if not out:
         raise ValueError(f"{name} is empty")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from tt_core.data.io import shown
 
 
 def accuracy_c(accuracy, cost, max_cost):
@@ -29,7 +30,7 @@ def accuracy_c(accuracy, cost, max_cost):
         NaN where there is no recommendation (NaN input).
     """
     if max_cost is None or not np.isfinite(max_cost) or max_cost <= 0:
-        raise ValueError(f"max_cost must be a positive number, got {max_cost!r}")
+        raise ValueError(f"max_cost must be a positive number, got {shown(max_cost)}")
     a = np.asarray(accuracy, dtype=float)
     c = np.asarray(cost, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -40,7 +41,7 @@ def accuracy_c(accuracy, cost, max_cost):
 def accuracy_c_thesis(accuracy, cost, max_cost):
     """Thesis Eq. 7.1: accuracy if the recommendation is feasible, else 0."""
     if max_cost is None or not np.isfinite(max_cost) or max_cost <= 0:
-        raise ValueError(f"max_cost must be a positive number, got {max_cost!r}")
+        raise ValueError(f"max_cost must be a positive number, got {shown(max_cost)}")
     a = np.asarray(accuracy, dtype=float)
     c = np.asarray(cost, dtype=float)
     out = np.where(np.isnan(a), np.nan, np.where(c <= max_cost, a, 0.0))
@@ -50,7 +51,7 @@ def accuracy_c_thesis(accuracy, cost, max_cost):
 def cno(cost, optimum_cost):
     """Cost normalised by the optimum (thesis Eq. 6.1); 1 means the optimum was found."""
     if not optimum_cost > 0:
-        raise ValueError(f"optimum_cost must be > 0, got {optimum_cost!r}")
+        raise ValueError(f"optimum_cost must be > 0, got {shown(optimum_cost)}")
     return np.asarray(cost, dtype=float) / optimum_cost
 
 
@@ -75,7 +76,7 @@ def optimum(benchmark: Benchmark, min_accuracy: float, max_time: float,
     if feas.empty:
         where = "at the full size" if full_size_only else "at any size"
         raise ValueError(
-            f"benchmark {benchmark.name!r}: no point meets A >= {min_accuracy} and T <= {max_time} s {where}; "
+            f"benchmark {shown(benchmark.name)}: no point meets A >= {min_accuracy} and T <= {max_time} s {where}; "
             "the CNO (thesis Eq. 6.1) is undefined - relax the constraints"
         )
     return feas.loc[feas["cost"].idxmin()]

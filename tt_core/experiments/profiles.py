@@ -19,6 +19,7 @@ Table 6.1) and :data:`EXPLORATION_BUDGETS` (this workbook's choice: the thesis g
 from __future__ import annotations
 
 import copy
+from tt_core.data.io import shown
 
 #: Thesis Table 6.1: initial-sampling budget B_init per network (USD).
 INITIAL_BUDGETS = {"cnn": 5.0, "rnn": 1.0, "mlp": 2.0}
@@ -84,7 +85,7 @@ NAMES = ("quick", "paper")
 def check_profile(profile: str) -> str:
     """``profile`` itself, or a ValueError listing the known profiles."""
     if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; known profiles: {list(NAMES)}")
+        raise ValueError(f"unknown profile {shown(profile)}; known profiles: {list(NAMES)}")
     return profile
 
 
@@ -93,7 +94,7 @@ def settings(profile: str, study: str, smoke: bool = False) -> dict:
     name = "smoke" if smoke else check_profile(profile)
     table = PROFILES[name]
     if study not in table:
-        raise ValueError(f"unknown study {study!r}; known studies: {sorted(table)}")
+        raise ValueError(f"unknown study {shown(study)}; known studies: {sorted(table)}")
     out = copy.deepcopy(table[study])
     if study == "nephele":
         out["budgets"] = out["budgets"] or dict(EXPLORATION_BUDGETS)

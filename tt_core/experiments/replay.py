@@ -24,6 +24,7 @@ from tt_core.data.objectives import ReplayObjective
 from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis, cno, optimum
 from tt_core.optimizers import make_optimizer
 from tt_core.optimizers.registry import objective_of
+from tt_core.data.io import shown
 
 #: The thesis' constraints (§6.2): A_min = 85 %, T_max = 300 s, the defaults of cost-minimising runs.
 THESIS_MIN_ACCURACY = 0.85
@@ -42,14 +43,14 @@ def problem_limits(bench: Benchmark, objective: str, *, max_cost=None, max_time=
         if max_cost is None and max_time is None and min_accuracy is None:
             max_cost, max_time = bench.max_cost, bench.max_time
         if max_cost is None and max_time is None and min_accuracy is None:
-            raise ValueError(f"benchmark {bench.name!r} has no default constraint; pass max_cost and/or max_time")
+            raise ValueError(f"benchmark {shown(bench.name)} has no default constraint; pass max_cost and/or max_time")
         return {"max_cost": max_cost, "max_time": max_time, "min_accuracy": min_accuracy, "budget": budget}
     from tt_core.experiments.profiles import EXPLORATION_BUDGETS
 
     if budget is None:
         key = bench.name.lower()
         if key not in EXPLORATION_BUDGETS:
-            raise ValueError(f"benchmark {bench.name!r} has no default exploration budget; pass budget=<USD> "
+            raise ValueError(f"benchmark {shown(bench.name)} has no default exploration budget; pass budget=<USD> "
                              f"(defaults exist for {sorted(EXPLORATION_BUDGETS)})")
         budget = EXPLORATION_BUDGETS[key]
     return {"max_cost": max_cost, "budget": budget,
@@ -66,7 +67,7 @@ def method_options(bench: Benchmark, optimizer: str, options: dict) -> dict:
     if spec(optimizer).family == "budgeted" and "initial_budget" not in out:
         key = bench.name.lower()
         if key not in INITIAL_BUDGETS:
-            raise ValueError(f"benchmark {bench.name!r} has no default initial budget; pass initial_budget=<USD> "
+            raise ValueError(f"benchmark {shown(bench.name)} has no default initial budget; pass initial_budget=<USD> "
                              f"(thesis Table 6.1 has {INITIAL_BUDGETS})")
         out["initial_budget"] = INITIAL_BUDGETS[key]
     return out
@@ -137,17 +138,17 @@ class Replay:
         opt = self.optimizer
         if iterations is None:
             if opt.budget is None:
-                raise ValueError(f"{opt.name!r} has no budget; give iterations=<number of tests> or budget=<USD>")
+                raise ValueError(f"{shown(opt.name)} has no budget; give iterations=<number of tests> or budget=<USD>")
             return
         if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-            raise ValueError(f"iterations must be a whole number >= 1, got {iterations!r}")
+            raise ValueError(f"iterations must be a whole number >= 1, got {shown(iterations)}")
         n_init = getattr(opt, "n_init", 0)
         if iterations < n_init:
-            raise ValueError(f"iterations={iterations} is smaller than the initial design of {opt.name!r} "
+            raise ValueError(f"iterations={iterations} is smaller than the initial design of {shown(opt.name)} "
                              f"({n_init} tests); use iterations >= {n_init}")
         n_candidates = opt.pool.n_untested + len(self.rows)
         if iterations > n_candidates:
-            raise ValueError(f"iterations={iterations} exceeds the {n_candidates} candidate tests of {opt.name!r}; "
+            raise ValueError(f"iterations={iterations} exceeds the {n_candidates} candidate tests of {shown(opt.name)}; "
                              f"use iterations <= {n_candidates}")
 
     @property

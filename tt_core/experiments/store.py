@@ -23,6 +23,7 @@ import pandas as pd
 
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import atomic_path
+from tt_core.data.io import shown
 
 DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
 
@@ -53,7 +54,7 @@ class RunSpec:
         if self.beta is None and spec(self.optimizer).family == "model-based":
             object.__setattr__(self, "beta", 0.1)  # the paper's filter fraction, stored explicitly
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
+            raise ValueError(f"seed must be a non-negative int, got {shown(self.seed)}")
 
     @property
     def variant(self) -> str:
@@ -406,7 +407,7 @@ def run_grid(
 
     backends = ("loky", "sequential", "dask")
     if backend not in backends:
-        raise ValueError(f"unknown backend {backend!r}; known: {list(backends)}")
+        raise ValueError(f"unknown backend {shown(backend)}; known: {list(backends)}")
     runs_dir = Path(runs_dir)
     if runs_dir.exists() and not runs_dir.is_dir():
         raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")

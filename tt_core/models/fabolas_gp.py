@@ -51,6 +51,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from tt_core.models.base import JointPosterior, check_X, check_y
+from tt_core.data.io import shown
 
 __all__ = [
     "FabolasGP",
@@ -81,7 +82,7 @@ _KINDS = ("loss", "cost")
 # --------------------------------------------------------------------------------------------------
 def _check_kind(kind) -> str:
     if kind not in _KINDS:
-        raise ValueError(f"kind must be 'loss' (u = (1 - s~)^2) or 'cost' (u = s~), got {kind!r}")
+        raise ValueError(f"kind must be 'loss' (u = (1 - s~)^2) or 'cost' (u = s~), got {shown(kind)}")
     return kind
 
 
@@ -333,12 +334,12 @@ class FabolasGP:
         self.kind = _check_kind(kind)
         if n_hypers is not None:
             if isinstance(n_hypers, bool) or not isinstance(n_hypers, (int, np.integer)) or n_hypers < 2:
-                raise ValueError(f"n_hypers must be None or an even integer >= 2 (walkers), got {n_hypers!r}")
+                raise ValueError(f"n_hypers must be None or an even integer >= 2 (walkers), got {shown(n_hypers)}")
             if n_hypers % 2:
                 raise ValueError(f"n_hypers must be even (emcee splits walkers in two halves), got {n_hypers}")
         for name, val, low in (("burnin", burnin, 0), ("chain_length", chain_length, 1)):
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < low:
-                raise ValueError(f"{name} must be an integer >= {low} (MCMC steps), got {val!r}")
+                raise ValueError(f"{name} must be an integer >= {low} (MCMC steps), got {shown(val)}")
         if seed is not None and not isinstance(seed, (int, np.integer, np.random.Generator)):
             raise ValueError(f"seed must be None, an int or a numpy.random.Generator, got {type(seed).__name__}")
         self.n_hypers = None if n_hypers is None else int(n_hypers)
@@ -672,6 +673,6 @@ class FabolasGP:
 
     def __repr__(self) -> str:
         return (
-            f"FabolasGP(kind={self.kind!r}, n_hypers={self.n_hypers}, burnin={self.burnin}, "
-            f"chain_length={self.chain_length}, seed={self.seed!r})"
+            f"FabolasGP(kind={shown(self.kind)}, n_hypers={self.n_hypers}, burnin={self.burnin}, "
+            f"chain_length={self.chain_length}, seed={shown(self.seed)})"
         )

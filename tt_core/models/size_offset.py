@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from tt_core.models.base import JointPosterior, check_X
+from tt_core.data.io import shown
 
 
 class SizeOffset:
@@ -36,7 +37,7 @@ class SizeOffset:
 
     def __init__(self, model, log_size_ratio: float):
         if not (isinstance(log_size_ratio, (int, float)) and math.isfinite(log_size_ratio) and log_size_ratio >= 0):
-            raise ValueError(f"log_size_ratio must be a finite number >= 0 (ln(s_max/s_min)), got {log_size_ratio!r}")
+            raise ValueError(f"log_size_ratio must be a finite number >= 0 (ln(s_max/s_min)), got {shown(log_size_ratio)}")
         self.model = model
         self.log_size_ratio = float(log_size_ratio)
 

@@ -57,6 +57,7 @@ import sklearn
 from sklearn.tree import ExtraTreeRegressor
 
 from tt_core.models.base import JointPosterior, check_X, check_y
+from tt_core.data.io import shown
 
 __all__ = ["ExtraTreesEnsemble"]
 
@@ -73,7 +74,7 @@ def _resolve_seed(seed) -> np.random.SeedSequence:
         if seed < 0:
             raise ValueError(f"seed must be a non-negative int, a numpy Generator or None, got {seed}")
         return np.random.SeedSequence(int(seed))
-    raise ValueError(f"seed must be a non-negative int, a numpy Generator, a SeedSequence or None, got {seed!r}")
+    raise ValueError(f"seed must be a non-negative int, a numpy Generator, a SeedSequence or None, got {shown(seed)}")
 
 
 def _mean_rows(P: np.ndarray) -> np.ndarray:
@@ -120,13 +121,13 @@ class ExtraTreesEnsemble:
     def __init__(self, n_members: int = 10, min_std: float = 1e-3, seed=None, n_estimators: int = 1,
                  jitter: float | None = None, **extra_trees_kwargs):
         if not isinstance(n_members, (int, np.integer)) or isinstance(n_members, bool) or n_members < 2:
-            raise ValueError(f"n_members must be an int >= 2 (the spread needs two members), got {n_members!r}")
+            raise ValueError(f"n_members must be an int >= 2 (the spread needs two members), got {shown(n_members)}")
         if not isinstance(n_estimators, (int, np.integer)) or isinstance(n_estimators, bool) or n_estimators < 1:
-            raise ValueError(f"n_estimators must be an int >= 1 (trees per member), got {n_estimators!r}")
+            raise ValueError(f"n_estimators must be an int >= 1 (trees per member), got {shown(n_estimators)}")
         if not (np.isfinite(min_std) and min_std >= 0):
-            raise ValueError(f"min_std must be a finite number >= 0, got {min_std!r}")
+            raise ValueError(f"min_std must be a finite number >= 0, got {shown(min_std)}")
         if jitter is not None and not (np.isfinite(jitter) and jitter >= 0):
-            raise ValueError(f"jitter must be a finite number >= 0 or None, got {jitter!r}")
+            raise ValueError(f"jitter must be a finite number >= 0 or None, got {shown(jitter)}")
         if "random_state" in extra_trees_kwargs:
             raise ValueError("do not pass random_state; the ensemble seeds its trees from `seed`")
         try:
@@ -303,4 +304,4 @@ class ExtraTreesEnsemble:
 
     def __repr__(self) -> str:
         return (f"ExtraTreesEnsemble(n_members={self.n_members}, n_estimators={self.n_estimators}, "
-                f"min_std={self.min_std}, seed={self.seed!r})")
+                f"min_std={self.min_std}, seed={shown(self.seed)})")

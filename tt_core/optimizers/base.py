@@ -34,6 +34,7 @@ import pandas as pd
 from tt_core.bo.constraints import Constraint, check_constraints, observed_feasible
 from tt_core.bo.history import History
 from tt_core.data.space import CandidatePool, ConfigSpace
+from tt_core.data.io import shown
 
 OBJECTIVES = ("accuracy", "cost")
 
@@ -82,11 +83,11 @@ class Problem:
             raise ValueError(f"space must be a ConfigSpace, got {type(self.space).__name__}")
         object.__setattr__(self, "constraints", check_constraints(self.constraints))
         if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {self.objective!r}")
+            raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {shown(self.objective)}")
         if self.budget is not None:
             b = _finite("budget", self.budget)
             if b <= 0:
-                raise ValueError(f"budget must be a positive number of USD, got {self.budget!r}")
+                raise ValueError(f"budget must be a positive number of USD, got {shown(self.budget)}")
             object.__setattr__(self, "budget", b)
         if self.price_per_second is not None:
             p = np.asarray(self.price_per_second, dtype=float).ravel()
@@ -127,9 +128,9 @@ def _finite(name: str, value) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise ValueError(f"{name} must be a number, got {shown(value)}") from None
     if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise ValueError(f"{name} must be a finite number, got {shown(value)}")
     return v
 
 
@@ -156,7 +157,7 @@ class Optimizer:
         if not isinstance(problem, Problem):
             raise ValueError(f"problem must be a Problem, got {type(problem).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int (same seed, same run), got {seed!r}")
+            raise ValueError(f"seed must be a non-negative int (same seed, same run), got {shown(seed)}")
         self.problem = problem
         self.space = problem.space
         self.constraints = problem.constraints
@@ -225,11 +226,11 @@ class Optimizer:
         """
         acc = _finite("accuracy", accuracy)
         if not 0.0 <= acc <= 1.0:
-            raise ValueError(f"accuracy must be a fraction in [0, 1] (not %), got {accuracy!r}")
+            raise ValueError(f"accuracy must be a fraction in [0, 1] (not %), got {shown(accuracy)}")
         cost, time = float(cost), float(time)
         for label, v in (("cost", cost), ("time", time)):
             if not math.isnan(v) and (not math.isfinite(v) or v < 0):
-                raise ValueError(f"{label} must be a finite number >= 0, got {v!r}")
+                raise ValueError(f"{label} must be a finite number >= 0, got {shown(v)}")
         key = (int(config_id), int(size))
         if not self.pool.contains(*key):
             where = "at the full size" if self.full_size_only else "of the space"

@@ -78,6 +78,7 @@ from tt_core.bo.history import log_positive, loss_target
 from tt_core.bo.incumbent import best_observed
 from tt_core.models.trees import ExtraTreesEnsemble
 from tt_core.optimizers.base import Optimizer, Recommendation
+from tt_core.data.io import shown
 
 __all__ = ["BudgetedOptimizer", "Nephele", "Lynceus", "CherryPick"]
 
@@ -86,9 +87,9 @@ def _check_budget(name: str, value, allow_zero: bool = False) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise ValueError(f"{name} must be a number, got {shown(value)}") from None
     if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'} (USD), got {value!r}")
+        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'} (USD), got {shown(value)}")
     return v
 
 
@@ -143,7 +144,7 @@ class BudgetedOptimizer(Optimizer):
                 "(thesis Alg. 2: B_init < B)"
             )
         if isinstance(lhs_batch, bool) or not isinstance(lhs_batch, (int, np.integer)) or lhs_batch < 1:
-            raise ValueError(f"lhs_batch must be an int >= 1, got {lhs_batch!r}")
+            raise ValueError(f"lhs_batch must be an int >= 1, got {shown(lhs_batch)}")
         self.min_accuracy = problem.limit("accuracy", "lower")
         max_time = problem.limit("time", "upper")
         self.max_time = math.inf if max_time is None else max_time
@@ -290,12 +291,12 @@ class Nephele(BudgetedOptimizer):
     def __init__(self, problem, *, horizon: int = 0, discount: float = 0.9, gh_cost: int = 3,
                  gh_accuracy: int = 1, max_paths: int | None = None, **kwargs):
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
-            raise ValueError(f"horizon must be an int >= 0 (0 = no lookahead), got {horizon!r}")
+            raise ValueError(f"horizon must be an int >= 0 (0 = no lookahead), got {shown(horizon)}")
         if not (0.0 <= float(discount) <= 1.0):
-            raise ValueError(f"discount (gamma) must lie in [0, 1], got {discount!r}")
+            raise ValueError(f"discount (gamma) must lie in [0, 1], got {shown(discount)}")
         if max_paths is not None and (isinstance(max_paths, bool) or not isinstance(max_paths, (int, np.integer))
                                       or max_paths < 1):
-            raise ValueError(f"max_paths must be None or an int >= 1, got {max_paths!r}")
+            raise ValueError(f"max_paths must be None or an int >= 1, got {shown(max_paths)}")
         super().__init__(problem, **kwargs)
         self.horizon = int(horizon)
         self.max_paths = None if max_paths is None else int(max_paths)

@@ -24,6 +24,7 @@ from tt_core.bo.history import loss_target
 from tt_core.bo.incumbent import best_observed
 from tt_core.data.space import ConfigSpace
 from tt_core.optimizers.base import Optimizer, Recommendation
+from tt_core.data.io import shown
 
 ModelFactory = Callable[[str, int, ConfigSpace], object]
 
@@ -124,10 +125,10 @@ class ModelBasedOptimizer(DesignedOptimizer):
                  n_init: int = 4, n_representers: int = 50, gh_roots: int = 1, snapshot_init: bool = True,
                  finish_last_run: bool = True):
         if not (isinstance(beta, (int, float)) and 0.0 < beta <= 1.0):
-            raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {beta!r}")
+            raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {shown(beta)}")
         known = ("trimtuner", "fabolas", "eic", "eic-usd")
         if acquisition not in known:
-            raise ValueError(f"unknown acquisition {acquisition!r}; known: {list(known)}")
+            raise ValueError(f"unknown acquisition {shown(acquisition)}; known: {list(known)}")
         from tt_core.bo.filters import get_filter
 
         get_filter(filter)  # an unknown filter fails here, with the list of known ones

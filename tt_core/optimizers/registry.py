@@ -37,6 +37,7 @@ from tt_core.data.space import ConfigSpace
 from tt_core.optimizers.base import Optimizer, Problem, constraints_for
 from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
 from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
+from tt_core.data.io import shown
 
 
 def _trees(kind: str, seed: int, space: ConfigSpace):
@@ -123,7 +124,7 @@ def available() -> list[str]:
 def spec(name: str) -> OptimizerSpec:
     """The registry entry of ``name`` (a clear error lists the known names)."""
     if name not in REGISTRY:
-        raise ValueError(f"unknown optimizer {name!r}; known optimizers: {available()}")
+        raise ValueError(f"unknown optimizer {shown(name)}; known optimizers: {available()}")
     return REGISTRY[name]
 
 
@@ -131,7 +132,7 @@ def objective_of(name: str, objective: str | None = None) -> str:
     """The objective ``name`` optimises (``objective`` chooses for random search; default accuracy)."""
     own = spec(name).objective
     if objective is not None and own is not None and objective != own:
-        raise ValueError(f"{name!r} optimises {own!r}, not {objective!r}")
+        raise ValueError(f"{shown(name)} optimises {shown(own)}, not {shown(objective)}")
     return objective or own or "accuracy"
 
 
@@ -170,7 +171,7 @@ def make_problem(name: str, benchmark_or_space, *, max_cost: float | None = None
     if refused:
         hint = (" (it minimises the cost: the exploration's spending limit is budget=<USD>)"
                 if "max_cost" in refused and s.objective == "cost" else "")
-        raise ValueError(f"{name!r} cannot honour {', '.join(refused)}{hint}; it takes {', '.join(s.limits)}")
+        raise ValueError(f"{shown(name)} cannot honour {', '.join(refused)}{hint}; it takes {', '.join(s.limits)}")
     if isinstance(benchmark_or_space, Benchmark):
         bench = benchmark_or_space
         space = ConfigSpace.from_benchmark(bench)
@@ -183,7 +184,7 @@ def make_problem(name: str, benchmark_or_space, *, max_cost: float | None = None
     prices = None
     if obj == "cost":
         if bench is None:
-            raise ValueError(f"{name!r} minimising cost needs a Benchmark (it prices configurations), or a Problem "
+            raise ValueError(f"{shown(name)} minimising cost needs a Benchmark (it prices configurations), or a Problem "
                              "with price_per_second")
         prices = price_per_second(bench)
     return Problem(space, constraints_for(max_cost, max_time, min_accuracy), objective=obj, budget=budget,
@@ -221,11 +222,11 @@ def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, 
         if given:
             raise ValueError(f"pass {', '.join(given)} in the Problem, not beside it")
         if s.objective is not None and problem.objective != s.objective:
-            raise ValueError(f"{name!r} optimises {s.objective!r}; the problem's objective is {problem.objective!r}")
+            raise ValueError(f"{shown(name)} optimises {shown(s.objective)}; the problem's objective is {shown(problem.objective)}")
         refused = [q for q in problem.quantities
                    if {"cost": "max_cost", "time": "max_time", "accuracy": "min_accuracy"}[q] not in s.limits]
         if refused:
-            raise ValueError(f"{name!r} cannot honour a constraint on {', '.join(refused)}; it takes "
+            raise ValueError(f"{shown(name)} cannot honour a constraint on {', '.join(refused)}; it takes "
                              f"{', '.join(s.limits)}")
     else:
         problem = make_problem(name, problem, max_cost=max_cost, max_time=max_time, min_accuracy=min_accuracy,
@@ -233,14 +234,14 @@ def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, 
     if s.family != "model-based":
         extra = [k for k, v in (("filter", filter), ("beta", beta)) if v is not None]
         if extra:
-            raise ValueError(f"{name!r} has no candidate filter; {' and '.join(extra)} {'apply' if len(extra) > 1 else 'applies'} only to the model-based "
+            raise ValueError(f"{shown(name)} has no candidate filter; {' and '.join(extra)} {'apply' if len(extra) > 1 else 'applies'} only to the model-based "
                              "optimisers (trimtuner-dt, trimtuner-gp, fabolas, eic, eic-usd)")
     accepted = accepted_options(name)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
-        raise ValueError(f"{name!r} has no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}")
+        raise ValueError(f"{shown(name)} has no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}")
     if s.family == "budgeted" and "initial_budget" not in options:
-        raise ValueError(f"{name!r} needs initial_budget=<USD> (B_init of the initial sampling; thesis Table 6.1: "
+        raise ValueError(f"{shown(name)} needs initial_budget=<USD> (B_init of the initial sampling; thesis Table 6.1: "
                          "CNN 5, RNN 1, MLP 2)")
     opt = s.build(problem, seed=int(seed), beta=beta, filter_override=filter, **options)
     opt.name = name

@@ -12,6 +12,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import numpy as np
 import seaborn as sns
+from tt_core.data.io import shown
 
 #: Style of each optimiser: matplotlib keyword arguments plus a display ``label``.
 METHOD_STYLES: dict[str, dict] = {
@@ -48,8 +49,33 @@ FULL_INFEASIBLE_GREY = "#8d8d8d"
 VM_ORDER = ("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")
 
 
+def number_format(x: float) -> str:
+    """How a notebook's tables print a float: four significant digits, small numbers in scientific
+    notation without padding (a learning rate of 0.00001 reads 1e-05, not 0.0000 or 1.0000e-05),
+    large ones with thousands separators.
+
+    Examples
+    --------
+    >>> [number_format(x) for x in (1e-05, 0.001, 0.75536, 12.5, 1234.5, 123456.7, 0.0, float("nan"))]
+    ['1e-05', '0.001', '0.7554', '12.5', '1,234', '123,457', '0', 'nan']
+    """
+    if x != x or x in (float("inf"), float("-inf")):
+        return str(x)
+    if x == 0:
+        return "0"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) < 1e-3:
+        return f"{x:.3g}"
+    return f"{x:.4g}"
+
+
 def use_style(context: str = "notebook") -> None:
-    """Apply the workbook's seaborn theme (white grid, readable fonts, tight saved figures)."""
+    """Apply the workbook's seaborn theme (white grid, readable fonts, tight saved figures) and its way
+    of printing floats in tables (:func:`number_format`)."""
+    import pandas as pd
+
+    pd.set_option("display.float_format", number_format)
     sns.set_theme(context=context, style="whitegrid", palette="colorblind", font_scale=1.0)
     mpl.rcParams.update({
         "figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight",
@@ -64,7 +90,7 @@ def method_style(method: str) -> dict:
     try:
         return dict(METHOD_STYLES[method])
     except KeyError:
-        raise ValueError(f"unknown method {method!r}; styled methods: {sorted(METHOD_STYLES)}") from None
+        raise ValueError(f"unknown method {shown(method)}; styled methods: {sorted(METHOD_STYLES)}") from None
 
 
 def network_label(name: str) -> str:

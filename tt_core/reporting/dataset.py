@@ -22,6 +22,14 @@ def _fmt_levels(values) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, (int, float, np.integer, np.floating)) else str(v) for v in values)
 
 
+def levels_table(spaces: dict[str, dict]) -> "pd.DataFrame":
+    """The levels of each configuration parameter per network (``search_space`` results by name), as
+    text: ``1e-05, 0.0001, 0.001``, not a list of floats that a table rounds to ``[0.0, 0.0001, 0.001]``."""
+    import pandas as pd
+
+    return pd.DataFrame({n: {c: _fmt_levels(v) for c, v in s["levels"].items()} for n, s in spaces.items()})
+
+
 def table1_comparison_rows(benchmark: Benchmark | str | os.PathLike) -> list[dict]:
     """Comparison rows (see :mod:`tt_core.reporting.summary`): the search space of the data vs TrimTuner Table I
     and §IV text (288 configurations, 5 sizes, 1440 points), plus the qualitative statements of

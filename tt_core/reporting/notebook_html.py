@@ -86,6 +86,9 @@ def typeset_markdown(text: str) -> tuple[str, int, list[str]]:
 
     parts = _CODE.split(text)  # leave code spans and blocks alone
     for i in range(0, len(parts), 2):
+        # money is written \\$5 in the notebooks (JupyterLab's markdown turns \$ into $ before MathJax
+        # sees it, so a single backslash is not enough there); here \$ is what markdown prints as $
+        parts[i] = parts[i].replace("\\\\$", "\\$")
         parts[i] = _DISPLAY.sub(lambda m: replace(m, True), parts[i])
         parts[i] = _INLINE.sub(lambda m: replace(m, False), parts[i])
     return "".join(parts), count, failed

@@ -160,3 +160,35 @@ def size_facts_comparison_rows(benchmark: Benchmark | str | os.PathLike) -> list
         rows.append({"source": "thesis §6.3 text", "item": f"{bench.name.upper()}: {label} (%)", "paper": ref[key],
                      "workbook": None if wb is None else round(wb, 4), "abs_tol": pv.reported_tolerance(ref[key])})
     return rows
+
+
+def statement_rows(time_ranges: dict, loaded: dict, grid_accuracy_min: float) -> list[dict]:
+    """Comparison rows for the thesis' statements of §6.2-6.3 (Fig. 6.7, Fig. 6.8a).
+
+    Parameters
+    ----------
+    time_ranges : dict
+        Network -> (fastest, slowest) training time of the points meeting A_min
+        (:func:`tt_core.analysis.subsampling.accurate_time_range`), or None.
+    loaded : dict
+        Network -> Benchmark; the CNN row needs ``"cnn"``.
+    grid_accuracy_min : float
+        The lowest A_min of the Fig. 6.8 grid.
+    """
+    from tt_core.analysis.subsampling import time_limit_floor
+
+    ranges = [r for r in time_ranges.values() if r is not None]
+    rows = []
+    if ranges:
+        rows += [
+            {"source": "thesis §6.2 (Fig. 6.7)", "paper": True, "workbook": bool(min(r[0] for r in ranges) < 60),
+             "item": "all networks: some point meeting A_min trains in under a minute (statement)"},
+            {"source": "thesis §6.2 (Fig. 6.7)", "paper": True, "workbook": bool(max(r[1] for r in ranges) > 600),
+             "item": "all networks: some point meeting A_min trains for more than 10 minutes (statement)"},
+        ]
+    if "cnn" in loaded:
+        rows.append({"source": "thesis §6.3 text (Fig. 6.8a)",
+                     "item": "CNN: time limit below which the full-size problem is infeasible (s)", "paper": 60,
+                     "workbook": round(time_limit_floor(loaded["cnn"], grid_accuracy_min), 1), "rel_tol": 0.1,
+                     "note": "thesis: 'approximately 60 seconds'; workbook at the lowest A_min of the grid"})
+    return rows

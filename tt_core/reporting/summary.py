@@ -101,7 +101,7 @@ def _complete(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     if "cause" not in df.columns:
         df["cause"] = ""
-    df["cause"] = df["cause"].fillna("").astype(str)
+    df["cause"] = df["cause"].astype(object).fillna("").astype(str)
     for col in ("note", "tolerance"):
         if col not in df.columns:
             df[col] = ""

@@ -54,6 +54,7 @@ from tt_core.experiments.replay import THESIS_MAX_TIME, THESIS_MIN_ACCURACY, Rep
 from tt_core.optimizers import available
 from tt_core.optimizers.registry import objective_of
 from tt_core.optimizers.registry import spec as optimizer_spec
+from tt_core.data.io import shown
 
 __all__ = ["COST_TRAJECTORY_COLUMNS", "ExplorerController", "SETTINGS", "TRAJECTORY_COLUMNS", "stored_curves"]
 
@@ -80,20 +81,20 @@ def _check_positive(name: str, value, unit: str, hint: str = "") -> float:
     """A finite positive float, or a ValueError naming the setting, its unit and the allowed range."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"{name} must be a positive number ({unit}){hint}, got {value!r}")
+        raise ValueError(f"{name} must be a positive number ({unit}){hint}, got {shown(value)}")
     return float(value)
 
 
 def _check_fraction(name: str, value, hint: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
-        raise ValueError(f"{name} must be a fraction in (0, 1] {hint}, got {value!r}")
+        raise ValueError(f"{name} must be a fraction in (0, 1] {hint}, got {shown(value)}")
     return float(value)
 
 
 def _check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (same seed, same run), got {seed!r}")
+        raise ValueError(f"seed must be a non-negative integer (same seed, same run), got {shown(seed)}")
     return int(seed)
 
 
@@ -147,7 +148,7 @@ def stored_curves(benchmark: str, *, max_cost: float | None = None, max_time: fl
     from tt_core.experiments.store import DEFAULT_RUNS_DIR, RunSpec, read_run
 
     if objective not in ("accuracy", "cost"):
-        raise ValueError(f"objective must be 'accuracy' or 'cost', got {objective!r}")
+        raise ValueError(f"objective must be 'accuracy' or 'cost', got {shown(objective)}")
     runs_dir = Path(runs_dir) if runs_dir is not None else DEFAULT_RUNS_DIR
     metric = "accuracy_c" if objective == "accuracy" else "cno"
     if optimizers is None:
@@ -278,7 +279,7 @@ class ExplorerController:
         new = {**self.settings, **settings}
         bench = self._load(new["benchmark"])
         if new["optimizer"] not in available():
-            raise ValueError(f"unknown optimizer {new['optimizer']!r}; known optimizers: {available()}")
+            raise ValueError(f"unknown optimizer {shown(new['optimizer'])}; known optimizers: {available()}")
         family = optimizer_spec(new["optimizer"]).family
         objective = objective_of(new["optimizer"])
         keep = lambda names: [n for n in names if n not in settings]  # noqa: E731 - stale values to drop
@@ -311,15 +312,15 @@ class ExplorerController:
             new["budget"] = _check_positive("budget", new["budget"], "USD", " of exploration")
         if objective == "accuracy" and new["max_cost"] is None and new["max_time"] is None \
                 and new["min_accuracy"] is None:
-            raise ValueError(f"benchmark {bench.name!r} has no default cost limit; set max_cost and/or max_time")
+            raise ValueError(f"benchmark {shown(bench.name)} has no default cost limit; set max_cost and/or max_time")
         if new["beta"] is not None:
             new["beta"] = _check_fraction("beta", new["beta"], "of the untested candidates (paper: 0.1)")
         if new["filter"] is not None and new["filter"] not in FILTERS:
-            raise ValueError(f"unknown filter {new['filter']!r}; known filters: {sorted(FILTERS)} "
+            raise ValueError(f"unknown filter {shown(new['filter'])}; known filters: {sorted(FILTERS)} "
                              "(or None for the optimiser's own)")
         it = new["iterations"]
         if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 1:
-            raise ValueError(f"iterations must be a positive integer (tests per run; paper: 44), got {it!r}")
+            raise ValueError(f"iterations must be a positive integer (tests per run; paper: 44), got {shown(it)}")
         new["iterations"] = int(it)
         replay = Replay.from_benchmark(bench, new["optimizer"], seed=new["seed"], beta=new["beta"],
                                        filter=new["filter"], max_cost=new["max_cost"], max_time=new["max_time"],
@@ -466,7 +467,7 @@ class ExplorerController:
             The whole trajectory so far.
         """
         if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0):
-            raise ValueError(f"n must be a non-negative integer number of steps (or None: until done), got {n!r}")
+            raise ValueError(f"n must be a non-negative integer number of steps (or None: until done), got {shown(n)}")
         count = 0
         while not self.done and (n is None or count < n):
             self._step()
@@ -628,7 +629,7 @@ class ExplorerController:
             (random search, the budgeted optimisers).
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+            raise ValueError(f"k must be a positive integer, got {shown(k)}")
         key = int(k)
         if key in self._top_cache:
             return self._top_cache[key].copy()

@@ -27,6 +27,7 @@ import threading
 import numpy as np
 
 from tt_core.apps.explorer.controller import ExplorerController
+from tt_core.data.io import shown
 
 __all__ = ["ExplorerUI", "build_widget", "has_frontend", "limit_grid"]
 
@@ -60,7 +61,7 @@ def limit_grid(lo: float, hi: float, keep=()) -> list[float]:
     [0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04]
     """
     if not (lo > 0 and hi >= lo and math.isfinite(hi)):
-        raise ValueError(f"a limit grid needs 0 < lo <= hi < inf, got lo={lo!r}, hi={hi!r}")
+        raise ValueError(f"a limit grid needs 0 < lo <= hi < inf, got lo={shown(lo)}, hi={shown(hi)}")
     values = set()
     for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
         values.update(float(f"{m * 10.0 ** k:.12g}") for m in _MANTISSAS)

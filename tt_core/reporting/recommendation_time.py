@@ -1,0 +1,129 @@
+"""TrimTuner Tables III-IV (time to compute one recommendation): the measurements of
+:func:`tt_core.experiments.bench.bench_recommend` as the paper's tables, and their comparison rows.
+
+Table III: median seconds per recommendation of each optimiser and its ratio to EIc's; Table IV: of
+TrimTuner with each candidate filter (CEA, DIRECT, CMA-ES, random; beta) and its ratio to CEA at 10%.
+The paper reports minutes on its machine; only ratios are compared (``factor`` 2: both on one machine).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from tt_core.analysis import studies as study
+from tt_core.experiments import bench
+from tt_core.reporting import paper_values as pv
+
+__all__ = ["busy_warning", "comparison_rows", "measure_plans", "table3", "table4", "targets"]
+
+_RENAME = {"median": "median_s", "iqr": "iqr_s", "min": "min_s", "max": "max_s"}
+
+
+def measure_plans(plans: list[dict], csv_path: str | Path, progress: bool = True) -> pd.DataFrame:
+    """Measure (or reuse from ``csv_path``) every plan of the profile and return exactly the
+    measurements the plans ask for (a CSV shared with other runs may hold more)."""
+    frames = []
+    for p in plans:
+        df = bench.bench_recommend(p["settings"], n_obs=p["n_obs"], repeats=p["repeats"], seeds=p["seeds"],
+                                   benchmark=p["benchmark"], out=csv_path, resume=True, progress=progress)
+        labels = [s.label for s in bench.parse_settings(p["settings"])]
+        keep = ((df["benchmark"] == p["benchmark"]) & df["setting"].isin(labels) & df["n_obs"].isin(p["n_obs"])
+                & df["seed"].isin(p["seeds"]) & (df["repeat"] < p["repeats"]) & (df["policy"] == "random"))
+        frames.append(df[keep])
+    return pd.concat(frames, ignore_index=True).drop_duplicates(bench.KEY_COLUMNS)
+
+
+def busy_warning(measured: pd.DataFrame) -> str:
+    """A warning when measurements were taken while the machine was busy (load above its cores)."""
+    busy = measured[measured["load_1min"] > measured["n_cores"]]
+    if busy.empty:
+        return ""
+    return (f"WARNING: {len(busy)} measurements were taken while other processes kept the machine busy (load "
+            f"average above {int(measured['n_cores'].max())} cores): their times are inflated, GP ones most. For "
+            "clean numbers re-measure on an idle machine, e.g. `tt bench recommend --settings table3 table4 --resume`.")
+
+
+def table3(summary: pd.DataFrame) -> pd.DataFrame:
+    """Table III from :func:`tt_core.experiments.bench.summarize`: median seconds and ratio to EIc,
+    beside the paper's minutes and ratio."""
+    t3 = summary[summary["setting"].isin(["trimtuner-gp", "trimtuner-dt", "fabolas", "eic", "eic-usd"])].copy()
+    t3["paper_min"] = t3["setting"].map(lambda s: pv.TABLE_III_MIN[s][0])
+    t3["paper_sd_min"] = t3["setting"].map(lambda s: pv.TABLE_III_MIN[s][1])
+    t3["x EIc"] = float("nan")
+    for _, grp in t3.groupby("benchmark"):
+        if "eic" in set(grp["setting"]):
+            eic = float(grp.loc[grp["setting"] == "eic", "median"].iloc[0])
+            t3.loc[grp.index, "x EIc"] = grp["median"] / eic
+    t3["paper x EIc"] = t3["paper_min"] / pv.TABLE_III_MIN["eic"][0]
+    return t3[["benchmark", "setting", "median", "iqr", "min", "max", "n", "x EIc", "paper_min", "paper_sd_min",
+               "paper x EIc"]].rename(columns=_RENAME)
+
+
+def table4(summary: pd.DataFrame) -> pd.DataFrame:
+    """Table IV (RNN) from :func:`tt_core.experiments.bench.summarize`: median seconds of each filter and
+    beta and the ratio to CEA at 10%, beside the paper's."""
+    t4 = summary[summary["benchmark"] == "rnn"].copy()
+    t4 = t4[t4["setting"].isin([s.label for s in bench.SETTING_GROUPS["table4"]] + ["trimtuner-dt", "trimtuner-gp"])]
+    t4["filter"] = t4["filter"].astype(str)
+    t4["beta"] = t4["beta"].astype(float)
+    t4 = t4.drop_duplicates(["optimizer", "filter", "beta"])
+    t4["paper_min"] = [pv.TABLE_IV_MIN.get((f, round(b, 2)), {}).get(o)
+                       for o, f, b in zip(t4["optimizer"], t4["filter"], t4["beta"])]
+    ref = t4[(t4["filter"] == "cea") & (t4["beta"].round(2) == 0.1)].set_index("optimizer")
+    t4["x CEA 10%"] = t4["median"] / t4["optimizer"].map(ref["median"])
+    t4["paper x CEA 10%"] = t4["paper_min"] / t4["optimizer"].map(ref["paper_min"])
+    t4["heuristic"] = [study.heuristic_label(f, b) for f, b in zip(t4["filter"], t4["beta"])]
+    return t4[["optimizer", "heuristic", "median", "iqr", "min", "max", "n", "x CEA 10%", "paper_min",
+               "paper x CEA 10%"]].rename(columns=_RENAME)
+
+
+#: This workbook's speed targets (seconds per recommendation on 2 cores), not the paper's.
+TARGETS = (("trimtuner-dt", "CEA (10%)", 1.0), ("trimtuner-gp", "CEA (10%)", 20.0),
+           ("trimtuner-dt", "no filter", 10.0), ("trimtuner-gp", "no filter", 120.0))
+
+
+def targets(table4_df: pd.DataFrame) -> pd.DataFrame:
+    """Whether the median recommendation time meets :data:`TARGETS` (NaN when not measured)."""
+    out = pd.DataFrame([{"optimizer": o, "heuristic": h, "target_s": t} for o, h, t in TARGETS]).merge(
+        table4_df[["optimizer", "heuristic", "median_s", "max_s", "n"]], on=["optimizer", "heuristic"], how="left")
+    out["met"] = (out["median_s"] <= out["target_s"]).where(out["median_s"].notna())
+    return out
+
+
+def comparison_rows(table3_df: pd.DataFrame, table4_df: pd.DataFrame) -> list[dict]:
+    """Comparison rows (see :mod:`tt_core.reporting.summary`) for the ratios of Tables III-IV and the
+    text's claim that CEA is faster than DIRECT and CMA-ES; rows without a measurement are left out."""
+    rows = []
+    s3 = table3_df[table3_df["benchmark"] == "rnn"].set_index("setting")
+
+    def ratio(a, b):
+        return float(s3.loc[a, "median_s"] / s3.loc[b, "median_s"]) if a in s3.index and b in s3.index else None
+
+    for a, b, paper, note in (
+        ("trimtuner-gp", "trimtuner-dt", pv.TABLE_III_TEXT["gp_over_dt"], "text: 'a 13x speed up'"),
+        ("fabolas", "eic", pv.TABLE_III_MIN["fabolas"][0] / pv.TABLE_III_MIN["eic"][0], "Table III minutes"),
+        ("trimtuner-gp", "fabolas", pv.TABLE_III_MIN["trimtuner-gp"][0] / pv.TABLE_III_MIN["fabolas"][0],
+         "Table III minutes ('approximately 30% longer')"),
+        ("trimtuner-dt", "eic", pv.TABLE_III_MIN["trimtuner-dt"][0] / pv.TABLE_III_MIN["eic"][0],
+         "Table III minutes ('almost on par')"),
+    ):
+        rows.append({"source": "TrimTuner Table III", "item": f"RNN: recommendation time {a} / {b}",
+                     "paper": round(paper, 2), "workbook": ratio(a, b), "factor": 2.0,
+                     "note": note + "; paper: average of three networks"})
+    for _, r in table4_df.iterrows():
+        if r["heuristic"] == "CEA (10%)" or pd.isna(r["paper x CEA 10%"]):
+            continue
+        rows.append({"source": "TrimTuner Table IV", "item": f"RNN {r['optimizer']}: {r['heuristic']} / CEA (10%) time",
+                     "paper": round(float(r["paper x CEA 10%"]), 2), "workbook": float(r["x CEA 10%"]), "factor": 2.0,
+                     "note": "ratio of medians on one machine"})
+    for o in ("trimtuner-gp", "trimtuner-dt"):
+        sub = table4_df[table4_df["optimizer"] == o].set_index("heuristic")
+        if {"CEA (10%)", "DIRECT (10%)", "CMA-ES (10%)"} <= set(sub.index):
+            cea = sub.loc["CEA (10%)", "median_s"]
+            rows.append({"source": "TrimTuner Table IV", "item": f"RNN {o}: CEA (10%) faster than DIRECT and CMA-ES (10%)",
+                         "paper": True, "workbook": bool(cea < sub.loc["DIRECT (10%)", "median_s"]
+                                                          and cea < sub.loc["CMA-ES (10%)", "median_s"]),
+                         "note": "text: CEA is more efficient than Direct and CMAES"})
+    return [r for r in rows if r["workbook"] is not None]
