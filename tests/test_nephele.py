@@ -364,3 +364,19 @@ def test_lynceus_takes_the_lookahead_options_but_not_the_size_choice(toy):
     assert opt.horizon == 1 and opt.max_paths == 2 and opt.full_size_only
     with pytest.raises(ValueError, match="'lynceus' has no option full_size_only"):
         make_nephele_optimizer("lynceus", toy, seed=0, full_size_only=False, **TOY)
+
+
+def test_initial_budget_check_by_hand():
+    """B_init / mean cost on a table whose costs are set by hand: 4 configurations x 2 sizes."""
+    from tt_core.analysis.nephele import initial_budget_check
+
+    rows = [{"vm": vm, "n": 1, "lr": 0.1, "batch": b, "size": size, "accuracy": 0.9, "time": 10.0,
+             "cost": cost} for (vm, b, size, cost) in [("a", 16, 10, 0.1), ("a", 16, 100, 1.0), ("a", 32, 10, 0.2),
+                                                       ("a", 32, 100, 2.0), ("b", 16, 10, 0.3), ("b", 16, 100, 3.0),
+                                                       ("b", 32, 10, 0.4), ("b", 32, 100, 4.0)]]
+    bench = benchmark_from_table(pd.DataFrame(rows), ["vm", "n", "lr", "batch"], name="hand")
+    out = initial_budget_check({"hand": bench}, {"hand": 5.0}).iloc[0]
+    assert out["mean_cost_full_size"] == pytest.approx(2.5)           # (1 + 2 + 3 + 4) / 4
+    assert out["expected_samples_full_size"] == pytest.approx(2.0)     # 5 / 2.5
+    assert out["mean_cost_all_sizes"] == pytest.approx(1.375)         # 11 / 8
+    assert out["expected_samples_all_sizes"] == pytest.approx(5 / 1.375)

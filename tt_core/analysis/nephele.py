@@ -196,6 +196,34 @@ def lookahead_table(df: pd.DataFrame, q: float = 90.0) -> pd.DataFrame:
     return t
 
 
+def initial_budget_check(benchmarks: dict, budgets: dict) -> pd.DataFrame:
+    """What an initial budget buys by the data alone: the mean cost of a test drawn uniformly at full
+    size (Lynceus, CherryPick) and over all sizes (Nephele), and ``budget / mean cost``, the number of
+    tests a sampler that draws uniformly can expect to make (thesis Table 6.1's quantity, without any
+    optimiser). Used to tell a difference that comes from the measurements' costs from one that comes
+    from the sampler.
+
+    Parameters
+    ----------
+    benchmarks : dict
+        Name -> Benchmark.
+    budgets : dict
+        Name -> B_init (USD).
+    """
+    rows = []
+    for name, bench in benchmarks.items():
+        if name not in budgets:
+            continue
+        t = bench.table
+        full = t[t["size"] == bench.max_size]["cost"].to_numpy(float)
+        every = t["cost"].to_numpy(float)
+        b = float(budgets[name])
+        rows.append({"benchmark": name, "initial_budget": b, "mean_cost_full_size": float(full.mean()),
+                     "expected_samples_full_size": b / float(full.mean()),
+                     "mean_cost_all_sizes": float(every.mean()), "expected_samples_all_sizes": b / float(every.mean())})
+    return pd.DataFrame(rows)
+
+
 def initial_sampling_table(df: pd.DataFrame, n_candidates: dict | None = None) -> pd.DataFrame:
     """Thesis Table 6.1: explorations made and money spent by the initial sampling, per optimiser.
 

@@ -70,9 +70,15 @@ def _curve_value(curves: pd.DataFrame, bench: str, opt: str, x: float, value: st
     return float(c[value].iloc[-1]) if len(c) else np.nan
 
 
-def table_6_1_rows(df: pd.DataFrame, n_candidates: dict) -> list[dict]:
-    """Thesis Table 6.1: mean number of initial samples and the percentage of the search space."""
+def table_6_1_rows(df: pd.DataFrame, n_candidates: dict, budget_check: pd.DataFrame | None = None) -> list[dict]:
+    """Thesis Table 6.1: mean number of initial samples and the percentage of the search space.
+
+    With ``budget_check`` (:func:`tt_core.analysis.nephele.initial_budget_check`) a row that differs
+    names its cause when the data's own costs explain the workbook's number (uniform draws would make
+    ``B_init / mean cost`` tests, within 25% of the measured mean) but not the thesis' (the thesis'
+    count then implies a mean cost per test of ``B_init / count``, a multiple of these measurements')."""
     t = initial_sampling_table(df, n_candidates)
+    check = {} if budget_check is None else budget_check.set_index("benchmark").to_dict("index")
     rows = []
     for r in t.itertuples():
         paper = pv.TABLE_6_1.get(r.benchmark)
@@ -80,12 +86,24 @@ def table_6_1_rows(df: pd.DataFrame, n_candidates: dict) -> list[dict]:
             continue
         which = "all_sizes" if r.optimizer == "nephele" else "full_size"
         label = "with sub-sampling (Nephele)" if r.optimizer == "nephele" else "at s = 1 (Lynceus, CherryPick)"
+        cause = ""
+        c = check.get(r.benchmark)
+        if c is not None:
+            expected, mean = c[f"expected_samples_{which}"], c[f"mean_cost_{which}"]
+            implied = paper["initial_budget"] / paper[f"samples_{which}"]
+            if abs(r.initial_samples_mean / expected - 1) <= 0.25 and abs(paper[f"samples_{which}"] / expected - 1) > 0.25:
+                cause = (f"the measurements' costs: a {'full-size' if which == 'full_size' else 'random-size'} "
+                         f"{r.benchmark.upper()} test costs ${mean:.3f} on average here, so ${paper['initial_budget']:g} "
+                         f"buys {expected:.1f} uniform draws (measured {r.initial_samples_mean:.1f}); the thesis' "
+                         f"{paper[f'samples_{which}']:g} imply ${implied:.3f} per test, {implied / mean:.1f}x these "
+                         "measurements (table6_1_budget_check.csv)")
         rows.append({"source": "thesis Table 6.1", "item": f"{r.benchmark.upper()}: initial samples {label} (mean number)",
                      "paper": paper[f"samples_{which}"], "workbook": round(r.initial_samples_mean, 1),
-                     "rel_tol": 0.25, "note": f"B_init = ${paper['initial_budget']:g}; agreement within 25%"})
+                     "rel_tol": 0.25, "note": f"B_init = ${paper['initial_budget']:g}; agreement within 25%",
+                     "cause": cause})
         rows.append({"source": "thesis Table 6.1", "item": f"{r.benchmark.upper()}: % of the search space sampled {label} (%)",
                      "paper": paper[f"pct_{which}"], "workbook": round(r.pct_of_space, 2), "rel_tol": 0.25,
-                     "note": "agreement within 25%"})
+                     "note": "agreement within 25%", "cause": cause})
     return rows
 
 
