@@ -250,7 +250,7 @@ rows = [{"source": "thesis §6.3", "item": f"{r.network.upper()}: size of the op
         for r in optima.itertuples() if r.network in pv.SECTION_6_3]
 rows += report.table_6_1_rows(df, n_candidates, budget_check)
 rows += report.section_6_4_rows(df, optima, percentile_q)
-rows += report.section_6_5_rows(look, percentile_q)
+rows += report.section_6_5_rows(look, percentile_q, max_paths=settings["lookahead_max_paths"])
 rows += report.projected_time_rows(projected)
 summary = comparison(rows)
 save_comparison(summary, "09_nephele_optimizer", out)

@@ -380,3 +380,21 @@ def test_initial_budget_check_by_hand():
     assert out["expected_samples_full_size"] == pytest.approx(2.0)     # 5 / 2.5
     assert out["mean_cost_all_sizes"] == pytest.approx(1.375)         # 11 / 8
     assert out["expected_samples_all_sizes"] == pytest.approx(5 / 1.375)
+
+
+def test_projected_time_and_the_overhead_the_thesis_ratio_needs(monkeypatch):
+    """Hand-made: h = 0 runs train 1000 s and make 10 recommendations of 1 s; h = 1 runs train 1000 s and
+    make 10 recommendations of 5 s. Projected ratio (1000 + 50) / (1000 + 10); the thesis' 2.34 needs
+    w = (2.34 * 1010 - 1000) / 10 = 136.34 s per h = 1 recommendation."""
+    import tt_core.reporting.nephele as rn
+
+    look = pd.DataFrame({"benchmark": ["cnn", "cnn"], "horizon": [0, 1], "recommendations": [20, 20], "runs": [2, 2],
+                         "exploration_time_s": [1000.0, 1000.0]})
+    monkeypatch.setattr(rn, "lookahead_table", lambda df, *a, **k: look)
+    timing = pd.DataFrame({"benchmark": ["cnn", "cnn"], "horizon": [0, 1], "max_paths": ["all", "all"],
+                           "wall_s": [1.0, 5.0]})
+    out = rn.projected_total_time(None, timing).set_index("horizon")
+    assert out.loc[1, "projected_ratio"] == pytest.approx(1050 / 1010)
+    assert out.loc[1, "implied_wall_per_rec_s"] == pytest.approx((2.34 * 1010 - 1000) / 10)
+    row = rn.projected_time_rows(out.reset_index())[0]
+    assert row["paper"] == 2.34 and "needs 136 s per h = 1 recommendation, 27x this code's 5.0 s" in row["cause"]
