@@ -119,7 +119,12 @@ def cmd_reproduce(args) -> int:
         profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
     )
     failed = [r for r in results if not r.ok]
-    print(f"\n{len(results) - len(failed)}/{len(results)} notebooks ran. Report: {index}")
+    wall = sum(r.seconds for r in results)
+    cpu = sum(r.cpu_seconds for r in results if r.cpu_seconds == r.cpu_seconds)
+    for r in results:
+        print(f"  {r.entry.stem:<40} {'ok' if r.ok else 'FAILED':<7} {r.seconds:7.1f} s wall {r.cpu_seconds:7.1f} s CPU")
+    print(f"\n{len(results) - len(failed)}/{len(results)} notebooks ran in {wall / 60:.1f} min ({cpu / 60:.1f} min of CPU). "
+          f"Report: {index}")
     for r in failed:
         print(f"  FAILED {r.entry.stem}: {r.error.splitlines()[0] if r.error else ''}")
     return 1 if failed else 0

@@ -69,6 +69,7 @@ class ReportNotebook:
     seconds: float = float("nan")
     error: str = ""
     figures: tuple[str, ...] = field(default_factory=tuple)
+    cpu_seconds: float = float("nan")
 
 
 # ------------------------------------------------------------------------------------------- numbers
@@ -277,6 +278,7 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                   "</div>" for g, label, c in GROUPS if n_rows and tot[g])
     n_ok = sum(nb.ok for nb in notebooks)
     total_s = sum(nb.seconds for nb in notebooks if math.isfinite(nb.seconds))
+    total_cpu = sum(nb.cpu_seconds for nb in notebooks if math.isfinite(nb.cpu_seconds))
 
     # 2. thumbnails
     thumbs = []
@@ -339,14 +341,14 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     # 5. notebooks
     nb_rows = "".join(
         f"<tr><td><a href='{nb.stem}.html'>{nb.stem}</a></td><td>{html.escape(nb.title)}</td>"
-        f"<td>{html.escape(nb.reproduces)}</td><td class='num'>{nb.seconds:.0f}</td>"
+        f"<td>{html.escape(nb.reproduces)}</td><td class='num'>{nb.seconds:.0f}</td><td class='num'>{nb.cpu_seconds:.0f}</td>"
         f"<td>{'ok' if nb.ok else '<b>FAILED</b>: ' + html.escape(nb.error[:300])}</td></tr>" for nb in notebooks)
 
     page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>TrimTuner Workbook: what was reproduced ({html.escape(profile)})</title><style>{_CSS}</style></head><body>
 <h1>TrimTuner Workbook: what was reproduced</h1>
-<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks ran ({total_s / 60:.1f} min). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
+<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
 <div class="totals">{boxes}</div><div class="bar">{bar}</div>
 <p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
 is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
@@ -358,7 +360,7 @@ A row that <i>differs</i> names the cause that was measured, or says that none h
 <h2 id="rules">Agreement rules</h2><table class="legend">{''.join(legend)}</table>
 <p class="muted">The <i>paper</i> column is typed from the papers as reference; numbers are printed to the paper's
 precision (at least two significant digits). Rows that two notebooks check identically are shown once.</p>
-<h2>Notebooks</h2><table><tr><th>notebook</th><th>topic</th><th>reproduces</th><th>seconds</th><th>status</th></tr>
+<h2>Notebooks</h2><table><tr><th>notebook</th><th>topic</th><th>reproduces</th><th>wall s</th><th>CPU s</th><th>status</th></tr>
 {nb_rows}</table>
 </body></html>"""
     return write_text(out / "index.html", page)

@@ -95,6 +95,15 @@ class NotebookResult:
     ok: bool
     seconds: float
     error: str = ""
+    #: CPU seconds of the notebook's kernel and the processes it waited for (getrusage of children)
+    cpu_seconds: float = float("nan")
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def run(
@@ -142,7 +151,7 @@ def run(
     for entry in bar:
         bar.set_postfix_str(entry.stem)
         executed = out / f"{entry.stem}.ipynb"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _children_cpu()
         try:
             source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
             offered = {"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())}
@@ -153,10 +162,10 @@ def run(
                 cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
                 kernel_manager_class=_filtered_kernel_manager_class(),
             )
-            results.append(NotebookResult(entry, True, time.perf_counter() - t0))
+            results.append(NotebookResult(entry, True, time.perf_counter() - t0, cpu_seconds=_children_cpu() - c0))
         except Exception as exc:  # a failing notebook must not stop the others
             msg = _short_error(exc)
-            results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg))
+            results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg, _children_cpu() - c0))
             bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
         if executed.is_file():
             _to_html(executed)
@@ -230,10 +239,11 @@ def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: 
     summary = collect(figs)
     write_csv(summary, out / "summary.csv")
     write_text(out / "status.json", json.dumps(
-        [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "error": r.error} for r in results],
+        [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "cpu_seconds": round(r.cpu_seconds, 2),
+          "error": r.error} for r in results],
         indent=2))
     notebooks = [ReportNotebook(r.entry.stem, r.entry.title, r.entry.reproduces, r.ok, r.seconds, r.error,
-                                r.entry.figures) for r in results]
+                                r.entry.figures, r.cpu_seconds) for r in results]
     seeds = len(settings(profile, "fig1")["seeds"])
     note = ("" if profile == "paper" else
             f"The {profile} profile cuts seeds and iterations ({seeds} seeds per method in Figs 1-2, where the paper "
