@@ -225,3 +225,57 @@ def measure_parallel_fraction(threads: int = 2, repeats: int = 2) -> dict:
     f = (1 - 1 / S) / (1 - 1 / threads)
     return {"speedup": S, "parallel_fraction": f, "seconds_1": w1, f"seconds_{threads}": wn,
             "load": os.getloadavg()[0], "valid": bool(0 <= f <= 1)}
+
+
+def read_job_csv(path, speed: SpeedModel | None = None, reference_hours: float | None = None,
+                 model_mb: float = DEFAULT_MODEL_MB, types=None) -> JobSet:
+    """A user's job set from a CSV with one row per (setting, step): columns ``setting``, ``step`` (1, 2,
+    ...), ``metric`` (loss-like) and either ``seconds`` (seconds per step on the reference type, r4.large,
+    carried to the other types by the speed model) or ``seconds_<type>`` for every type. With
+    ``reference_hours`` the step times are rescaled so the median job takes that long on r4.large."""
+    import pandas as pd
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise SpotError(f"job set file {str(path)!r} does not exist")
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise SpotError(f"{path}: not a readable CSV file ({str(exc).splitlines()[0]})") from None
+    need = {"setting", "step", "metric"}
+    if not need <= set(df.columns):
+        raise SpotError(f"{path}: missing column(s) {sorted(need - set(df.columns))} (line 1); a job set CSV has "
+                        "setting, step, metric and seconds (or seconds_<type> per instance type)")
+    per_type = [c for c in df.columns if c.startswith("seconds_")]
+    if "seconds" not in df.columns and not per_type:
+        raise SpotError(f"{path}: no step times: add a 'seconds' column (seconds per step on r4.large) or "
+                        "'seconds_<type>' columns")
+    for col in ["step", "metric", "seconds", *per_type]:
+        if col not in df.columns:
+            continue
+        v = pd.to_numeric(df[col], errors="coerce")
+        bad = ~np.isfinite(v) | ((v <= 0) if col != "metric" else (v < 0))
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise SpotError(f"{path}, line {i + 2}, column {col!r}: {df[col].iloc[i]!r} is not a "
+                            f"{'non-negative' if col == 'metric' else 'positive'} number")
+        df[col] = v
+    speed = speed or SpeedModel()
+    curves, tables, names = [], [], []
+    for s, g in df.groupby("setting", sort=False):
+        g = g.sort_values("step")
+        if not np.array_equal(g["step"].to_numpy(), np.arange(1, len(g) + 1)):
+            raise SpotError(f"{path}: setting {s!r} has steps {g['step'].tolist()[:6]}...; steps must be 1, 2, 3, ...")
+        curves.append(g["metric"].to_numpy(float))
+        names.append(str(s))
+        if per_type:
+            tables.append({c[len("seconds_"):]: float(g[c].median()) for c in per_type})
+        else:
+            tables.append(speed.step_times(float(g["seconds"].median()), types))
+    if reference_hours is not None:
+        med = float(np.median([t[speed.reference] * len(c) for t, c in zip(tables, curves)]))
+        f = reference_hours * 3600.0 / med
+        tables = [{k: v * f for k, v in t.items()} for t in tables]
+    return job_set(path.stem, curves, tables, model_mb=model_mb, names=names, source=str(path),
+                   substitution="" if per_type else "step times on other types from the speed model")
