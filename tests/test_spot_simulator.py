@@ -195,3 +195,16 @@ def test_bad_inputs_get_one_clear_error():
         S.simulate(one_job(types=("r4.large", "m4.4xlarge")), tr, "spottune-1.0", settings())
     with pytest.raises(SpotError, match="outside the price trace"):
         S.simulate(one_job(1000), tr, "spottune-1.0", settings())
+
+
+def test_jct_ends_at_the_selection_and_completion_when_the_top_k_are_trained():
+    tr = hand_trace(r4_large=[0.12] * 300)
+    k = np.arange(1, 101)
+    js = W.job_set("two", [1 / (0.05 * k + 1) + 0.2, 1 / (0.05 * k + 1) + 0.1], {"r4.large": 60.0}, model_mb=0.0)
+    res = S.simulate(js, tr, "spottune-0.5", settings(k=1, plateau=False), seed=1)
+    s = res.summary
+    assert s["jct_s"] == pytest.approx(60 + 50 * 60)                    # both reach 50 steps, EarlyCurve selects
+    assert s["completion_s"] == pytest.approx(3060 + 60 + 50 * 60)      # the selected one trains 50 more steps
+    assert res.jobs["selected"].tolist() == [False, True] and res.jobs["steps"].tolist() == [50, 100]
+    assert s["charged"] == pytest.approx((2 * 3060 + 3060) / 3600 * 0.12)
+    assert s["top1"] and s["top3"]

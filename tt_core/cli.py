@@ -502,7 +502,7 @@ def _os_error(exc: OSError) -> str:
 # ------------------------------------------------------------------------------------------------
 # Command line: tt spot (SpotTune simulation) and tt bench spot
 # ------------------------------------------------------------------------------------------------
-SPOT_KEYS = ("approach", "cost", "charged", "refunded", "jct_s", "pcr", "steps_total", "steps_free", "top1", "top3")
+SPOT_KEYS = ("approach", "cost", "charged", "refunded", "jct_s", "completion_s", "pcr", "steps_total", "steps_free", "top1", "top3")
 
 
 def cmd_spot_simulate(args) -> int:

@@ -53,7 +53,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "timing_states": 1, "timing_full_gamma": False},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [], "curves": "quick",
-                     "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0},
+                     "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0, "theta_seeds": [1]},
     },
     "quick": {
         "fig1": {"benchmarks": ["cnn", "rnn"], "optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"],
@@ -72,7 +72,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
                                                    "rnn/t2.xlarge-x4"],
-                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3]},
+                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3],
+                     "theta_seeds": [1], "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
     },
     "paper": {
         "fig1": {"benchmarks": ["cnn", "rnn"],
@@ -90,7 +91,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "timing_states": 5, "timing_full_gamma": True},
         "bench": {"n_obs": [8, 20, 44], "seeds": [1, 2], "repeats": 3},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
-                     "curves": "full", "seeds": list(range(1, 11))},
+                     "curves": "full", "seeds": list(range(1, 11)), "theta_seeds": list(range(1, 11))},
     },
 }
 

@@ -61,6 +61,9 @@ NOTEBOOKS: list[NotebookEntry] = [
     NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12"),
     NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)"),
     NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job"),
+    NotebookEntry("12_spottune_market", "SpotTune's spot market", "SpotTune Table III, Fig. 1; revocation statistics"),
+    NotebookEntry("13_spottune_simulation", "SpotTune vs Single-Spot Tune (simulated)", "SpotTune Figs 7, 8, 9"),
+    NotebookEntry("14_spottune_earlycurve", "EarlyCurve vs a single-stage fit", "SpotTune Fig. 11; the top-3 claim"),
 ]
 
 

@@ -32,6 +32,7 @@ before it by less than ``tol`` (relative), windows of ``window x max_steps`` ste
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -108,10 +109,12 @@ def fit_stage(j, y, n_params: int = 4) -> np.ndarray:
         J = np.column_stack([-cols / (D * D)[:, None], np.ones_like(j)])
         return J[:, 1:] if three else J
 
-    for x0 in _initial(j, y, three):
-        x0 = np.maximum(x0, lower)
+    starts = [np.maximum(x0, lower) for x0 in _initial(j, y, three)]
+    costs = [float(np.sum(resid(x0) ** 2)) for x0 in starts]
+    for i in np.argsort(costs)[:2]:      # the two best starting points (of three)
         try:
-            r = least_squares(resid, x0, jac=jac, bounds=(lower, np.inf), x_scale="jac", max_nfev=100 * len(x0))
+            r = least_squares(resid, starts[i], jac=jac, bounds=(lower, np.inf), x_scale="jac",
+                              max_nfev=100 * len(starts[i]))
         except ValueError:
             continue
         if np.isfinite(r.cost) and r.cost < best_cost:
@@ -189,13 +192,19 @@ METHODS = {"earlycurve": fit_earlycurve, "single-stage": fit_single_stage}
 
 
 def predict_final(metric, max_steps: int, method: str = "earlycurve") -> float:
-    """The predicted metric after ``max_steps`` steps from the observed partial curve ``metric``."""
+    """The predicted metric after ``max_steps`` steps from the observed partial curve ``metric`` (memoised:
+    the simulator asks for the same curve and theta once per seed and approach)."""
     if method not in METHODS:
         raise SpotError(f"unknown curve-fitting method {method!r}; known: {list(METHODS)}")
     m = _check(metric)
     if max_steps < len(m):
         raise SpotError(f"max_steps ({max_steps}) is smaller than the observed steps ({len(m)})")
-    return METHODS[method](m).final(int(max_steps))
+    return _predict_cached(m.tobytes(), int(max_steps), method)
+
+
+@lru_cache(maxsize=65536)
+def _predict_cached(raw: bytes, max_steps: int, method: str) -> float:
+    return METHODS[method](np.frombuffer(raw, dtype=float)).final(max_steps)
 
 
 def theta_steps(theta: float, max_steps: int) -> int:

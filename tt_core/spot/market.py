@@ -80,6 +80,7 @@ class PriceTrace:
     synthetic: bool = False
     resampling: str = "generated"
     _cum: dict = field(default_factory=dict, repr=False, compare=False)
+    _n: int = field(default=0, repr=False, compare=False)
 
     def __post_init__(self):
         lengths = {len(v) for v in self.prices.values()}
@@ -91,6 +92,7 @@ class PriceTrace:
                 raise SpotError(f"price trace: type {name!r} has a missing, infinite or non-positive price")
             self.prices[name] = p
             self._cum[name] = np.concatenate([[0.0], np.cumsum(p) / 60.0])  # USD from minute 0 to minute m
+        object.__setattr__(self, "_n", len(next(iter(self.prices.values()))))
 
     # -- size and labels ---------------------------------------------------------------------------
     @property
@@ -99,7 +101,7 @@ class PriceTrace:
 
     @property
     def n_minutes(self) -> int:
-        return len(next(iter(self.prices.values())))
+        return self._n
 
     @property
     def duration_s(self) -> float:

@@ -42,6 +42,7 @@ Reconstructions (the paper's Eq. 3 and Alg. 2 were lost in extraction)
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -111,23 +112,23 @@ def features(trace, name: str) -> pd.DataFrame:
     })
 
 
-def price_changes(prices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def price_changes(prices: np.ndarray) -> tuple[list, list]:
     """``(where, sizes)``: the minute indices ``k`` with a price change between minute ``k`` and ``k + 1``
-    and the absolute sizes of those changes."""
+    and the absolute sizes of those changes (plain lists: the windows are a handful of changes)."""
     d = np.abs(np.diff(np.asarray(prices, float)))
     where = np.flatnonzero(d > 0)
-    return where, d[where]
+    return where.tolist(), d[where].tolist()
 
 
-def trimmed_margin(where: np.ndarray, sizes: np.ndarray, minute: int, trim: float = 0.2) -> float:
+def trimmed_margin(where: list, sizes: list, minute: int, trim: float = 0.2) -> float:
     """Alg. 2 at one minute from :func:`price_changes`: the trimmed mean of the changes in the past hour."""
-    a, b = np.searchsorted(where, [minute - WINDOW, minute])   # changes that landed in minutes m-59 .. m
-    v = np.sort(sizes[a:b])
-    if len(v) == 0:
+    a, b = bisect_left(where, minute - WINDOW), bisect_left(where, minute)   # changes landing in m-59 .. m
+    if a == b:
         return TICK
+    v = sorted(sizes[a:b])
     k = int(math.floor(trim * len(v)))
     kept = v[k: len(v) - k] if len(v) - 2 * k > 0 else v
-    return max(TICK, float(kept.mean()))
+    return max(TICK, sum(kept) / len(kept))
 
 
 def algorithm2_margins(prices: np.ndarray, minutes: np.ndarray, trim: float = 0.2) -> np.ndarray:
@@ -252,7 +253,8 @@ class LogisticPredictor:
         if m[0] == "constant":
             return 0.5
         _, P, mu, sd, coef, b0, scale = m
-        x = self._inputs(name, np.array([_minute(self.trace, t)]), np.array([bid / scale]))[0]
+        f = self._feats[name][_minute(self.trace, t)]
+        x = np.append(f, bid / scale / f[0] - 1.0)
         z = float(((x - mu) / sd) @ coef + b0)
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
@@ -267,7 +269,9 @@ class LogisticPredictor:
         m = self._model(name)
         if m[0] == "constant":
             return m[1]
-        return float(calibrate(self.raw_output(name, bid, t), m[1]))
+        o, P = self.raw_output(name, bid, t), m[1]      # Eq. 3 (calibrate), on scalars
+        den = o * P + (1 - o) * (1 - P)
+        return o * P / den if den > 0 else P
 
 
 class HazardPredictor:

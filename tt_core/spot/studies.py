@@ -262,3 +262,45 @@ def workload_names() -> list[str]:
         except ValueError:
             pass
     return names + [f"sklearn/{a}" for a in C.ALGORITHMS]
+
+
+def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataFrame | None = None) -> dict:
+    """The workbook's truth values of the paper's direction/ordering claims (keys of
+    :data:`tt_core.spot.report.CLAIMS`); each is computed on every job set, averaged over seeds."""
+    w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "pcr"])
+    out = {
+        "st07_cheapest": bool((w["cost"].idxmin(axis=1) == REFERENCE).all()),
+        "st1_cheaper_than_cheapest": bool(w["cost"]["spottune-1"].mean() < w["cost"]["single-cheapest"].mean()),
+        "jct_between_baselines": bool(w["jct_h"]["single-fastest"].mean() < w["jct_h"][REFERENCE].mean()
+                                      < w["jct_h"]["single-cheapest"].mean()),
+        "pcr_st07_highest": bool(w["pcr"].mean().idxmax() == REFERENCE),
+    }
+    if topk is not None:
+        high = topk[topk["theta"] >= 0.7 - 1e-9]
+        out["top3_at_07"] = bool(high["top3"].all())
+    if errors is not None:
+        out["earlycurve_better"] = bool(errors["earlycurve_error"].mean() < errors["single-stage_error"].mean())
+    return out
+
+
+def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFrame:
+    """The profile's settings beside the paper's (for the notebooks)."""
+    rows = [
+        ("workloads", f"{n_job_sets} job sets: TrimTuner curves {cfg['trimtuner'] or 'all 48 groups'}, "
+                      f"scikit-learn {cfg['sklearn']} ({cfg['curves']})",
+         "6 benchmarks (LoR, SVM, GBTR, LiR, AlexNet, ResNet), Table II"),
+        ("prices", prices_label, "AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08"),
+        ("billing and revocation", cfg["rules"], "per second; revoked above the maximum price; first hour refunded"),
+        ("revocation predictor", cfg["predictor"], "RevPred (LSTM)"),
+        ("predictor trained on", f"first {cfg['fit_days']:g} days", "04/26-05/04 (9 days)"),
+        ("maximum price", cfg["bid"], "not stated (aggressive bidding, §II-A)"),
+        ("theta", "0.7 and 1.0 (Fig. 7); " + ", ".join(f"{t:g}" for t in cfg["thetas"]) + " (Fig. 8)",
+         "0.7 and 1.0; 0.1 to 1.0"),
+        ("k (top-k trained to the end)", cfg["k"], "not stated"),
+        ("seeds (markets, submission times)", cfg["seeds"], "one trace"),
+        ("time scale", f"median job {cfg['reference_hours']:g} h on r4.large", "measured step times (not published)"),
+        ("speed model", f"Amdahl, parallel fraction {cfg['parallel_fraction']:g}, ECU per vCPU",
+         "measured per instance (Fig. 6, not published)"),
+        ("model size", f"{cfg['model_mb']:g} MB", "per benchmark (not stated)"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "this workbook", "paper"])
