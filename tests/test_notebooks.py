@@ -45,7 +45,8 @@ NOTEBOOKS: dict[str, list[str]] = {
     "12_spottune_market": ["spottune_table3.csv", "spottune_fig1.png", "spottune_revocation.png",
                            "spottune_revocation.csv", "spottune_predictors.csv"],
     "13_spottune_simulation": ["spottune_fig7.png", "spottune_fig7.csv", "spottune_fig7_runs.csv", "spottune_fig9.png",
-                               "spottune_fig9.csv", "spottune_fig8.png", "spottune_fig8.csv", "spottune_fig8_topk.csv"],
+                               "spottune_fig9.csv", "spottune_fig8.png", "spottune_fig8.csv", "spottune_fig8_topk.csv",
+                               "spottune_rules.csv"],
     "14_spottune_earlycurve": ["spottune_fig11.png", "spottune_fig11_errors.csv", "spottune_topk.csv"],
 }
 #: Notebooks whose results come from optimiser runs (seeded, not exact): their summaries have no

@@ -63,3 +63,8 @@ def test_smoke_grid_runs_and_is_consistent():
     low = stats[stats["margin"] == 0.0].set_index("type")["p_revoked_within_hour"]
     high = stats[stats["margin"] == 1.0].set_index("type")["p_revoked_within_hour"]
     assert (low >= high).all() and (low > 0.3).all()
+
+
+def test_bench_fig7_reports_cpu_and_wall_seconds():
+    res = T.bench_fig7(settings("quick", "spottune", smoke=True))
+    assert res["simulations"] == 4 and res["job_sets"] == 1 and res["cpu_s"] > 0 and res["wall_s"] > 0

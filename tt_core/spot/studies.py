@@ -49,9 +49,23 @@ def study_job_sets(cfg: dict, progress: bool = False) -> list:
     return sets
 
 
+_MARKETS: dict = {}
+
+
+def cached_market(prices, seed: int, days: float) -> M.PriceTrace:
+    """:func:`tt_core.spot.market.market`, kept for the process (a few markets: the grids of one notebook share
+    them, and with them the fitted predictors of :func:`tt_core.spot.simulator.fitted_predictor`)."""
+    key = (str(prices), int(seed), float(days))
+    if key not in _MARKETS:
+        if len(_MARKETS) >= 16:
+            _MARKETS.clear()
+        _MARKETS[key] = M.market(prices, seed=seed, days=days)
+    return _MARKETS[key]
+
+
 def study_market(cfg: dict, seed: int, prices="synthetic") -> M.PriceTrace:
     """The price trace of one seed: a synthetic market of ``market_days`` days, or the user's trace."""
-    return M.market(prices, seed=seed, days=cfg["market_days"])
+    return cached_market(prices, seed, cfg["market_days"])
 
 
 def run_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Settings | None = None, market_days=30.0,
@@ -63,7 +77,7 @@ def run_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Settings
     rows = []
     bar = tqdm(total=len(seeds) * len(job_sets), desc="SpotTune simulations", disable=not progress)
     for seed in seeds:
-        trace = M.market(prices, seed=seed, days=market_days)
+        trace = cached_market(prices, seed, market_days)
         for js in job_sets:
             for r in S.compare(js, trace, approaches, settings, seed):
                 rows.append(r.summary)
@@ -304,3 +318,27 @@ def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFram
         ("model size", f"{cfg['model_mb']:g} MB", "per benchmark (not stated)"),
     ]
     return pd.DataFrame(rows, columns=["setting", "this workbook", "paper"])
+
+
+def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"), ("aws-2017", "synthetic"),
+                                                            ("aws-today", "synthetic-today")),
+                     grids: dict | None = None) -> pd.DataFrame:
+    """Would SpotTune still save money under other rules? Mean over job sets of SpotTune's cost and JCT
+    relative to Single-Spot (cheapest), and its free-step share, per (rules, market) variant. ``grids``:
+    already computed Fig. 7 grids by rules name (reused)."""
+    rows = []
+    grids = grids or {}
+    for rule, prices in variants:
+        grid = grids.get(rule)
+        if grid is None:
+            grid = run_grid(job_sets, seeds, S.FIG7_APPROACHES, sim_settings(cfg, rules=rule), cfg["market_days"],
+                            prices)
+        per = per_job_set(grid)
+        w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h"])
+        for ap in ("spottune-1", REFERENCE):
+            rows.append({"rules": rule, "market": prices, "approach": ap,
+                         "cost_vs_cheapest": float((w["cost"][ap] / w["cost"]["single-cheapest"]).mean()),
+                         "cost_vs_fastest": float((w["cost"][ap] / w["cost"]["single-fastest"]).mean()),
+                         "jct_vs_cheapest": float((w["jct_h"][ap] / w["jct_h"]["single-cheapest"]).mean()),
+                         "free_step_share": float(grid.loc[grid["approach"] == ap, "free_step_share"].mean())})
+    return pd.DataFrame(rows)
