@@ -167,3 +167,10 @@ def test_fit_market_params_recovers_the_generators_parameters():
     assert fit.spikes_per_day == pytest.approx(1.0, rel=0.3)
     assert fit.spike_height == pytest.approx(1.5, rel=0.15)
     assert fit.spike_minutes == pytest.approx(30.0, rel=0.3)
+
+
+def test_a_file_of_the_published_size_is_checked_against_the_known_checksum(tmp_path, monkeypatch):
+    p = _write_trace(tmp_path / "us-east-1.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
+    monkeypatch.setattr(market, "TRACE_SIZE", p.stat().st_size)
+    with pytest.warns(UserWarning, match=r"sha256 .* differs from the one known copy's \(6c2b86e6...af95"):
+        market.load_trace(p, types=["r4.large"])
