@@ -42,11 +42,18 @@ NOTEBOOKS: dict[str, list[str]] = {
     ],
     "10_explorer": ["explorer.png", "explorer_half_limit.png"],
     "11_your_own_job": ["own_job_runs.png", "own_job_runs.csv"],
+    "12_spottune_market": ["spottune_table3.csv", "spottune_fig1.png", "spottune_revocation.png",
+                           "spottune_revocation.csv", "spottune_predictors.csv"],
+    "13_spottune_simulation": ["spottune_fig7.png", "spottune_fig7.csv", "spottune_fig7_runs.csv", "spottune_fig9.png",
+                               "spottune_fig9.csv", "spottune_fig8.png", "spottune_fig8.csv", "spottune_fig8_topk.csv",
+                               "spottune_rules.csv"],
+    "14_spottune_earlycurve": ["spottune_fig11.png", "spottune_fig11_errors.csv", "spottune_topk.csv"],
 }
 #: Notebooks whose results come from optimiser runs (seeded, not exact): their summaries have no
 #: exact items to check, only the paper-vs-workbook table itself.
 NO_EXACT_ITEMS: set[str] = {"03_fig1_accuracy_vs_cost", "04_fig2_savings", "05_fig3_filters",
-                             "06_tables3_4_recommendation_time", "07_fig4_beta"}
+                             "06_tables3_4_recommendation_time", "07_fig4_beta",
+                             "13_spottune_simulation", "14_spottune_earlycurve"}
 #: Item suffixes of summary rows that are exact (no rounding involved): they must agree.
 EXACT_SUFFIXES = ("(count)", "(images)")
 #: Smoke-mode budget per notebook (the runner's limit is 60 s).

@@ -85,8 +85,33 @@ Fabulinus (ch. 4, Algs. 4-5) is not.
 
 SpotTune paper
 --------------
-"SpotTune: Leveraging Transient Resources for Cost-efficient Hyper-parameter Tuning in the Public
-Cloud": not implemented yet; no function implements its equations or algorithms.
+Y. Li et al., "SpotTune: Leveraging Transient Resources for Cost-efficient Hyper-parameter Tuning in the
+Public Cloud", ICDCS 2020; implemented as a seeded simulation in :mod:`tt_core.spot`. The paper's
+equations and algorithm listings were lost in its text extraction: each entry below is a
+*reconstruction* from the surrounding text, written out in the named module's docstring.
+
+* Eq. 1, expected cost of the next hour ``(1 - p) * mean price`` ->
+  :func:`tt_core.spot.provisioner.expected_hour_cost`.
+* Eq. 2, step cost and the cheapest instance (``getBestInst``) -> :func:`tt_core.spot.provisioner.step_cost`,
+  :meth:`tt_core.spot.provisioner.Provisioner.choose`; the seconds-per-step table initialised from vCPUs
+  and updated online (Alg. 1, line 36) -> :class:`tt_core.spot.provisioner.SpeedTable`.
+* Eq. 3, revocation probability from a class-weighted model's output -> :func:`tt_core.spot.revocation.calibrate`,
+  used by :class:`tt_core.spot.revocation.LogisticPredictor` (the six features:
+  :func:`tt_core.spot.revocation.features`); the empirical predictor
+  :class:`tt_core.spot.revocation.EmpiricalPredictor`.
+* Eq. 4, the staged sub-linear curve -> :func:`tt_core.spot.earlycurve.stage_curve`,
+  :func:`tt_core.spot.earlycurve.fit_earlycurve` (stages fitted by :func:`tt_core.spot.earlycurve.fit_stage`
+  with ``scipy.optimize.least_squares`` and bounds); the single-stage baseline of SLAQ/Optimus ->
+  :func:`tt_core.spot.earlycurve.fit_single_stage`.
+* Eq. 5, the indicator of a stage -> :meth:`tt_core.spot.earlycurve.CurveFit.predict`.
+* Eq. 6, the stages tile the observed steps -> :func:`tt_core.spot.earlycurve.fit_earlycurve` (its
+  ``starts``, :class:`tt_core.spot.earlycurve.CurveFit`).
+* Eq. 7, a new stage when the change rate jumps -> :func:`tt_core.spot.earlycurve.stage_starts`
+  (:func:`tt_core.spot.earlycurve.change_rates`).
+* Alg. 1, SpotTune's workflow (deployments, revocation notice, hourly re-deployment, early shutdown at
+  ``theta x max`` steps and the top-k) -> :func:`tt_core.spot.simulator.simulate`; its baselines
+  (§IV-A4) -> :func:`tt_core.spot.simulator.single`.
+* Alg. 2, RevPred's training maximum price -> :func:`tt_core.spot.revocation.algorithm2_margins`.
 """
 
 __version__ = "0.1.0"

@@ -505,5 +505,149 @@ def _os_error(exc: OSError) -> str:
     return f"{what}:{where} ({hint})"
 
 
+# ------------------------------------------------------------------------------------------------
+# Command line: tt spot (SpotTune simulation) and tt bench spot
+# ------------------------------------------------------------------------------------------------
+SPOT_KEYS = ("approach", "cost", "charged", "refunded", "jct_s", "completion_s", "pcr", "steps_total", "steps_free", "top1", "top3")
+
+
+def cmd_spot_simulate(args) -> int:
+    from tt_core.spot import market as M, simulator as S, studies as T
+
+    js = T.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
+    trace = M.market(args.prices, seed=args.seed, days=args.market_days, resampling=args.resampling)
+    st = S.Settings(rules=args.billing, predictor=args.predictor, k=args.k, fit_days=args.fit_days)
+    aps = [S.single("r4.large", "single-cheapest"), S.single("m4.4xlarge", "single-fastest"), S.spottune(1.0)]
+    if args.theta < 1:
+        aps.append(S.spottune(args.theta))
+    results = S.compare(js, trace, aps, st, args.seed)
+    main = results[-1].summary
+    rows = [{k: r.summary[k] for k in SPOT_KEYS} for r in results]
+    out = {**{k: main[k] for k in SPOT_KEYS}, "theta": args.theta, "workload": js.name, "billing": main["rules"],
+           "prices": trace.label, "synthetic_prices": trace.synthetic, "seed": args.seed,
+           "free_step_share": main["free_step_share"], "approaches": rows}
+    if args.json:
+        print(json.dumps(_jsonable(out), indent=2))
+        return 0
+    print(f"{js.name}: {len(js)} settings, {trace.label}, billing {main['rules']}, seed {args.seed}"
+          + (" (SYNTHETIC prices)" if trace.synthetic else ""))
+    print(f"{'approach':<16}{'cost $':>10}{'refunded $':>12}{'JCT h':>9}{'PCR':>9}{'steps':>8}{'free':>8}  top1 top3")
+    for r in rows:
+        pcr = f"{r['pcr']:.3f}" if r["pcr"] is not None else "-"
+        print(f"{r['approach']:<16}{r['cost']:>10.3f}{r['refunded']:>12.3f}{r['jct_s'] / 3600:>9.2f}{pcr:>9}"
+              f"{r['steps_total']:>8}{r['steps_free']:>8}  {str(r['top1']):<6}{r['top3']}")
+    return 0
+
+
+def cmd_spot_data_list(args) -> int:
+    from tt_core.spot import curves as C, market as M, studies as T
+
+    trace = M.trace_available()
+    rows = [{"data": "2017 spot price trace (AWS Spot Pricing Market, us-east-1.csv)",
+             "status": "found" if trace else "missing (not downloaded: license unstated; the synthetic market is used)",
+             "path": str(trace or "")}]
+    groups = T.workload_names()
+    tt = [g for g in groups if not g.startswith("sklearn/")]
+    rows.append({"data": f"TrimTuner learning curves: {len(tt)} job sets", "status": "found" if tt else "missing",
+                 "path": ", ".join(tt[:3]) + (" ..." if len(tt) > 3 else "")})
+    cached = sorted(p.name for p in C.cache_root().glob("*.csv")) if C.cache_root().is_dir() else []
+    rows.append({"data": f"scikit-learn learning curves ({', '.join(C.ALGORITHMS)})",
+                 "status": f"{len(cached)} cached file(s)" if cached else "not generated yet (tt spot curves)",
+                 "path": str(C.cache_root())})
+    if args.json:
+        print(json.dumps({"data": rows, "workloads": groups}, indent=2))
+        return 0
+    for r in rows:
+        print(f"{r['data']}\n    {r['status']}  {r['path']}")
+    print("\nWorkloads for tt spot simulate --workload: " + ", ".join(groups) + ", or a job-set CSV path")
+    return 0
+
+
+def cmd_spot_curves(args) -> int:
+    import time
+
+    from tt_core.spot import curves as C
+
+    c0 = time.process_time()
+    tables = C.generate(args.algorithms or C.ALGORITHMS, args.profile, args.seed, progress=True, n_jobs=args.jobs,
+                        force=args.force)
+    for name, df in tables.items():
+        print(f"{name}: {df['setting'].nunique()} settings x {int(df.groupby('setting').size().max())} steps -> "
+              f"{C.cache_path(name, args.profile, args.seed)}")
+    print(f"{time.process_time() - c0:.1f} s CPU in this process")
+    return 0
+
+
+def cmd_bench_spot(args) -> int:
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import studies as T
+
+    cfg = profile_settings(args.profile, "spottune")
+    res = T.bench_fig7(cfg, prices=args.prices, repeats=args.repeats)
+    print(f"Fig. 7 grid, {args.profile} profile: {res['job_sets']} job sets x {res['seeds']} seeds x 4 approaches = "
+          f"{res['simulations']} simulations")
+    print(f"{res['cpu_s']:.1f} s CPU, {res['wall_s']:.1f} s wall (median of {args.repeats}); "
+          f"{res['cpu_s_per_simulation'] * 1000:.0f} ms CPU per simulation")
+    return 0
+
+
+def _add_spot_parser(sub) -> None:
+    from tt_core.spot import curves as C
+    from tt_core.spot.rules import RULES
+
+    sp = sub.add_parser("spot", help="SpotTune: simulate hyper-parameter tuning on spot instances")
+    ssub = sp.add_subparsers(dest="spot_command", metavar="ACTION")
+    si = ssub.add_parser("simulate", help="SpotTune vs the Single-Spot baselines on one job set",
+                         description="Simulate SpotTune (theta and 1.0) and Single-Spot Tune (cheapest r4.large, "
+                                     "fastest m4.4xlarge) on one job set over a price trace.")
+    si.add_argument("--workload", required=True,
+                    help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
+                         "(setting, step, metric, seconds); see `tt spot data list`")
+    si.add_argument("--prices", default="synthetic",
+                    help="synthetic (seeded 2017-style market), synthetic-today, real (the located 2017 trace) or a path")
+    si.add_argument("--billing", choices=list(RULES), default="paper")
+    si.add_argument("--theta", type=_fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
+    si.add_argument("--k", type=_count("--k"), default=3, help="settings trained to the end (top-k)")
+    si.add_argument("--seed", type=_whole("--seed", 0), default=1)
+    si.add_argument("--predictor", choices=["logistic", "empirical"], default="logistic")
+    si.add_argument("--reference-hours", type=_positive("--reference-hours"),
+                    help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
+                         "keeps its own step times unless given)")
+    si.add_argument("--parallel-fraction", type=float, default=0.9, help="Amdahl's parallel fraction of the speed model")
+    si.add_argument("--model-mb", type=float, default=100.0, help="model size for checkpoints (MB)")
+    si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
+    si.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
+    si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    si.add_argument("--json", action="store_true")
+    si.set_defaults(func=cmd_spot_simulate)
+    dl = ssub.add_parser("data", help="price trace, learning curves and workloads: where they are")
+    dsub = dl.add_subparsers(dest="spot_data_command", metavar="ACTION")
+    dll = dsub.add_parser("list", help="what SpotTune data were found")
+    dll.add_argument("--json", action="store_true")
+    dll.set_defaults(func=cmd_spot_data_list)
+    dl.set_defaults(func=lambda a: (dl.print_help(), 0)[1])
+    cu = ssub.add_parser("curves", help="train the scikit-learn models and cache their learning curves")
+    cu.add_argument("--algorithms", nargs="+", choices=list(C.ALGORITHMS))
+    cu.add_argument("--profile", choices=list(C.SIZES), default="quick", help="quick: seconds; full: minutes")
+    cu.add_argument("--seed", type=_whole("--seed", 0), default=1)
+    cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers")
+    cu.add_argument("--force", action="store_true", help="train again even if cached")
+    cu.set_defaults(func=cmd_spot_curves)
+    sp.set_defaults(func=lambda a: (sp.print_help(), 0)[1])
+
+
+def _add_bench_spot(sub) -> None:
+    bench = sub.choices["bench"]
+    bsub = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
+    bs = bsub.add_parser("spot", help="simulation time of a whole SpotTune Fig. 7 grid (CPU and wall seconds)")
+    bs.add_argument("--profile", choices=list(_profile_names()), default="quick")
+    bs.add_argument("--prices", default="synthetic")
+    bs.add_argument("--repeats", type=_count("--repeats"), default=1)
+    bs.set_defaults(func=cmd_bench_spot)
+
+
+_EXTRA_COMMANDS += [_add_spot_parser, _add_bench_spot]
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

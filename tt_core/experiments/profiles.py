@@ -11,6 +11,8 @@ Studies
 ``tables3_4`` TrimTuner Tables III-IV: recommendation-time plans (``tt bench recommend``).
 ``nephele``   Thesis Figs 6.10-6.13 and Table 6.1: seeds, budgets, lookahead settings.
 ``bench``     ``tt bench recommend --quick``.
+``spottune``  SpotTune Figs 7-9 and 11 (notebooks 12-14, ``tt bench spot``): job sets, seeds, theta grid,
+              market length and the simulation settings (:class:`tt_core.spot.simulator.Settings`).
 
 Per-benchmark settings of the thesis' cost-minimising runs: :data:`INITIAL_BUDGETS` (thesis
 Table 6.1) and :data:`EXPLORATION_BUDGETS` (this workbook's choice: the thesis gives no number).
@@ -29,6 +31,14 @@ INITIAL_BUDGETS = {"cnn": 5.0, "rnn": 1.0, "mlp": 2.0}
 EXPLORATION_BUDGETS = {"cnn": 20.0, "rnn": 2.5}
 
 _TABLE4_DT = "table4-dt"
+
+#: SpotTune settings shared by every profile (the paper's where it gives them: theta 0.7 and 1.0, the
+#: refund rule, RevPred trained on the first 9 days; the rest are the simulator's documented assumptions).
+_SPOT_COMMON = {"rules": "paper", "predictor": "logistic", "bid": "algorithm2", "k": 3, "fit_days": 9.0,
+                "market_days": 30.0, "reference_hours": 4.0, "parallel_fraction": 0.9, "model_mb": 100.0,
+                "thetas": [round(0.1 * i, 1) for i in range(1, 11)], "fig11_theta": 0.7}
+#: All 24 (VM type, cluster size) groups of each TrimTuner network.
+_ALL_GROUPS = None
 _TABLE4_GP = "table4-gp"
 
 PROFILES: dict[str, dict[str, dict]] = {
@@ -43,6 +53,8 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 5.2, "rnn": 1.02}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": False},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        "spottune": {**_SPOT_COMMON, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [], "curves": "quick",
+                     "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0, "theta_seeds": [1]},
     },
     "quick": {
         "fig1": {"benchmarks": ["cnn", "rnn"], "optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"],
@@ -59,6 +71,10 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 7.0, "rnn": 1.5}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": True},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
+                                                   "rnn/t2.xlarge-x4"],
+                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3],
+                     "theta_seeds": [1], "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
     },
     "paper": {
         "fig1": {"benchmarks": ["cnn", "rnn"],
@@ -75,6 +91,8 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 10.0, "rnn": 2.5}, "lookahead_max_paths": 10,
                     "timing_states": 5, "timing_full_gamma": True},
         "bench": {"n_obs": [8, 20, 44], "seeds": [1, 2], "repeats": 3},
+        "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
+                     "curves": "full", "seeds": list(range(1, 11)), "theta_seeds": list(range(1, 11))},
     },
 }
 

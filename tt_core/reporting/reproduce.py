@@ -73,6 +73,12 @@ NOTEBOOKS: list[NotebookEntry] = [
                   ("explorer.png",)),
     NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job",
                   ("own_job_runs.png", "own_job_grid.png")),
+    NotebookEntry("12_spottune_market", "SpotTune's spot market", "SpotTune Table III, Fig. 1; revocation statistics",
+                  ("spottune_fig1.png",)),
+    NotebookEntry("13_spottune_simulation", "SpotTune vs Single-Spot Tune (simulated)", "SpotTune Figs 7, 8, 9",
+                  ("spottune_fig7.png", "spottune_fig8.png")),
+    NotebookEntry("14_spottune_earlycurve", "EarlyCurve vs a single-stage fit", "SpotTune Fig. 11; the top-3 claim",
+                  ("spottune_fig11.png",)),
 ]
 
 

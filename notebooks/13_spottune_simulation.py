@@ -1,0 +1,164 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 13 - SpotTune vs Single-Spot Tune: cost, JCT, PCR (Fig. 7), the refund (Fig. 9) and θ (Fig. 8)
+#
+# Each hyper-parameter setting of a tuning task (a *job set*) trains on its own spot instance. SpotTune:
+#
+# * picks, for every deployment, the type with the lowest **expected step cost** (Eqs. 1-2):
+#   $(1 - p_i)\,\bar P_i / 3600 \times T_{j,i}$, with $p_i$ the probability of a revocation within the hour
+#   (a revoked first hour is free), $\bar P_i$ the last hour's mean price and $T_{j,i}$ the job's seconds
+#   per step on type $i$, learned online;
+# * bids just above the price, checkpoints on the 120 s notice and re-deploys; after an hour without
+#   revocation it checkpoints and re-deploys anyway, for another chance of a free hour;
+# * stops every setting at $\theta \times$ max steps, predicts its final metric with EarlyCurve and trains
+#   only the top-$k$ to the end.
+#
+# Baselines (§IV-A4): every setting on its own **r4.large** (cheapest) or **m4.4xlarge** (fastest), never
+# revoked. The simulator is `tt_core.spot.simulator` (its docstring lists every reconstruction and
+# assumption; the paper's Alg. 1 and Eqs. 1-3 were lost in its text).
+#
+# **What is substituted.** The paper's benchmarks and step times are not public: the job sets here are
+# the TrimTuner measurements' real learning curves and scikit-learn models trained in this workbook
+# (`tt spot curves`), with step times from a speed model scaled so that a median job takes 4 h on
+# r4.large. Unless you supply the 2017 trace, prices come from a seeded **synthetic** market. So the
+# paper's percentages are shown for reference only (*not comparable*); what is compared is the
+# **direction and ordering** of its claims.
+
+# %% tags=["parameters"]
+profile = "quick"          # "quick" (9 job sets, 3 seeds) or "paper" (53 job sets, 10 seeds, full curves)
+smoke = False
+figures_dir = "../figures"
+prices = "synthetic"       # "synthetic", "real" (the located 2017 trace) or a path
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from tt_core.data.io import save_figure, write_csv
+from tt_core.experiments import profiles
+from tt_core.reporting.summary import save_comparison
+from tt_core.spot import figures as F, report, studies as T
+
+pd.set_option("display.precision", 3)
+out = Path(figures_dir)
+out.mkdir(parents=True, exist_ok=True)
+cfg = profiles.settings(profile, "spottune", smoke)
+job_sets = T.study_job_sets(cfg, progress=True)
+first = T.study_market(cfg, cfg["seeds"][0], prices)
+T.settings_table(cfg, len(job_sets), first.label)
+
+# %% [markdown]
+# ## Fig. 7: cost, JCT and PCR of the four approaches
+#
+# Each bar is the mean over seeds (markets and submission times), normalised per job set to SpotTune
+# (θ = 0.7), as the paper's Fig. 7(c).
+
+# %%
+grid = T.run_grid(job_sets, cfg["seeds"], settings=T.sim_settings(cfg), market_days=cfg["market_days"],
+                  prices=prices, progress=True)
+per = T.per_job_set(grid)
+write_csv(grid, out / "spottune_fig7_runs.csv")
+write_csv(per, out / "spottune_fig7.csv")
+fig = F.fig7(per, first.synthetic)
+save_figure(fig, out / "spottune_fig7.png")
+plt.show()
+per.pivot(index="job_set", columns="approach", values=["cost", "jct_h"]).round(2)
+
+# %% [markdown]
+# ## Fig. 9: what the first-hour refund contributes
+
+# %%
+shares = T.refund_shares(grid)
+write_csv(shares, out / "spottune_fig9.csv")
+fig = F.fig9(shares, first.synthetic)
+save_figure(fig, out / "spottune_fig9.png")
+plt.show()
+shares.groupby("approach")[["free_step_share", "refunded_share"]].mean()
+
+# %% [markdown]
+# ## Fig. 8: sensitivity to θ
+#
+# Cost and JCT relative to θ = 1, and EarlyCurve's top-1 / top-3 accuracy (does the predicted best, or
+# the predicted top 3, contain the setting that is best after all steps?).
+
+# %%
+theta = T.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], T.sim_settings(cfg), cfg["market_days"], prices)
+write_csv(theta, out / "spottune_fig8.csv")
+fig = F.fig8(theta, first.synthetic)
+save_figure(fig, out / "spottune_fig8.png")
+plt.show()
+theta.groupby("theta")[["top1", "top3"]].mean().T
+
+# %% [markdown]
+# ## Would SpotTune still save money under the 2017 rule, or today?
+#
+# The paper combines per-second charging with price-driven revocation, which never existed at one time
+# (`tt_core.spot.rules`). `aws-2017`: each started hour charged at its start price, the provider's
+# partial hour free; `aws-today`: per second, no bidding, capacity interruptions (5 % a month assumed) on
+# a slowly moving synthetic market. Costs and JCTs relative to Single-Spot (cheapest), mean over job sets
+# of the seed-mean costs. (All settings of a job set are deployed at the same moment and see the same
+# market, so they tend to make the same choice: one seed's result varies a lot; compare means.)
+
+# %%
+rules_table = T.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None)
+write_csv(rules_table, out / "spottune_rules.csv")
+rules_table
+
+# %% [markdown]
+# ## Paper vs workbook
+#
+# The paper's numbers are averages over its six benchmarks; the workbook's are means over job sets of
+# the per-job-set ratios ("up to": the maximum). They are *not comparable* (substituted workloads and
+# prices). The claims' direction and ordering are compared; a difference names its evidence.
+
+# %%
+statements = T.paper_statements(per, grid)
+topk = T.topk_claim(job_sets, cfg["thetas"], cfg["k"])
+write_csv(topk, out / "spottune_fig8_topk.csv")
+values = T.claims(per, topk)
+misses = sorted(topk.loc[(topk["theta"] >= 0.7 - 1e-9) & ~topk["top3"], "job_set"].unique())
+ordering = per.loc[per.groupby("job_set")["cost"].idxmin(), ["job_set", "approach"]]
+causes = {
+    "top3_at_07": f"measured: at θ >= 0.7 the true best setting is outside EarlyCurve's top 3 on {misses} "
+                  "(spottune_fig8_topk.csv; per-setting errors in notebook 14, spottune_fig11_errors.csv)",
+    "st07_cheapest": "measured: cheapest approach per job set in spottune_fig7.csv: "
+                     + ", ".join(f"{r.job_set}: {r.approach}" for r in ordering.itertuples()
+                                 if r.approach != T.REFERENCE),
+    "st1_cheaper_than_cheapest": "measured in spottune_fig7.csv (cost columns)",
+    "jct_between_baselines": "measured in spottune_fig7.csv (jct_h columns)",
+    "pcr_st07_highest": "measured in spottune_fig7.csv (pcr columns)",
+}
+rows = report.fig7_rows(statements, first.synthetic) + report.claim_rows(values, causes, first.synthetic)
+summary = report.summary(rows)
+save_comparison(summary, "13_spottune_simulation", out)
+summary[["item", "paper", "workbook", "status"]]
+
+# %% [markdown]
+# **Reading the result.** What each substitution does to the comparison:
+#
+# * *Workloads.* The TrimTuner curves have one learning-rate stage and end close to each other, so
+#   EarlyCurve's ranking at θ = 0.7 misses more often than the paper's 100 % top-3 (Fig. 8(c), notebook 14);
+#   the scikit-learn curves converge within a few steps, so stopping at θ saves about 30 % of the steps,
+#   close to the paper's "30 % less running steps".
+# * *Time scale.* With a median job of 4 h on r4.large, a job sees a few hourly re-deployments; the refund
+#   matters for every deployment that is revoked within its hour. Longer jobs raise the number of
+#   deployments but not the share that is refunded.
+# * *Prices.* The synthetic market's small, frequent changes make an aggressive bid likely to be crossed
+#   within the hour (notebook 12); the free-step share (Fig. 9) follows directly from that probability.
+#   Under the 2017 hourly rule or today's capacity interruptions (`tt spot simulate --billing aws-2017`,
+#   `aws-today`), the refund shrinks or disappears: try it.

@@ -1,0 +1,140 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 14 - EarlyCurve: predicting a setting's final metric from part of its curve (Fig. 11, the top-3 claim)
+#
+# SpotTune stops every hyper-parameter setting after $\theta \times$ max steps and predicts its final
+# metric with **EarlyCurve** (Eqs. 4-7, reconstructed in `tt_core.spot.earlycurve`): the curve is cut into
+# stages where the metric's change rate jumps above 0.5 after five steps below 0.01 (Eq. 7), and each stage
+# is fitted with $f(j) = 1 / (\beta_0 j^2 + \beta_1 j + \beta_2) + \beta_3$, $\beta \ge 0$, by
+# `scipy.optimize.least_squares` with bounds. The baseline (SLAQ, Optimus) fits one stage. The paper
+# reports (§IV-E) that EarlyCurve's error is much lower on ResNet's multi-stage curves, and (§IV-A4,
+# IV-B2) that the top-3 accuracy reaches 100 % at $\theta \ge 0.7$.
+#
+# Substitution: the paper's curves (ResNet on CIFAR-10 and the others of Table II) are not public. The
+# curves here are the TrimTuner measurements (`1 - accuracy` of a CNN and an RNN on MNIST, constant
+# learning rate: one stage) and scikit-learn models trained in this workbook with step-decay schedules.
+
+# %% tags=["parameters"]
+profile = "quick"
+smoke = False
+figures_dir = "../figures"
+theta = None               # None: the profile's (0.7, as the paper's Fig. 11)
+
+# %%
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from tt_core.data.io import save_figure, write_csv
+from tt_core.experiments import profiles
+from tt_core.spot import earlycurve as ec, figures as F, report, studies as T
+from tt_core.reporting.summary import save_comparison
+
+pd.set_option("display.precision", 3)
+out = Path(figures_dir)
+out.mkdir(parents=True, exist_ok=True)
+cfg = profiles.settings(profile, "spottune", smoke)
+theta = theta or cfg["fig11_theta"]
+job_sets = T.study_job_sets(cfg)
+print(f"{len(job_sets)} job sets, {sum(len(s) for s in job_sets)} settings; θ = {theta} (paper: 0.7); "
+      f"Eq. 7 thresholds alpha = {ec.ALPHA}, epsilon = {ec.EPSILON} over {ec.CALM_STEPS} steps (paper's)")
+
+# %% [markdown]
+# ## Fig. 11(b): prediction error over every setting
+#
+# Relative error of the predicted final metric, from the first $\theta$ of the steps, per setting.
+
+# %%
+errors = pd.concat([T.prediction_errors(js, theta) for js in job_sets], ignore_index=True)
+write_csv(errors, out / "spottune_fig11_errors.csv")
+per_set = errors.groupby("job_set").agg(settings=("setting", "size"), staged=("stages", lambda s: int((s > 1).sum())),
+                                        earlycurve=("earlycurve_error", "mean"), single_stage=("single-stage_error", "mean"))
+per_set
+
+# %% [markdown]
+# ## Fig. 11(a): one curve and both fits
+#
+# The setting with the most stages found by Eq. 7 (the first setting if none has more than one), and the
+# errors of its job set.
+
+# %%
+pick = errors.sort_values(["stages", "single-stage_error"], ascending=False).iloc[0]
+js = next(s for s in job_sets if s.name == pick["job_set"])
+fig = F.fig11(js.jobs[int(pick["setting"])], errors[errors["job_set"] == js.name], theta)
+save_figure(fig, out / "spottune_fig11.png")
+plt.show()
+
+# %% [markdown]
+# ## How often does Eq. 7 find a new stage?
+#
+# With the paper's thresholds a new stage needs five calm steps (change rate < 1 %) and then a jump of
+# more than 50 % in one step. Below: the share of curves split into stages with the paper's thresholds
+# and with looser ones (**not the paper's**, for comparison only), over the first $\theta$ of the steps.
+
+# %%
+rows = []
+for alpha, eps in ((ec.ALPHA, ec.EPSILON), (0.3, 0.02), (0.2, 0.05)):
+    n = [len(ec.stage_starts(j.metric[:ec.theta_steps(theta, j.max_steps)], alpha, eps)) > 1
+         for s in job_sets for j in s.jobs]
+    rows.append({"alpha": alpha, "epsilon": eps, "paper's": alpha == ec.ALPHA, "curves split": sum(n),
+                 "of": len(n)})
+pd.DataFrame(rows)
+
+# %% [markdown]
+# ## The top-3 claim on every job set
+#
+# At each $\theta$: does EarlyCurve's predicted best (top-1), or its predicted top 3, contain the setting
+# that is best after all steps? (No market is involved: the ranking depends only on the curves; the
+# plateau stop is applied as in the simulator.)
+
+# %%
+topk = T.topk_claim(job_sets, cfg["thetas"], cfg["k"])
+write_csv(topk, out / "spottune_topk.csv")
+topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
+
+# %% [markdown]
+# ## Paper vs workbook
+
+# %%
+values = {"top3_at_07": bool(topk.loc[topk["theta"] >= 0.7 - 1e-9, "top3"].all()),
+          "earlycurve_better": bool(errors["earlycurve_error"].mean() < errors["single-stage_error"].mean())}
+misses = sorted(topk.loc[(topk["theta"] >= 0.7 - 1e-9) & ~topk["top3"], "job_set"].unique())
+staged = int((errors["stages"] > 1).sum())
+causes = {
+    "top3_at_07": f"measured: the true best is outside the predicted top 3 at θ >= 0.7 on {misses} (spottune_topk.csv; "
+                  "per-setting errors in spottune_fig11_errors.csv)",
+    "earlycurve_better": f"measured: Eq. 7 split {staged} of {len(errors)} curves into stages (spottune_fig11_errors.csv); "
+                         "on a one-stage curve EarlyCurve and the single-stage fit are the same fit",
+}
+rows = report.claim_rows(values, causes, synthetic_prices=True)
+rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error over settings, EarlyCurve (%)", "paper": None,
+             "workbook": round(100 * errors["earlycurve_error"].mean(), 2),
+             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)"})
+rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error over settings, single-stage (%)", "paper": None,
+             "workbook": round(100 * errors["single-stage_error"].mean(), 2),
+             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)"})
+summary = report.summary(rows)
+save_comparison(summary, "14_spottune_earlycurve", out)
+summary[["item", "paper", "workbook", "status", "cause"]]
+
+# %% [markdown]
+# **Reading the result.** EarlyCurve can only beat a single-stage fit on curves that Eq. 7 splits into
+# stages; with the paper's thresholds that needs a calm plateau followed by a drop of more than half in
+# one step. The TrimTuner curves have a constant learning rate (one stage by construction), and the
+# step-decay curves trained here drop more gradually, so the two methods mostly coincide here: this is a
+# property of the substituted curves, which the table of thresholds above measures, not a test of the
+# paper's ResNet result.

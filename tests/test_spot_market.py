@@ -1,0 +1,176 @@
+"""SpotTune data layer: Table III, billing rules (hand-computed bills), price traces and their resampling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tt_core.spot import catalogue, market, rules
+from tt_core.spot.catalogue import SpotError
+from tt_core.spot.market import PriceTrace
+
+
+def trace(**prices) -> PriceTrace:
+    """A hand-made trace: keyword = type, value = per-minute prices."""
+    return PriceTrace(market.TRACE_START, {k.replace("_", "."): np.asarray(v, float) for k, v in prices.items()})
+
+
+def test_table3_is_the_papers_table_exactly():
+    t = catalogue.table3()
+    assert list(t.columns) == ["Instance Type", "CPUs", "Memory(GB)", "On-demand Price(USD/hr)"]
+    assert [tuple(r) for r in t.itertuples(index=False)] == catalogue.TABLE_III
+    # typed from the paper's Table III independently of the module's constant
+    assert t.iloc[1].tolist() == ["r3.xlarge", 4, 30.0, 0.33] and t.iloc[5].tolist() == ["m4.4xlarge", 16, 64.0, 0.8]
+
+
+def test_unknown_instance_type_lists_the_known_ones():
+    with pytest.raises(SpotError, match=r"unknown instance type 'p3.2xlarge'; known types: \['r4.large'"):
+        catalogue.instance("p3.2xlarge")
+
+
+def test_paper_rule_revoked_within_first_hour_is_free_and_user_release_is_charged():
+    tr = trace(r4_large=[0.12] * 30 + [0.24] * 100)
+    b = rules.bill(tr, "r4.large", 0.0, 59 * 60.0, revoked=True, rule="paper")
+    assert b.charged == 0.0 and b.refunded == pytest.approx(30 * 0.12 / 60 + 29 * 0.24 / 60)
+    b = rules.bill(tr, "r4.large", 0.0, 61 * 60.0, revoked=False, rule="paper")
+    assert b.charged == pytest.approx(30 * 0.12 / 60 + 31 * 0.24 / 60) and b.refunded == 0.0   # 0.184 USD
+    assert b.charged == pytest.approx(0.184)
+    b = rules.bill(tr, "r4.large", 0.0, 61 * 60.0, revoked=True, rule="paper")   # revoked after the first hour
+    assert b.charged == pytest.approx(0.184) and b.refunded == 0.0
+    b = rules.bill(tr, "r4.large", 90.0, 150.0, revoked=False)    # per second inside one minute
+    assert b.charged == pytest.approx(60 * 0.12 / 3600)
+
+
+def test_hourly_2017_rule_on_a_hand_made_trace():
+    tr = trace(r4_large=[0.1] * 60 + [0.3] * 60 + [0.2] * 60)
+    # launched at minute 10: instance-hours start at minutes 10 (0.1), 70 (0.3), 130 (0.2)
+    b = rules.bill(tr, "r4.large", 600.0, 130 * 60.0, revoked=False, rule="aws-2017")
+    assert b.charged == pytest.approx(0.4)
+    b = rules.bill(tr, "r4.large", 600.0, 131 * 60.0, revoked=False, rule="aws-2017")
+    assert b.charged == pytest.approx(0.6)
+    b = rules.bill(tr, "r4.large", 600.0, 131 * 60.0, revoked=True, rule="aws-2017")
+    assert (b.charged, b.refunded) == pytest.approx((0.4, 0.2))
+    b = rules.bill(tr, "r4.large", 600.0, 50 * 60.0, revoked=True, rule="aws-2017")
+    assert b.charged == 0.0 and b.refunded == pytest.approx(0.1)
+    assert b.usage == pytest.approx(b.charged + b.refunded)
+
+
+def test_today_rule_and_unknown_rules():
+    r = rules.rules("aws-today")
+    assert r.revocation == "hazard" and r.billing == "per-second"
+    # 5 % a month: 1 - exp(-h * 720) = 0.05
+    assert 1 - np.exp(-r.hazard("r4.large") * 720) == pytest.approx(0.05)
+    with pytest.raises(SpotError, match=r"unknown billing rules 'aws-2030'; known: \['paper', 'aws-2017', 'aws-today'\]"):
+        rules.rules("aws-2030")
+    with pytest.raises(SpotError, match="billing='daily'"):
+        rules.Rules("x", "daily", "price", "first-hour")
+
+
+def test_first_crossing_of_the_bid_and_trace_queries():
+    tr = trace(r4_large=[0.10] * 37 + [0.50] * 3 + [0.10] * 100)
+    assert tr.first_above("r4.large", 0.2, 0.0) == 37 * 60
+    assert tr.first_above("r4.large", 0.2, 38 * 60 + 5) == 38 * 60 + 5       # already above at launch
+    assert tr.first_above("r4.large", 0.2, 41 * 60) is None
+    assert tr.first_above("r4.large", 0.6, 0.0) is None
+    assert tr.mean_price("r4.large", 0.0, 40 * 60) == pytest.approx((37 * 0.1 + 3 * 0.5) / 40)
+    with pytest.raises(SpotError, match="outside the price trace"):
+        tr.price_at("r4.large", 200 * 60)
+    with pytest.raises(SpotError, match="has no type 'm4.4xlarge'"):
+        tr.series("m4.4xlarge")
+
+
+def test_resampling_ffill_and_interpolate():
+    t0 = pd.Timestamp("2017-04-26 00:00:00", tz="UTC")
+    rec = pd.DataFrame({"timestamp": [t0 + pd.Timedelta(seconds=30), t0 + pd.Timedelta(seconds=130)],
+                        "instance_type": ["r4.large"] * 2, "price": [1.0, 2.0]})
+    ff = market.resample(rec, "ffill", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
+    np.testing.assert_allclose(ff, [1.0, 1.0, 1.0, 2.0])
+    li = market.resample(rec, "interpolate", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
+    np.testing.assert_allclose(li, [1.0, 1.3, 1.9, 2.0])
+    with pytest.raises(SpotError, match="unknown resampling 'cubic'"):
+        market.resample(rec, "cubic")
+
+
+def _write_trace(path, rows):
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_loader_reads_the_kaggle_format(tmp_path):
+    rows = ["2017-04-26 00:00:30+00:00,r4.large,Linux/UNIX,us-east-1a,0.0300",
+            "2017-04-26 00:00:40+00:00,r4.large,Windows,us-east-1a,0.0900",
+            "2017-04-26 00:00:10+00:00,r4.large,Linux/UNIX,us-east-1b,0.0500",
+            "2017-04-26 00:02:10+00:00,r4.large,Linux/UNIX,us-east-1a,0.0400",
+            "2017-04-26 00:03:10+00:00,m4.4xlarge,Linux/UNIX,us-east-1c,0.1500"]
+    p = _write_trace(tmp_path / "us-east-1.csv", rows)
+    with pytest.warns(UserWarning, match="filtered or different copy"):
+        tr = market.load_trace(p, types=["r4.large", "m4.4xlarge"])
+    assert not tr.synthetic and tr.n_minutes == 4 and "us-east-1a" in tr.source   # 1a has the most r4 rows
+    np.testing.assert_allclose(tr.series("r4.large"), [0.03, 0.03, 0.03, 0.04])
+    np.testing.assert_allclose(tr.series("m4.4xlarge"), [0.15] * 4)
+
+
+@pytest.mark.parametrize("row, message", [
+    ("2017-04-26 00:00:30+00:00,r4.large,Linux/UNIX,us-east-1a,abc", r"line 2, column 5 \(SpotPrice\): 'abc'"),
+    ("2017-04-26 00:00:30+00:00,r4.large,Linux/UNIX,us-east-1a,-1", r"line 2, column 5 .* not a positive number"),
+    ("yesterday,r4.large,Linux/UNIX,us-east-1a,0.1", r"line 2, column 1 \(Timestamp\): 'yesterday'"),
+    ("2017-04-26 00:00:30+00:00,r4.large,Linux/UNIX,us-east-1a,0.1,9", r"line 2: 6 fields where a record has 5"),
+])
+def test_loader_names_the_malformed_line(tmp_path, row, message):
+    p = _write_trace(tmp_path / "t.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03", row])
+    with pytest.warns(UserWarning), pytest.raises(SpotError, match=message):
+        market.load_trace(p, types=["r4.large"])
+
+
+def test_loader_refuses_a_header_and_reports_missing_types(tmp_path):
+    p = _write_trace(tmp_path / "h.csv", ["Timestamp,InstanceType,OS,AZ,SpotPrice",
+                                          "2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
+    with pytest.raises(SpotError, match="line 1: a header row"):
+        market.load_trace(p, types=["r4.large"])
+    p = _write_trace(tmp_path / "m.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
+    with pytest.warns(UserWarning), pytest.raises(SpotError, match=r"no records for type\(s\) \['m4.4xlarge'\]"):
+        market.load_trace(p, types=["r4.large", "m4.4xlarge"])
+    with pytest.raises(SpotError, match="no such file"):
+        market.load_trace(tmp_path / "nope.csv")
+
+
+def test_missing_trace_says_where_it_looked(monkeypatch, tmp_path):
+    monkeypatch.setenv("TT_DATA_DIR", str(tmp_path))
+    if market.trace_available() is None:
+        with pytest.raises(SpotError, match="was not found in .*license is unstated"):
+            market.locate_trace()
+    (tmp_path / "spot").mkdir()
+    _write_trace(tmp_path / "spot" / "us-east-1.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
+    assert market.locate_trace() == tmp_path / "spot" / "us-east-1.csv"
+
+
+def test_synthetic_market_is_seeded_and_labelled():
+    a = market.synthetic_market(1, days=2)
+    b = market.synthetic_market(1, types=["m4.4xlarge"], days=2)
+    c = market.synthetic_market(2, days=2)
+    assert a.synthetic and "synthetic" in a.label and a.types == list(catalogue.CATALOGUE)
+    np.testing.assert_array_equal(a.series("m4.4xlarge"), b.series("m4.4xlarge"))   # a type's own stream
+    assert not np.array_equal(a.series("r4.large"), c.series("r4.large"))
+    today = market.synthetic_market(1, days=2, style="today")
+    assert (np.diff(today.series("r4.large")) != 0).sum() < 10 and today.series("r4.large").max() < 0.133
+
+
+def test_fit_market_params_recovers_the_generators_parameters():
+    """Monte Carlo: 120 days of one type; the moment estimates land near the true parameters."""
+    true = market.MarketParams(0.2, 0.05, 6.0, 1.0, 1.5, 30.0)
+    p = market.synthetic_prices("r4.large", 120 * 1440, true, np.random.default_rng(7), 0.133)
+    fit = market.fit_market_params(trace(r4_large=p), "r4.large")
+    assert fit.base_fraction == pytest.approx(0.2, rel=0.02)
+    assert fit.band == pytest.approx(0.05, rel=0.1)
+    assert fit.changes_per_hour == pytest.approx(6.0, rel=0.1)
+    assert fit.spikes_per_day == pytest.approx(1.0, rel=0.3)
+    assert fit.spike_height == pytest.approx(1.5, rel=0.15)
+    assert fit.spike_minutes == pytest.approx(30.0, rel=0.3)
+
+
+def test_a_file_of_the_published_size_is_checked_against_the_known_checksum(tmp_path, monkeypatch):
+    p = _write_trace(tmp_path / "us-east-1.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
+    monkeypatch.setattr(market, "TRACE_SIZE", p.stat().st_size)
+    with pytest.warns(UserWarning, match=r"sha256 .* differs from the one known copy's \(6c2b86e6...af95"):
+        market.load_trace(p, types=["r4.large"])

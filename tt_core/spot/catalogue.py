@@ -1,0 +1,102 @@
+"""SpotTune's instance pool (paper Table III), as data.
+
+The six instance types of the paper's experiments with vCPUs, memory and the us-east-1 Linux
+on-demand price. Values are those of the ``ec2instances.info`` 0.0.2 snapshot (MIT, built
+2017-10-09), which agree with Table III except that the paper prints r3.xlarge as 30 GB and $0.33
+(the snapshot: 30.5 GiB, $0.333). :data:`TABLE_III` keeps the paper's printed values (so that Table III
+comes out exactly); :data:`CATALOGUE` carries both, plus the ECU rating (AWS' documented speed proxy,
+used by the speed model where the paper's per-instance measurements, Fig. 6, are not published).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from tt_core.data.io import shown
+
+
+class SpotError(ValueError):
+    """Bad input to the SpotTune simulation (the message names the problem and the fix)."""
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    """One instance type.
+
+    Attributes
+    ----------
+    name : str
+    vcpus : int
+    memory_gb : float
+        As printed in Table III.
+    on_demand : float
+        On-demand price in USD per hour, as printed in Table III.
+    ecu : float
+        EC2 compute units (ec2instances.info 0.0.2).
+    memory_gib_snapshot, on_demand_snapshot : float
+        The ec2instances.info 0.0.2 values (differ from the paper only for r3.xlarge).
+    """
+
+    name: str
+    vcpus: int
+    memory_gb: float
+    on_demand: float
+    ecu: float
+    memory_gib_snapshot: float
+    on_demand_snapshot: float
+
+    @property
+    def ecu_per_vcpu(self) -> float:
+        return self.ecu / self.vcpus
+
+
+#: Table III in the paper's order (cheapest first); the snapshot's values in the last two fields.
+CATALOGUE: dict[str, InstanceType] = {t.name: t for t in (
+    InstanceType("r4.large", 2, 15.25, 0.133, 7.0, 15.25, 0.133),
+    InstanceType("r3.xlarge", 4, 30.0, 0.33, 13.0, 30.5, 0.333),
+    InstanceType("r4.xlarge", 4, 30.5, 0.266, 13.5, 30.5, 0.266),
+    InstanceType("m4.2xlarge", 8, 32.0, 0.4, 26.0, 32.0, 0.4),
+    InstanceType("r4.2xlarge", 8, 61.0, 0.532, 27.0, 61.0, 0.532),
+    InstanceType("m4.4xlarge", 16, 64.0, 0.8, 53.5, 64.0, 0.8),
+)}
+
+#: The paper's Table III as printed (Instance Type, CPUs, Memory(GB), On-demand Price(USD/hr)).
+TABLE_III = [
+    ("r4.large", 2, 15.25, 0.133),
+    ("r3.xlarge", 4, 30, 0.33),
+    ("r4.xlarge", 4, 30.5, 0.266),
+    ("m4.2xlarge", 8, 32, 0.4),
+    ("r4.2xlarge", 8, 61, 0.532),
+    ("m4.4xlarge", 16, 64, 0.8),
+]
+
+#: The baselines' instance types (paper §IV-A4).
+CHEAPEST = "r4.large"
+FASTEST = "m4.4xlarge"
+
+
+def instance(name: str) -> InstanceType:
+    """The catalogue entry of ``name``, or a :class:`SpotError` listing the known types."""
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise SpotError(f"unknown instance type {shown(name)}; known types: {list(CATALOGUE)}") from None
+
+
+def check_types(names) -> list[str]:
+    """``names`` as a list, each checked against the catalogue (a SpotError names the first unknown)."""
+    names = [str(n) for n in names]
+    if not names:
+        raise SpotError(f"no instance types given; known types: {list(CATALOGUE)}")
+    for n in names:
+        instance(n)
+    return names
+
+
+def table3() -> pd.DataFrame:
+    """Table III computed from :data:`CATALOGUE` (columns as the paper's)."""
+    return pd.DataFrame(
+        [(t.name, t.vcpus, t.memory_gb, t.on_demand) for t in CATALOGUE.values()],
+        columns=["Instance Type", "CPUs", "Memory(GB)", "On-demand Price(USD/hr)"],
+    )

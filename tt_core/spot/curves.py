@@ -1,0 +1,261 @@
+"""Learning curves of scikit-learn models trained here: substitutes for the paper's benchmarks (Table II).
+
+The paper's data sets (Epsilon, YearPredictionMSD, CIFAR-10) and its measurements are not available, so
+:func:`generate` actually trains small scikit-learn models, one per hyper-parameter setting, and records
+the validation metric after every step (an epoch, or a boosting stage) and the CPU seconds per step:
+
+========  ==========================================  ==================  ==================================
+name      model (substitutes the paper's)             data                metric (Table II's)
+========  ==========================================  ==================  ==================================
+``lor``   SGD logistic regression (LoR)               make_classification log loss (cross entropy)
+``svm``   linear SVM, SGD on the hinge loss (SVM)     make_classification hinge loss
+``gbtr``  gradient-boosted trees (GBTR)               make_regression      MSE
+``lir``   SGD linear regression (LiR)                 make_regression      MSE
+``mlp``   multilayer perceptron, SGD (AlexNet/ResNet) digits (bundled)     training log loss (epoch mean)
+========  ==========================================  ==================  ==================================
+
+Each grid has 12 settings. The grids of the SGD models and the MLP include step-decay learning-rate
+schedules (the rate divided by 10 after 50 % and 75 % of the epochs), so that their curves can have
+stages, which EarlyCurve exists for: the linear models' ``eta0`` is set between epochs with
+``set_params``; the MLP (SGD with momentum 0.9) has no public way to change its rate during training,
+so its optimiser's ``learning_rate`` attribute is set (a private attribute of scikit-learn; checked, and
+an error says so if a version lacks it). The MLP's metric is the epoch-mean training loss
+(``loss_curve_``, what deep-learning frameworks report per epoch; smoother than a validation loss).
+Gradient boosting has no schedule. Targets of the regressions are standardised; a diverging loss is
+capped at 10x the first step's. How many curves Eq. 7 actually splits into stages is measured in
+notebook 14, not assumed.
+
+Results are cached (atomically, :func:`tt_core.data.io.write_csv`) as one CSV per (algorithm, profile,
+seed) under ``data/spot_curves/`` (git-ignored), named by a hash of the settings, and reused: a run
+killed half-way resumes with the algorithms it had finished. Same seed, same curves (the step times
+are measured, so they vary; the job sets use their median per setting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data.io import write_csv
+from tt_core.spot.catalogue import SpotError
+from tt_core.data.io import shown
+
+ALGORITHMS = ("lor", "svm", "gbtr", "lir", "mlp")
+#: Sizes of the quick and full generations: samples, features, steps (epochs or boosting stages).
+SIZES = {
+    "quick": {"samples": 1500, "features": 20, "epochs": 24, "trees": 40, "mlp_epochs": 24},
+    "full": {"samples": 8000, "features": 60, "epochs": 80, "trees": 200, "mlp_epochs": 80},
+}
+METRIC = {"lor": "log loss", "svm": "hinge loss", "gbtr": "MSE", "lir": "MSE", "mlp": "training log loss"}
+MODEL = {"lor": "SGD logistic regression", "svm": "linear SVM (SGD, hinge loss)", "gbtr": "gradient-boosted trees",
+         "lir": "SGD linear regression", "mlp": "MLP on digits (SGD, momentum)"}
+
+
+def grid(name: str) -> list[dict]:
+    """The 12 hyper-parameter settings of an algorithm."""
+    if name in ("lor", "svm", "lir"):
+        etas = (0.01, 0.1, 1.0) if name != "lir" else (0.001, 0.01, 0.05)
+        return [{"eta0": e, "alpha": a, "schedule": s} for e in etas for a in (1e-5, 1e-3)
+                for s in ("constant", "step-decay")]
+    if name == "gbtr":
+        return [{"learning_rate": lr, "max_depth": d, "subsample": ss} for lr in (0.03, 0.1, 0.3) for d in (2, 4)
+                for ss in (1.0, 0.7)]
+    if name == "mlp":
+        return [{"hidden": h, "learning_rate_init": lr, "schedule": s} for h in (32, 128) for lr in (0.01, 0.03, 0.1)
+                for s in ("constant", "step-decay")]
+    raise SpotError(f"unknown curve algorithm {shown(name)}; known: {list(ALGORITHMS)}")
+
+
+def _data(name: str, size: dict, seed: int):
+    from sklearn.datasets import load_digits, make_classification, make_regression
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    if name in ("lor", "svm"):
+        X, y = make_classification(size["samples"], size["features"], n_informative=size["features"] // 2,
+                                   flip_y=0.01, class_sep=2.0, random_state=seed)
+    elif name in ("gbtr", "lir"):
+        X, y = make_regression(size["samples"], size["features"], n_informative=size["features"] // 2,
+                               noise=20.0 if name == "gbtr" else 2.0, random_state=seed)
+        y = (y - y.mean()) / y.std()
+    else:
+        X, y = load_digits(return_X_y=True)
+    Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.25, random_state=seed)
+    sc = StandardScaler().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xva), ytr, yva
+
+
+def _sgd_curve(name, hp, epochs, data, seed):
+    from sklearn.linear_model import SGDClassifier, SGDRegressor
+    from sklearn.metrics import hinge_loss, log_loss, mean_squared_error
+
+    Xtr, Xva, ytr, yva = data
+    if name == "lir":
+        model = SGDRegressor(learning_rate="constant", eta0=hp["eta0"], alpha=hp["alpha"], random_state=seed)
+    else:
+        model = SGDClassifier(loss="log_loss" if name == "lor" else "hinge", learning_rate="constant",
+                              eta0=hp["eta0"], alpha=hp["alpha"], random_state=seed)
+    metric, secs = [], []
+    for e in range(epochs):
+        if hp["schedule"] == "step-decay":
+            model.set_params(eta0=hp["eta0"] * (0.1 ** ((e >= epochs // 2) + (e >= (3 * epochs) // 4))))
+        t0 = time.process_time()
+        if name == "lir":
+            model.partial_fit(Xtr, ytr)
+        else:
+            model.partial_fit(Xtr, ytr, classes=np.array([0, 1]))
+        secs.append(time.process_time() - t0)
+        with np.errstate(all="ignore"):
+            if name == "lor":
+                m = log_loss(yva, np.clip(model.predict_proba(Xva), 1e-12, 1))
+            elif name == "svm":
+                m = hinge_loss(np.where(yva > 0, 1, -1), model.decision_function(Xva))
+            else:
+                m = mean_squared_error(yva, model.predict(Xva))
+        metric.append(m)
+    return metric, secs
+
+
+def _gbt_curve(hp, trees, data, seed):
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.metrics import mean_squared_error
+
+    Xtr, Xva, ytr, yva = data
+    t0 = time.process_time()
+    model = GradientBoostingRegressor(n_estimators=trees, learning_rate=hp["learning_rate"], max_depth=hp["max_depth"],
+                                      subsample=hp["subsample"], random_state=seed).fit(Xtr, ytr)
+    per = (time.process_time() - t0) / trees
+    return [mean_squared_error(yva, p) for p in model.staged_predict(Xva)], [per] * trees
+
+
+def _mlp_curve(hp, epochs, data, seed):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+
+    Xtr, Xva, ytr, yva = data
+    model = MLPClassifier(hidden_layer_sizes=(hp["hidden"],), solver="sgd", momentum=0.9, learning_rate="constant",
+                          learning_rate_init=hp["learning_rate_init"], batch_size=32, random_state=seed)
+    classes = np.unique(ytr)
+    secs = []
+    for e in range(epochs):
+        if hp["schedule"] == "step-decay" and e in (epochs // 2, (3 * epochs) // 4):
+            opt = getattr(model, "_optimizer", None)
+            if opt is None or not hasattr(opt, "learning_rate"):
+                raise SpotError("this scikit-learn version's MLP has no optimiser learning_rate to decay; "
+                                "generate the other algorithms (names=...)")
+            opt.learning_rate *= 0.1
+        t0 = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.partial_fit(Xtr, ytr, classes=classes)
+        secs.append(time.process_time() - t0)
+    return list(model.loss_curve_), secs
+
+
+def train_curve(name: str, hp: dict, size: dict, seed: int, data=None) -> tuple[np.ndarray, np.ndarray]:
+    """One setting's validation metric per step and CPU seconds per step."""
+    data = data if data is not None else _data(name, size, seed)
+    if name in ("lor", "svm", "lir"):
+        metric, secs = _sgd_curve(name, hp, size["epochs"], data, seed)
+    elif name == "gbtr":
+        metric, secs = _gbt_curve(hp, size["trees"], data, seed)
+    else:
+        metric, secs = _mlp_curve(hp, size["mlp_epochs"], data, seed)
+    m = np.asarray(metric, float)
+    cap = 10.0 * (m[0] if np.isfinite(m[0]) and m[0] > 0 else 1.0)
+    m = np.where(np.isfinite(m), np.minimum(m, cap), cap)
+    return m, np.asarray(secs, float)
+
+
+def cache_root() -> Path:
+    from tt_core.data.benchmarks import cache_dir
+
+    return cache_dir() / "spot_curves"
+
+
+def _key(name: str, profile: str, seed: int) -> str:
+    spec = json.dumps({"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 2}, sort_keys=True)
+    return hashlib.sha256(spec.encode()).hexdigest()[:12]
+
+
+def cache_path(name: str, profile: str = "quick", seed: int = 1, root: Path | None = None) -> Path:
+    return Path(root or cache_root()) / f"{name}-{profile}-seed{seed}-{_key(name, profile, seed)}.csv"
+
+
+def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path | None = None,
+             progress: bool = True, n_jobs: int = 1, force: bool = False) -> dict[str, pd.DataFrame]:
+    """Train every setting of each algorithm (or reuse the cache); one long table per algorithm with
+    columns ``setting, step, metric, seconds`` and the hyper-parameters."""
+    from tqdm.auto import tqdm
+
+    if profile not in SIZES:
+        raise SpotError(f"unknown curve profile {shown(profile)}; known: {list(SIZES)}")
+    for n in names:
+        grid(n)
+    out = {}
+    todo = []
+    for n in names:
+        path = cache_path(n, profile, seed, root)
+        if path.is_file() and not force:
+            out[n] = pd.read_csv(path)
+        else:
+            todo.append(n)
+    tasks = [(n, i, hp) for n in todo for i, hp in enumerate(grid(n))]
+    if not tasks:
+        return out
+    size = SIZES[profile]
+    bar = tqdm(total=len(tasks), desc=f"learning curves ({profile})", unit="setting", disable=not progress)
+    for n in todo:
+        data = _data(n, size, seed)
+        if n_jobs == 1:
+            results = []
+            for hp in grid(n):
+                results.append(train_curve(n, hp, size, seed, data))
+                bar.update()
+        else:
+            from joblib import Parallel, delayed
+
+            results = Parallel(n_jobs=n_jobs)(delayed(train_curve)(n, hp, size, seed, data) for hp in grid(n))
+            bar.update(len(results))
+        frames = []
+        for i, (hp, (m, s)) in enumerate(zip(grid(n), results)):
+            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, len(m) + 1), "metric": m, "seconds": s,
+                                        **{k: [v] * len(m) for k, v in hp.items()}}))
+        df = pd.concat(frames, ignore_index=True)
+        write_csv(df, cache_path(n, profile, seed, root))
+        out[n] = df
+    bar.close()
+    return {n: out[n] for n in names}
+
+
+def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_hours: float | None = None,
+             speed=None, model_mb: float | None = None, progress: bool = False, **kwargs) -> list:
+    """Job sets from the generated curves (see :func:`tt_core.spot.workloads.scaled_job_set`)."""
+    from tt_core.spot import workloads as W
+
+    tables = generate(names, profile, seed, progress=progress, **kwargs)
+    out = []
+    for n, df in tables.items():
+        hps = [c for c in df.columns if c not in ("setting", "step", "metric", "seconds")]
+        curves, measured, labels, hyper = [], [], [], []
+        for i, g in df.groupby("setting", sort=True):
+            curves.append(g["metric"].to_numpy(float))
+            measured.append(max(1e-6, float(np.median(g["seconds"]))))
+            h = {k: g[k].iloc[0] for k in hps}
+            hyper.append(h)
+            labels.append(" ".join(f"{k}={v}" for k, v in h.items()))
+        out.append(W.scaled_job_set(
+            f"sklearn/{n}", curves, measured, speed,
+            reference_hours if reference_hours is not None else W.DEFAULT_REFERENCE_HOURS, names=labels, hyper=hyper,
+            model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC[n],
+            source=f"{MODEL[n]}, trained here ({profile}, seed {seed})",
+            substitution=f"{MODEL[n]} trained here for the paper's benchmark; CPU seconds per step measured here, "
+                         "scaled by the speed model"))
+    return out

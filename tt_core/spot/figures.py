@@ -1,0 +1,160 @@
+"""SpotTune figures (paper Figs 1, 7, 8, 9, 11 and the revocation statistics), in the workbook's style.
+
+Every figure fed by synthetic prices says so in its title (:func:`price_label`).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from tt_core.plotting.style import log_axis, use_style
+from tt_core.spot import earlycurve as ec
+from tt_core.spot.catalogue import instance
+
+#: Colour, hatch and label of each approach (Fig. 7's legend).
+APPROACH_STYLES = {
+    "single-cheapest": {"color": "#8c8c8c", "label": "Single-Spot Tune (cheapest)"},
+    "single-fastest": {"color": "#4c72b0", "label": "Single-Spot Tune (fastest)"},
+    "spottune-1": {"color": "#dd8452", "label": "SpotTune (θ=1.0)"},
+    "spottune-0.7": {"color": "#c44e52", "label": "SpotTune (θ=0.7)"},
+}
+ORDER = list(APPROACH_STYLES)
+
+
+def price_label(synthetic: bool) -> str:
+    return "SYNTHETIC 2017-style prices" if synthetic else "AWS spot prices (2017 trace)"
+
+
+def fig1_prices(trace, types=None, days: float | None = None):
+    """Fig. 1: spot price over time of each type (dashed: its on-demand price)."""
+    use_style()
+    types = types or trace.types
+    df = trace.frame()[types]
+    if days is not None:
+        df = df.iloc[: int(days * 1440)]
+    fig, axes = plt.subplots(len(types), 1, figsize=(10, 1.6 * len(types) + 0.6), sharex=True)
+    axes = np.atleast_1d(axes)
+    for ax, name in zip(axes, types):
+        ax.plot(df.index, df[name], lw=0.7, color="#c44e52")
+        ax.axhline(instance(name).on_demand, ls="--", lw=0.8, color="0.3")
+        ax.set_ylabel(f"{name}\nUSD/h", fontsize=8)
+        ax.set_yscale("log")
+        log_axis(ax, "y", money=True)
+    axes[0].set_title(f"Fig. 1: spot price over {len(df) / 1440:.0f} days ({price_label(trace.synthetic)}; dashed: on-demand)")
+    fig.autofmt_xdate()
+    return fig
+
+
+def fig_revocation(stats: pd.DataFrame, synthetic: bool):
+    """Probability of a revocation within the hour against the bid's margin above the price, per type."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, g in stats.groupby("type", sort=False):
+        ax.plot(g["margin"] * 100, g["p_revoked_within_hour"], marker="o", label=name)
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlabel("maximum price above the current price [%]")
+    ax.set_ylabel("P(revoked within the hour)")
+    ax.set_title(f"Revocation within an hour vs bid ({price_label(synthetic)})", fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def fig7(per: pd.DataFrame, synthetic: bool):
+    """Fig. 7: (a) cost, (b) JCT, (c) PCR per job set, each normalised to SpotTune (θ=0.7)."""
+    use_style()
+    sets = list(dict.fromkeys(per["job_set"]))
+    fig, axes = plt.subplots(3, 1, figsize=(max(8, 0.9 * len(sets) + 2), 9), sharex=True)
+    width = 0.8 / len(ORDER)
+    x = np.arange(len(sets))
+    for ax, col, title in zip(axes, ("cost_norm", "jct_h_norm", "pcr_norm"),
+                              ("(a) cost", "(b) job completion time", "(c) performance-cost rate")):
+        for i, ap in enumerate(ORDER):
+            v = per[per["approach"] == ap].set_index("job_set").reindex(sets)[col]
+            ax.bar(x + (i - 1.5) * width, v, width, **APPROACH_STYLES[ap])
+        ax.set_yscale("log")
+        log_axis(ax, "y")
+        ax.axhline(1, color="0.3", lw=0.8)
+        ax.set_ylabel(f"{title.split(' ', 1)[1]}\n(÷ SpotTune θ=0.7)", fontsize=9)
+        ax.set_title(title, loc="left", fontsize=10)
+    axes[-1].set_xticks(x, sets, rotation=35, ha="right", fontsize=8)
+    axes[0].legend(ncol=4, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 1.45))
+    fig.suptitle(f"Fig. 7 on substituted workloads ({price_label(synthetic)})", y=1.04, fontsize=11)
+    return fig
+
+
+def fig8(theta: pd.DataFrame, synthetic: bool):
+    """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy."""
+    use_style()
+    g = theta.assign(jct_h=theta["jct_s"] / 3600).groupby(["job_set", "theta"])[["cost", "jct_h", "top1", "top3"]].mean()
+    g = g.reset_index()
+    ref = g[g["theta"] == g["theta"].max()].set_index("job_set")
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for js, d in g.groupby("job_set", sort=False):
+        axes[0].plot(d["theta"], d["cost"] / ref.loc[js, "cost"], marker=".", lw=1, label=js)
+        axes[1].plot(d["theta"], d["jct_h"] / ref.loc[js, "jct_h"], marker=".", lw=1)
+    acc = g.groupby("theta")[["top1", "top3"]].mean()
+    axes[2].plot(acc.index, acc["top1"], marker="o", label="top-1")
+    axes[2].plot(acc.index, acc["top3"], marker="s", label="top-3")
+    axes[0].set_ylabel("cost ÷ cost at θ = 1")
+    axes[1].set_ylabel("JCT ÷ JCT at θ = 1")
+    axes[2].set_ylabel("share of job sets (and seeds)")
+    for ax, t in zip(axes, ("(a) cost", "(b) JCT", "(c) EarlyCurve's accuracy")):
+        ax.set_xlabel("θ")
+        ax.set_title(t, loc="left", fontsize=10)
+    axes[2].set_ylim(-0.05, 1.05)
+    axes[2].legend(fontsize=8)
+    axes[0].legend(fontsize=6, ncol=2)
+    fig.suptitle(f"Fig. 8: sensitivity to θ ({price_label(synthetic)})", fontsize=11)
+    return fig
+
+
+def fig9(shares: pd.DataFrame, synthetic: bool):
+    """Fig. 9: share of steps run on refunded instances and share of the usage refunded."""
+    use_style()
+    sets = list(dict.fromkeys(shares["job_set"]))
+    aps = list(dict.fromkeys(shares["approach"]))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+    x = np.arange(len(sets))
+    w = 0.8 / len(aps)
+    for ax, col, t in zip(axes, ("free_step_share", "refunded_share"), ("(a) steps run for free", "(b) usage refunded")):
+        for i, ap in enumerate(aps):
+            v = shares[shares["approach"] == ap].set_index("job_set").reindex(sets)[col]
+            ax.bar(x + (i - (len(aps) - 1) / 2) * w, v, w, **APPROACH_STYLES.get(ap, {"label": ap}))
+        ax.set_xticks(x, sets, rotation=35, ha="right", fontsize=8)
+        ax.set_title(t, loc="left", fontsize=10)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("share")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Fig. 9: what the first-hour refund contributes ({price_label(synthetic)})", fontsize=11)
+    return fig
+
+
+def fig11(job, errors: pd.DataFrame, theta: float):
+    """Fig. 11: (a) one curve with EarlyCurve's and the single-stage fit from θ of its steps; (b) the relative
+    error of the predicted final metric over every setting of a job set."""
+    use_style()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    k = ec.theta_steps(theta, job.max_steps)
+    steps = np.arange(1, job.max_steps + 1)
+    ax = axes[0]
+    ax.plot(steps, job.metric, color="0.5", lw=1, label="measured")
+    for method, color in (("earlycurve", "#c44e52"), ("single-stage", "#4c72b0")):
+        fit = ec.METHODS[method](job.metric[:k])
+        ax.plot(steps, fit.predict(steps), color=color, lw=1.5, label=f"{method} ({fit.n_stages} stage(s))")
+    ax.axvline(k, ls=":", color="0.3")
+    ax.set_xlabel("step")
+    ax.set_ylabel("metric")
+    ax.set_title(f"(a) {job.name} (θ = {theta:g})", loc="left", fontsize=10)
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    x = np.arange(len(errors))
+    ax.bar(x - 0.2, errors["earlycurve_error"] * 100, 0.4, color="#c44e52", label="EarlyCurve")
+    ax.bar(x + 0.2, errors["single-stage_error"] * 100, 0.4, color="#4c72b0", label="single-stage (SLAQ/Optimus)")
+    ax.set_xticks(x, [str(s) for s in errors["setting"]], fontsize=8)
+    ax.set_xlabel("hyper-parameter setting")
+    ax.set_ylabel("error of the predicted final metric [%]")
+    ax.set_title(f"(b) {errors['job_set'].iloc[0]}", loc="left", fontsize=10)
+    ax.legend(fontsize=8)
+    return fig

@@ -1,0 +1,345 @@
+"""SpotTune studies: the grids behind Figs 7-9 and 11, revocation statistics, and their timing.
+
+Everything here is computed from simulations (:mod:`tt_core.spot.simulator`) on the workbook's
+substituted workloads and prices; nothing here knows the paper's numbers (those live in
+:mod:`tt_core.spot.report`). Aggregation rules (the paper says "averagely speaking" without a formula):
+
+* each (job set, seed) is one simulation; per job set, costs, JCTs and PCRs are averaged over seeds;
+* a ratio or saving "on average" is the arithmetic mean over job sets of the per-job-set ratio; "up to"
+  is its maximum over job sets;
+* PCR is normalised per job set to SpotTune (theta = 0.7), as in Fig. 7(c).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from tt_core.spot import curves as C, earlycurve as ec, market as M, simulator as S, workloads as W
+from tt_core.spot.revocation import evaluate, forward_max, make_predictor
+from tt_core.data.io import shown
+
+REFERENCE = "spottune-0.7"
+APPROACH_LABELS = {"single-cheapest": "Single-Spot Tune (cheapest)", "single-fastest": "Single-Spot Tune (fastest)",
+                   "spottune-1": "SpotTune (θ=1.0)", "spottune-0.7": "SpotTune (θ=0.7)"}
+
+
+def sim_settings(cfg: dict, **changes) -> S.Settings:
+    """The simulator's settings from a profile's ``spottune`` study."""
+    st = S.Settings(rules=cfg["rules"], predictor=cfg["predictor"], bid=cfg["bid"], k=cfg["k"],
+                    fit_days=cfg["fit_days"])
+    return S.with_settings(st, **changes) if changes else st
+
+
+def study_job_sets(cfg: dict, progress: bool = False) -> list:
+    """The profile's job sets: TrimTuner groups (``None``: all 48) and generated scikit-learn curves."""
+    speed = W.SpeedModel(cfg["parallel_fraction"])
+    sets = []
+    groups = cfg["trimtuner"]
+    for bench in ("cnn", "rnn"):
+        mine = None if groups is None else [g for g in groups if g.startswith(bench + "/")]
+        if mine == []:
+            continue
+        sets += W.trimtuner_job_sets(bench, reference_hours=cfg["reference_hours"], speed=speed,
+                                     model_mb=cfg["model_mb"], groups=mine)
+    if cfg["sklearn"]:
+        sets += C.job_sets(cfg["sklearn"], cfg["curves"], seed=1, reference_hours=cfg["reference_hours"], speed=speed,
+                           model_mb=cfg["model_mb"], progress=progress)
+    return sets
+
+
+_MARKETS: dict = {}
+
+
+def cached_market(prices, seed: int, days: float) -> M.PriceTrace:
+    """:func:`tt_core.spot.market.market`, kept for the process (a few markets: the grids of one notebook share
+    them, and with them the fitted predictors of :func:`tt_core.spot.simulator.fitted_predictor`)."""
+    key = (str(prices), int(seed), float(days))
+    if key not in _MARKETS:
+        if len(_MARKETS) >= 16:
+            _MARKETS.clear()
+        _MARKETS[key] = M.market(prices, seed=seed, days=days)
+    return _MARKETS[key]
+
+
+def study_market(cfg: dict, seed: int, prices="synthetic") -> M.PriceTrace:
+    """The price trace of one seed: a synthetic market of ``market_days`` days, or the user's trace."""
+    return cached_market(prices, seed, cfg["market_days"])
+
+
+def run_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Settings | None = None, market_days=30.0,
+             prices="synthetic", progress: bool = False) -> pd.DataFrame:
+    """Every approach on every job set for every seed (one market per seed): one row per simulation with
+    the summary keys of :func:`tt_core.spot.simulator.simulate`."""
+    from tqdm.auto import tqdm
+
+    rows = []
+    bar = tqdm(total=len(seeds) * len(job_sets), desc="SpotTune simulations", disable=not progress)
+    for seed in seeds:
+        trace = cached_market(prices, seed, market_days)
+        for js in job_sets:
+            for r in S.compare(js, trace, approaches, settings, seed):
+                rows.append(r.summary)
+            bar.update()
+    bar.close()
+    return pd.DataFrame(rows)
+
+
+def per_job_set(grid: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
+    """Fig. 7: per (job set, approach), seed-mean cost, JCT (h) and PCR, and each normalised to ``reference``
+    (cost / JCT relative to it; PCR relative to it, the reference = 1)."""
+    g = grid.assign(jct_h=grid["jct_s"] / 3600.0)
+    mean = g.groupby(["job_set", "approach"], sort=False)[["cost", "jct_h", "refunded", "usage", "free_step_share",
+                                                          "refunded_share", "top1", "top3", "steps_total"]].mean()
+    mean["pcr"] = 1.0 / (mean["jct_h"] * mean["cost"])
+    ref = mean.xs(reference, level="approach")
+    out = mean.reset_index()
+    for col in ("cost", "jct_h", "pcr"):
+        out[f"{col}_norm"] = out[col] / out["job_set"].map(ref[col])
+    return out
+
+
+def ratio_table(per: pd.DataFrame) -> pd.DataFrame:
+    """Per job set, the ratios the paper quotes (see :func:`paper_statements`)."""
+    w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "pcr"])
+    a, b, c, d = "spottune-1", "spottune-0.7", "single-cheapest", "single-fastest"
+    return pd.DataFrame({
+        "saving_st1_vs_cheapest": 1 - w["cost"][a] / w["cost"][c],
+        "saving_st1_vs_fastest": 1 - w["cost"][a] / w["cost"][d],
+        "saving_st07_vs_st1": 1 - w["cost"][b] / w["cost"][a],
+        "saving_st07_vs_cheapest": 1 - w["cost"][b] / w["cost"][c],
+        "saving_st07_vs_fastest": 1 - w["cost"][b] / w["cost"][d],
+        "jct_fastest_over_st07": w["jct_h"][d] / w["jct_h"][b],
+        "jct_cheapest_over_st07": w["jct_h"][c] / w["jct_h"][b],
+        "pcr_st1_over_cheapest": w["pcr"][a] / w["pcr"][c],
+        "pcr_st1_over_fastest": w["pcr"][a] / w["pcr"][d],
+        "pcr_st07_over_cheapest": w["pcr"][b] / w["pcr"][c],
+        "pcr_st07_over_fastest": w["pcr"][b] / w["pcr"][d],
+    })
+
+
+def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
+    """The workbook's values of the paper's §IV-B/IV-C statements (mean over job sets unless "max")."""
+    r = ratio_table(per)
+    st = grid[grid["approach"] == REFERENCE]
+    return {
+        "saving_st1_vs_cheapest": float(r["saving_st1_vs_cheapest"].mean()),
+        "saving_st1_vs_fastest": float(r["saving_st1_vs_fastest"].mean()),
+        "saving_st07_vs_st1": float(r["saving_st07_vs_st1"].mean()),
+        "saving_st07_vs_cheapest_max": float(r["saving_st07_vs_cheapest"].max()),
+        "saving_st07_vs_fastest_max": float(r["saving_st07_vs_fastest"].max()),
+        "jct_fastest_over_st07": float(r["jct_fastest_over_st07"].mean()),
+        "jct_cheapest_over_st07": float(r["jct_cheapest_over_st07"].mean()),
+        "pcr_st1_over_cheapest": float(r["pcr_st1_over_cheapest"].mean()),
+        "pcr_st1_over_fastest": float(r["pcr_st1_over_fastest"].mean()),
+        "pcr_st07_over_cheapest": float(r["pcr_st07_over_cheapest"].mean()),
+        "pcr_st07_over_fastest": float(r["pcr_st07_over_fastest"].mean()),
+        "free_step_share_st07": float(st["free_step_share"].mean()),
+        "st07_cheapest_of_all": float((per.loc[per.groupby("job_set")["cost"].idxmin(), "approach"] == REFERENCE).mean()),
+    }
+
+
+def refund_shares(grid: pd.DataFrame, approaches=("spottune-1", "spottune-0.7")) -> pd.DataFrame:
+    """Fig. 9: share of steps run on refunded instances and share of the usage refunded, per job set."""
+    g = grid[grid["approach"].isin(approaches)]
+    return g.groupby(["job_set", "approach"], sort=False)[["free_step_share", "refunded_share"]].mean().reset_index()
+
+
+def theta_sweep(job_sets, seeds, thetas, settings: S.Settings | None = None, market_days=30.0, prices="synthetic",
+                progress: bool = False) -> pd.DataFrame:
+    """Fig. 8: SpotTune at each theta: cost, JCT, top-1 and top-3 per job set and seed."""
+    aps = [S.spottune(t) for t in thetas]
+    return run_grid(job_sets, seeds, aps, settings, market_days, prices, progress)
+
+
+def prediction_errors(job_set, theta: float = 0.7) -> pd.DataFrame:
+    """Fig. 11(b): per setting, the relative error of the final metric predicted from ``theta`` of the steps
+    by EarlyCurve and by the single-stage fit, and the number of stages Eq. 7 found."""
+    rows = []
+    for i, job in enumerate(job_set.jobs):
+        k = ec.theta_steps(theta, job.max_steps)
+        part = job.metric[:k]
+        true = job.final_metric
+        row = {"job_set": job_set.name, "setting": i, "name": job.name, "steps_seen": k, "max_steps": job.max_steps,
+               "stages": len(ec.stage_starts(part)), "true_final": true}
+        for method in ec.METHODS:
+            pred = ec.predict_final(part, job.max_steps, method)
+            row[f"{method}_pred"] = pred
+            row[f"{method}_error"] = abs(pred - true) / abs(true) if true else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def topk_claim(job_sets, thetas, k: int = 3, method: str = "earlycurve") -> pd.DataFrame:
+    """Top-1 / top-3 hit of EarlyCurve's ranking at each theta on each job set (no market involved: the
+    selection depends only on the curves). The plateau stop is applied as in the simulator."""
+    rows = []
+    for js in job_sets:
+        best = js.true_best()
+        for theta in thetas:
+            pred = []
+            for job in js.jobs:
+                n1 = ec.theta_steps(theta, job.max_steps)
+                if theta >= 1:
+                    pred.append(job.final_metric)
+                    continue
+                p = ec.plateau_step(job.metric, job.max_steps)
+                if p is not None and p < n1:
+                    pred.append(float(job.metric[p - 1]))
+                else:
+                    pred.append(ec.predict_final(job.metric[:n1], job.max_steps, method))
+            order = np.argsort(pred, kind="stable")
+            rows.append({"job_set": js.name, "theta": theta, "top1": bool(order[0] == best),
+                         "top3": bool(best in order[:3]), "best_found": bool(best in order[:k])})
+    return pd.DataFrame(rows)
+
+
+def revocation_stats(trace, margins=(0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0), start: float = 0.0,
+                     end: float | None = None) -> pd.DataFrame:
+    """Per type and relative bid margin: the fraction of minutes from which a bid that much above the price
+    is crossed within the hour, and the trace's price statistics."""
+    rows = []
+    lo = int(start // 60)
+    for name in trace.types:
+        p = trace.series(name)
+        hi = len(p) if end is None else int(end // 60)
+        fm = forward_max(p)[lo:hi]
+        cur = p[lo:hi]
+        ok = ~np.isnan(fm)
+        rise = fm[ok] / cur[ok] - 1.0
+        od = M.instance(name).on_demand
+        for m in margins:
+            rows.append({"type": name, "margin": m, "p_revoked_within_hour": float((rise > m).mean()),
+                         "mean_price": float(cur.mean()), "mean_fraction_of_on_demand": float(cur.mean() / od),
+                         "minutes_above_on_demand_per_day": float((cur > od).mean() * 1440),
+                         "price_changes_per_hour": float((np.diff(cur) != 0).mean() * 60)})
+    return pd.DataFrame(rows)
+
+
+def predictor_scores(trace, fit_days: float = 9.0, test_days: float = 3.0, names=("empirical", "logistic")) -> pd.DataFrame:
+    """Fig. 10-style accuracy and F1 of the predictors: trained on the first ``fit_days``, tested on the next
+    ``test_days`` (the paper: 04/26-05/04, then 05/05-05/07)."""
+    out = []
+    for n in names:
+        pred = make_predictor(n).fit(trace, until=fit_days * 86400)
+        out.append(evaluate(pred, trace, fit_days * 86400, (fit_days + test_days) * 86400))
+    return pd.concat(out, ignore_index=True)
+
+
+def bench_fig7(cfg: dict, prices="synthetic", repeats: int = 1) -> dict:
+    """CPU and wall seconds of a whole Fig. 7 grid of the profile (markets, predictor fits, simulations).
+    The job sets are built first (and the curve cache filled) outside the timing."""
+    sets = study_job_sets(cfg)
+    st = sim_settings(cfg)
+    cpu, wall = [], []
+    for _ in range(repeats):
+        S._PREDICTORS.clear()
+        c0, w0 = time.process_time(), time.perf_counter()
+        grid = run_grid(sets, cfg["seeds"], S.FIG7_APPROACHES, st, cfg["market_days"], prices)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return {"profile": cfg.get("name", ""), "job_sets": len(sets), "seeds": len(cfg["seeds"]),
+            "simulations": int(len(grid)), "cpu_s": float(np.median(cpu)), "wall_s": float(np.median(wall)),
+            "cpu_s_per_simulation": float(np.median(cpu) / len(grid))}
+
+
+def resolve_job_set(spec: str, reference_hours: float | None = None,
+                    parallel_fraction: float = W.DEFAULT_PARALLEL_FRACTION, model_mb: float = W.DEFAULT_MODEL_MB,
+                    curves_profile: str = "quick", seed: int = 1):
+    """A job set by name: a TrimTuner group (``cnn/t2.small-x8``), ``sklearn/<algorithm>`` (generated and
+    cached), or the path of a job-set CSV (:func:`tt_core.spot.workloads.read_job_csv`).
+
+    ``reference_hours``: the median job's hours on r4.large; default 4 h for the substituted workloads,
+    and no rescaling of a user's own step times."""
+    from pathlib import Path
+
+    speed = W.SpeedModel(parallel_fraction)
+    if Path(spec).suffix.lower() == ".csv" or Path(spec).exists():
+        return W.read_job_csv(spec, speed, reference_hours, model_mb)
+    reference_hours = W.DEFAULT_REFERENCE_HOURS if reference_hours is None else reference_hours
+    if spec.startswith(("cnn/", "rnn/")):
+        return W.trimtuner_job_sets(spec.split("/")[0], reference_hours=reference_hours, speed=speed,
+                                    model_mb=model_mb, groups=[spec])[0]
+    if spec.startswith("sklearn/"):
+        return C.job_sets([spec.split("/", 1)[1]], curves_profile, seed, reference_hours, speed, model_mb)[0]
+    raise W.SpotError(f"unknown workload {shown(spec)}; give a TrimTuner group such as cnn/t2.small-x8 (see `tt spot data "
+                      f"list`), sklearn/<{'|'.join(C.ALGORITHMS)}>, or a job-set CSV path")
+
+
+def workload_names() -> list[str]:
+    """Every named workload: the TrimTuner groups whose data are found, and the scikit-learn algorithms."""
+    names = []
+    for bench in ("cnn", "rnn"):
+        try:
+            names += [s.name for s in W.trimtuner_job_sets(bench)]
+        except ValueError:
+            pass
+    return names + [f"sklearn/{a}" for a in C.ALGORITHMS]
+
+
+def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataFrame | None = None) -> dict:
+    """The workbook's truth values of the paper's direction/ordering claims (keys of
+    :data:`tt_core.spot.report.CLAIMS`); each is computed on every job set, averaged over seeds."""
+    w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "pcr"])
+    out = {
+        "st07_cheapest": bool((w["cost"].idxmin(axis=1) == REFERENCE).all()),
+        "st1_cheaper_than_cheapest": bool(w["cost"]["spottune-1"].mean() < w["cost"]["single-cheapest"].mean()),
+        "jct_between_baselines": bool(w["jct_h"]["single-fastest"].mean() < w["jct_h"][REFERENCE].mean()
+                                      < w["jct_h"]["single-cheapest"].mean()),
+        "pcr_st07_highest": bool(w["pcr"].mean().idxmax() == REFERENCE),
+    }
+    if topk is not None:
+        high = topk[topk["theta"] >= 0.7 - 1e-9]
+        out["top3_at_07"] = bool(high["top3"].all())
+    if errors is not None:
+        out["earlycurve_better"] = bool(errors["earlycurve_error"].mean() < errors["single-stage_error"].mean())
+    return out
+
+
+def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFrame:
+    """The profile's settings beside the paper's (for the notebooks)."""
+    rows = [
+        ("workloads", f"{n_job_sets} job sets: TrimTuner curves {cfg['trimtuner'] or 'all 48 groups'}, "
+                      f"scikit-learn {cfg['sklearn']} ({cfg['curves']})",
+         "6 benchmarks (LoR, SVM, GBTR, LiR, AlexNet, ResNet), Table II"),
+        ("prices", prices_label, "AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08"),
+        ("billing and revocation", cfg["rules"], "per second; revoked above the maximum price; first hour refunded"),
+        ("revocation predictor", cfg["predictor"], "RevPred (LSTM)"),
+        ("predictor trained on", f"first {cfg['fit_days']:g} days", "04/26-05/04 (9 days)"),
+        ("maximum price", cfg["bid"], "not stated (aggressive bidding, §II-A)"),
+        ("theta", "0.7 and 1.0 (Fig. 7); " + ", ".join(f"{t:g}" for t in cfg["thetas"]) + " (Fig. 8)",
+         "0.7 and 1.0; 0.1 to 1.0"),
+        ("k (top-k trained to the end)", cfg["k"], "not stated"),
+        ("seeds (markets, submission times)", cfg["seeds"], "one trace"),
+        ("time scale", f"median job {cfg['reference_hours']:g} h on r4.large", "measured step times (not published)"),
+        ("speed model", f"Amdahl, parallel fraction {cfg['parallel_fraction']:g}, ECU per vCPU",
+         "measured per instance (Fig. 6, not published)"),
+        ("model size", f"{cfg['model_mb']:g} MB", "per benchmark (not stated)"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "this workbook", "paper"])
+
+
+def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"), ("aws-2017", "synthetic"),
+                                                            ("aws-today", "synthetic-today")),
+                     grids: dict | None = None) -> pd.DataFrame:
+    """Would SpotTune still save money under other rules? Mean over job sets of SpotTune's cost and JCT
+    relative to Single-Spot (cheapest), and its free-step share, per (rules, market) variant. ``grids``:
+    already computed Fig. 7 grids by rules name (reused)."""
+    rows = []
+    grids = grids or {}
+    for rule, prices in variants:
+        grid = grids.get(rule)
+        if grid is None:
+            grid = run_grid(job_sets, seeds, S.FIG7_APPROACHES, sim_settings(cfg, rules=rule), cfg["market_days"],
+                            prices)
+        per = per_job_set(grid)
+        w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h"])
+        for ap in ("spottune-1", REFERENCE):
+            rows.append({"rules": rule, "market": prices, "approach": ap,
+                         "cost_vs_cheapest": float((w["cost"][ap] / w["cost"]["single-cheapest"]).mean()),
+                         "cost_vs_fastest": float((w["cost"][ap] / w["cost"]["single-fastest"]).mean()),
+                         "jct_vs_cheapest": float((w["jct_h"][ap] / w["jct_h"]["single-cheapest"]).mean()),
+                         "free_step_share": float(grid.loc[grid["approach"] == ap, "free_step_share"].mean())})
+    return pd.DataFrame(rows)
