@@ -8,6 +8,8 @@ Studies
 ``fig1``      TrimTuner Figs 1-2: benchmarks x optimisers x seeds, 44 tests each.
 ``fig3``      TrimTuner Fig. 3: filters at beta 10 % per optimiser (seeds, iterations).
 ``fig4``      TrimTuner Fig. 4: TrimTuner-DT with CEA at each beta.
+``variants``  TrimTuner-DT on the RNN with each "as in the authors' code" setting
+              (:mod:`tt_core.analysis.variants`); ``combined``: also all of them at once.
 
 The ``paper`` profile is the paper's setup (TrimTuner §IV): Figs 1-2 run all six optimisers on both
 public networks, 10 runs of 44 tests with 4 initial samples; Fig. 3 runs TrimTuner-GP on the RNN at
@@ -43,6 +45,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                  "iterations": 8},
         "fig3": {"plan": {"trimtuner-dt": {"seeds": [1], "iterations": 6}}, "n_jobs": 1},
         "fig4": {"seeds": [1], "iterations": 6, "networks": ["rnn"], "betas": [0.01, 0.1, 1.0], "n_jobs": 1},
+        "variants": {"seeds": [1], "iterations": 6, "combined": False},
         "tables3_4": {"plans": [{"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT],
                                  "n_obs": [8], "seeds": [1], "repeats": 1}]},
         "nephele": {"seeds": [1, 2], "budgets": {"cnn": 6.5, "rnn": 1.4}, "lookahead_seeds": [1],
@@ -56,6 +59,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig3": {"plan": {"trimtuner-dt": {"seeds": [1, 2, 3], "iterations": 44}}, "n_jobs": None},
         "fig4": {"seeds": [1, 2, 3], "iterations": 44, "networks": ["rnn", "cnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
+        "variants": {"seeds": [1, 2, 3], "iterations": 44, "combined": False},
         "tables3_4": {"plans": [
             {"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT], "n_obs": [8, 20, 44], "seeds": [1],
              "repeats": 1},
@@ -75,6 +79,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         # Fig. 4 as the paper ran it: TrimTuner-DT on the RNN at the paper's betas (1.0 = no filter)
         "fig4": {"seeds": list(range(1, 11)), "iterations": 44, "networks": ["rnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
+        "variants": {"seeds": list(range(1, 11)), "iterations": 44, "combined": True},
         "tables3_4": {"plans": [
             {"benchmark": b, "settings": ["table3"] + (["table4"] if b == "rnn" else []), "n_obs": [8, 20, 44],
              "seeds": [1, 2, 3], "repeats": 3} for b in ("rnn", "cnn")]},
