@@ -13,7 +13,7 @@ from typing import Sequence
 
 import pandas as pd
 
-__all__ = ["overlay_paper_curves"]
+__all__ = ["overlay_paper_curves", "plot_fig2_bars"]
 
 
 def _color(variant: str):
@@ -62,4 +62,53 @@ def overlay_paper_curves(fig, paper: pd.DataFrame, panels: Sequence, *, panel: s
         handles.append(Line2D([], [], color="0.2", ls=":", lw=1.4, marker="o", ms=2.5))
         labels.append(label)
         ax.legend(handles, labels, fontsize=8, loc="lower right")
+    return fig
+
+
+def plot_fig2_bars(ours: pd.DataFrame, bars: pd.DataFrame, readings: pd.DataFrame | None = None, *, suptitle: str = ""):
+    """TrimTuner Fig. 2 as the paper draws it: per network, baseline / TrimTuner-DT of the time (left)
+    and cost (right) at which the mean curves reach the target; the workbook's bars beside the paper's
+    (read from the PDF). With ``readings`` (:func:`tt_core.analysis.savings.savings_readings`), the
+    mean-curve bars carry their bootstrap 95% interval.
+
+    ``ours`` is :func:`tt_core.analysis.savings.curve_savings` of the workbook's mean curves.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from tt_core.data.paper_figures import LABEL
+    from tt_core.plotting.style import network_label, variant_style
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), squeeze=False)
+    b = bars.set_index(["benchmark", "baseline"]) if len(bars) else None
+    for ax, q in zip(axes[0], ("time", "cost")):
+        keys = [(r["benchmark"], r["baseline"]) for _, r in ours.iterrows()]
+        x = np.arange(len(keys))
+        mine = ours[f"{q}_ratio"].to_numpy(float)
+        err = None
+        if readings is not None and len(readings):
+            rd = readings[(readings["quantity"] == q) & (readings["reading"] == "mean curve")].set_index(
+                ["benchmark", "baseline"])
+            lo = np.array([rd.loc[k, "lo"] if k in rd.index else np.nan for k in keys])
+            hi = np.array([rd.loc[k, "hi"] if k in rd.index else np.nan for k in keys])
+            err = np.vstack([np.clip(mine - lo, 0, None), np.clip(hi - mine, 0, None)])
+        colors = [variant_style(k[1]).get("color", "0.5") for k in keys]
+        ax.bar(x - 0.2, np.nan_to_num(mine, nan=0.0, posinf=0.0), 0.4, color=colors, yerr=err, capsize=3,
+               label="this workbook (mean curves, 95% bootstrap CI)")
+        if b is not None:
+            paper = [b.loc[k, q] if k in b.index else np.nan for k in keys]
+            ax.bar(x + 0.2, paper, 0.4, color=colors, alpha=0.35, hatch="//", edgecolor="0.3", label=LABEL)
+        for i, v in enumerate(mine):
+            if not np.isfinite(v):
+                ax.annotate("never" if np.isinf(v) or np.isnan(v) else "", (x[i] - 0.2, 1), ha="center",
+                            va="bottom", fontsize=8, color="0.3")
+        ax.axhline(1.0, color="0.3", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(x, [f"{network_label(k[0]).split()[0]}\n{variant_style(k[1])['label']}" for k in keys], fontsize=8)
+        ax.set_ylabel(f"{q} to target: baseline / TrimTuner-DT")
+        ax.set_title(f"Fig. 2{'a' if q == 'time' else 'b'}: {q} savings")
+        ax.legend(fontsize=8, loc="upper right")
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
     return fig

@@ -139,6 +139,19 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
                          "item": f"{r['benchmark'].upper()}: {q} saving vs {label} (mean-curve reading)",
                          "paper": paper_val, "workbook": None if pd.isna(mine) else float(mine), "factor": 2.0,
                          "note": f"bar height read from the PDF; 'up to 65x / 50x' is the RNN EIc bar; "
-                                 f"{runs_per_method} runs here",
+                                 f"{runs_per_method} runs here" + (f"; {cause}" if not_comparable else ""),
                          "cause": cause, "not_comparable": not_comparable})
     return rows
+
+
+def study_not_comparable(optimizer: str, runs: int, benchmark: str, *, paper_optimizer: str,
+                         paper_runs: int = 10, paper_benchmark: str = "rnn") -> str:
+    """The settings of a Fig. 3 / Fig. 4 row that differ from the paper's, as one line ("" if none)."""
+    parts = []
+    if optimizer != paper_optimizer:
+        parts.append(f"{optimizer} (paper: {paper_optimizer})")
+    if benchmark != paper_benchmark:
+        parts.append(f"{benchmark.upper()} (the paper's figure is the {paper_benchmark.upper()} only)")
+    if runs < paper_runs:
+        parts.append(f"{runs} runs per level (paper: {paper_runs})")
+    return "; ".join(parts)
