@@ -61,6 +61,8 @@ NOTEBOOKS: list[NotebookEntry] = [
     NotebookEntry("09_nephele_optimizer", "Nephele vs Lynceus and CherryPick", "Thesis Figs 6.10-6.12"),
     NotebookEntry("10_explorer", "Interactive explorer", "step through one optimisation (scripted when headless)"),
     NotebookEntry("11_your_own_job", "Bring your own job", "the optimisers on a real scikit-learn training job"),
+    NotebookEntry("98_discrepancies", "Every difference and its cause",
+                  "all paper-vs-workbook rows that do not agree, with their measured causes (run last)"),
 ]
 
 
