@@ -2,7 +2,6 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -28,6 +27,8 @@
 # ignores the constraint, recommends accurate but often infeasible configurations.
 #
 # The runs are stored under `runs/` (one file per run) and re-used: only missing runs are computed.
+# The paper's own mean curves, read from the vector drawing of its PDF
+# (`../shared/data/paper_figures/`), are drawn over ours (dotted) when that file is found.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -40,20 +41,29 @@ n_jobs = 2
 from pathlib import Path
 
 import pandas as pd
+from IPython.display import display
 
 from tt_core import experiments as ex
 from tt_core.analysis import trajectories as tj
+from tt_core.experiments import profiles
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core.plotting.figures import plot_metric_vs_cost, use_style
+from tt_core.analysis import scoring, variants
+from tt_core.data import paper_figures as pf
+from tt_core.plotting.paper import overlay_paper_curves
+from tt_core.reporting import trimtuner_figs as tf
+from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 4)
+pd.set_option("display.max_colwidth", 90)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_core.experiments.profiles
 print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''})")
+settings_table(profile, "fig1", smoke)
 
 # %%
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
@@ -62,53 +72,77 @@ benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 # %% [markdown]
 # ## Fig. 1: Accuracy_C of the incumbent vs. cumulative optimisation cost
 #
-# Lines are means over seeds, bands 95% confidence intervals; dashed parts are the initial design;
-# the dotted line is the best Accuracy_C possible (the best feasible full-size accuracy).
+# Lines are means over seeds, bands 95% confidence intervals; dashed parts are the initial design,
+# drawn as in the paper: each initial test at its own Accuracy_C (a 1/60-size test scores its 1/60-size
+# accuracy), not as a full-size recommendation (`tt_core.analysis.scoring`); the grey dotted line is
+# the best Accuracy_C possible (the best feasible full-size accuracy). Thin dotted lines with dots, in
+# the same colours: the paper's own mean curves, **paper (read from the PDF)**, for the methods run here.
 
 # %%
-curves = tj.curves_on_grid(runs)
+scored = scoring.score_initial_design(runs, benches, "paper")
+curves = tj.curves_on_grid(scored)
 init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "variant", "seed"])["cumulative_cost"].max()
             .rename("cost").reset_index())
 best = {b: tj.best_feasible_accuracy(bench) for b, bench in benches.items()}
 fig = plot_metric_vs_cost(curves, init_end, reference=best,
                           suptitle=f"Accuracy$_C$ vs optimisation cost ({profile} profile, mean and 95% CI)")
+paper = pf.paper_curves("fig1")
+overlay_paper_curves(fig, paper, list(dict.fromkeys(curves["benchmark"])), only=list(runs["optimizer"].unique()))
 save_figure(fig, out / "fig1_accuracy_vs_cost.png")
-write_csv(curves, out / "fig1_accuracy_vs_cost.csv");
+write_csv(curves, out / "fig1_accuracy_vs_cost.csv")
+print("paper curves:", "found" if len(paper) else "not found (../shared/data/paper_figures/): ours alone")
 
 # %% [markdown]
 # ## What one test costs, and where the optimisers end
 
 # %%
-stats = tj.exploration_stats(runs, {b: bench.max_size for b, bench in benches.items()}, key="optimizer")
+max_sizes = {b: bench.max_size for b, bench in benches.items()}
+stats = tj.exploration_stats(runs, max_sizes, key="optimizer")
 write_csv(stats, out / "fig1_exploration_stats.csv")
 stats
+
+# %% [markdown]
+# Which sizes TrimTuner-DT tests after its initial design (share of its BO tests per size fraction),
+# and what one test costs in the paper's own Fig. 1 curves (median cost step between consecutive
+# points after the initial design; an upper bound if the PDF merged collinear points).
+
+# %%
+mix = tf.size_mix(runs, benches)
+steps = tf.paper_step_costs(paper) if len(paper) else pd.DataFrame(columns=["benchmark", "optimizer", "step_cost"])
+write_csv(mix, out / "fig1_size_mix.csv")
+write_csv(steps, out / "fig1_paper_step_costs.csv")
+display(mix.pivot_table(index="benchmark", columns="s", values="share").round(3))
+steps[steps["benchmark"].isin(list(benches))] if len(steps) else steps
+
+# %% [markdown]
+# ## As in the authors' code
+#
+# The authors' public code differs from the paper's text, and from the workbook's defaults, in three
+# ways (`tt_core.analysis.variants`): (a) the incumbent is the tested configuration of maximum CEA,
+# not the best predicted-feasible of all 288; (b) each initial sub-sampled test is charged in full,
+# not as one snapshotted run; (c) the initial design is drawn as its own series (as in the figure
+# above) rather than scored as full-size recommendations. Each is run (or scored) here with
+# TrimTuner-DT on the RNN; the table gives the final Accuracy_C (mean, 95% CI), how many runs reached
+# Fig. 2's target (90% of the optimum, feasible), the median cost to it per run (unreached runs at
+# their total cost) and where the mean curve reaches it (Fig. 2's reading).
+
+# %%
+vs = profiles.settings(profile, "variants", smoke)
+labels = [v for v in variants.VARIANTS if vs["combined"] or not v.startswith("all three")]
+vspecs = variants.variant_specs(vs["seeds"], iterations=vs["iterations"], labels=labels)
+vruns = {lab: ex.ensure_runs(sp, runs_dir, n_jobs=n_jobs, progress=False) for lab, sp in vspecs.items()}
+effects = variants.variant_effects(vruns, benches)
+write_csv(effects, out / "fig1_authors_code_variants.csv")
+effects
 
 # %% [markdown]
 # ## Paper vs. this workbook
 #
 # The paper's ratios are averages over three networks (one not public); ours are per network. We
-# call a ratio in agreement when it is within a factor of two of the paper's.
+# call a ratio in agreement when it is within a factor of two of the paper's. Each differing row
+# carries its measured cause (per-test costs here and in the paper's own curves, the sizes tested).
 
 # %%
-def ratio(bench, num, den, col="cost_per_test"):
-    s = stats.set_index(["benchmark", "optimizer"])
-    if (bench, num) in s.index and (bench, den) in s.index:
-        return float(s.loc[(bench, num), col] / s.loc[(bench, den), col])
-    return None
-
-
-rows = []
-for b in benches:
-    rows += [
-        {"source": "TrimTuner Sec. IV-A", "item": f"{b}: cost per test, EIc / TrimTuner-DT", "paper": 10.0,
-         "workbook": ratio(b, "eic", "trimtuner-dt"), "factor": 2.0, "note": "paper: average over networks"},
-        {"source": "TrimTuner Sec. IV-A", "item": f"{b}: cost per test, EIc-USD / TrimTuner-DT", "paper": 2.4,
-         "workbook": ratio(b, "eic-usd", "trimtuner-dt"), "factor": 2.0, "note": "paper: average over networks"},
-        {"source": "TrimTuner Sec. IV-A", "item": f"{b}: mean sub-sampling rate of TrimTuner-DT tests", "paper": 0.25,
-         "workbook": (float(stats.set_index(["benchmark", "optimizer"]).loc[(b, "trimtuner-dt"), "mean_s"])
-                      if (b, "trimtuner-dt") in stats.set_index(["benchmark", "optimizer"]).index else None),
-         "factor": 2.0, "note": "paper: 'approx. 1/4'"},
-    ]
-summary = comparison([r for r in rows if r["workbook"] is not None])
+summary = comparison(tf.fig1_rows(stats, steps, mix))
 save_comparison(summary, "03_fig1_accuracy_vs_cost", out)
 summary

@@ -2,7 +2,6 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version,-jupytext.text_representation.format_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -15,13 +14,23 @@
 # %% [markdown]
 # # 04 - Time and cost savings of TrimTuner (TrimTuner Fig. 2)
 #
-# How much optimisation time and money does each method spend before it first recommends a
-# configuration that is **feasible** (true cost within the limit) and reaches at least **90%** of the
-# best feasible full-size accuracy? The paper's Fig. 2 compares TrimTuner (decision trees) with EIc
-# and EIc/USD: "the optimization process lasts up to 65x / 15x (resp.) and costs up to 50x / 10x more".
+# How much optimisation time and money does each method spend before it recommends a configuration
+# that reaches at least **90%** of the best feasible full-size accuracy? The paper's Fig. 2 compares
+# TrimTuner (decision trees) with EIc, EIc/USD and TrimTuner-GP: "the optimization process lasts up
+# to 65x / 15x (resp.) and costs up to 50x / 10x more".
 #
-# Time here is the training time of the tests plus the optimiser's own recommendation time (our
-# 2-core machine's). The runs are the ones of notebook 03 (stored under `runs/`, computed if missing).
+# **How the paper computed it.** The paper's own mean curves of Fig. 1, read from the vector drawing
+# of its PDF (`../shared/data/paper_figures/`), settle it: the cost at which each method's
+# *mean-over-runs* Accuracy_C curve first reaches 0.9 x the optimum, divided by TrimTuner-DT's,
+# reproduces the RNN EIc/USD bar (12.50 vs 12.5), the RNN TrimTuner-GP bar (2.57 vs 2.6) and the CNN
+# EIc/USD bar (3.30 vs 3.3) (checked in `tests/test_savings.py`). "Up to 65x / 50x" is the **RNN** EIc
+# bar. That reading is the primary statistic here (`tt_core.analysis.savings.curve_savings`); the
+# per-run view and every other reading of the words follow, with bootstrap confidence intervals.
+#
+# The initial design is scored as in the paper's Fig. 1 (each initial test its own series, not a
+# full-size recommendation: `tt_core.analysis.scoring`). "Time" is the training time of the tests
+# (the authors' logs keep training time and recommendation overhead apart). Runs are notebook 03's
+# (stored under `runs/`, computed if missing).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -30,75 +39,139 @@ figures_dir = "../figures"
 runs_dir = "../runs"
 n_jobs = 2
 fraction = 0.9
+n_boot = 2000
 
 # %%
 from pathlib import Path
 
 import pandas as pd
+from IPython.display import display
 
 from tt_core import experiments as ex
+from tt_core.analysis import initial_design as design
+from tt_core.analysis import savings as sv
 from tt_core.analysis import trajectories as tj
+from tt_core.analysis.scoring import score_initial_design
+from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core.plotting.figures import plot_time_to_target, use_style
+from tt_core.plotting.paper import plot_fig2_bars
+from tt_core.reporting import trimtuner_figs as tf
+from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
 use_style()
 pd.set_option("display.precision", 3)
+pd.set_option("display.width", 160)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_core.experiments.profiles)
 if not smoke:
-    specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd")]
+    specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd", "random")]
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
 benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
+runs = score_initial_design(runs, benches, "paper")
+n_runs = int(runs.groupby("optimizer")["seed"].nunique().min())
+baselines = [b for b in ("eic", "eic-usd", "trimtuner-gp", "random") if b in set(runs["optimizer"])]
+settings_table(profile, "fig1", smoke)
 
 # %% [markdown]
-# ## Cost and time to the first good feasible recommendation, per run
+# ## Fig. 2 as the paper computed it: savings read off the mean curves
+#
+# `cost_method` / `cost_baseline`: where TrimTuner-DT's and the baseline's mean-over-runs Accuracy_C
+# curves (one point per test: mean cumulative cost, mean Accuracy_C) first reach the target; NaN:
+# never within the run. Beside it, the same reading of the paper's own Fig. 1 curves and the paper's
+# bar heights.
+
+# %%
+targets = {b: fraction * tj.best_feasible_accuracy(x) for b, x in benches.items()}
+curves = sv.mean_curve(runs)
+write_csv(curves, out / "fig2_mean_curve.csv")
+ours = sv.curve_savings(curves, targets, "trimtuner-dt", baselines)
+paper_sav = sv.curve_savings(pf.paper_curves("fig1"), targets, "trimtuner-dt", baselines, y="y", x={"cost": "x"})
+bars = pf.paper_fig2_bars()
+write_csv(ours, out / "fig2_savings_mean_curve.csv")
+ours
+
+# %%
+if len(bars):
+    ref = bars.merge(paper_sav[["benchmark", "baseline", "cost_method", "cost_baseline", "cost_ratio"]]
+                     .rename(columns={"cost_ratio": "cost_ratio_from_paper_curves"}), on=["benchmark", "baseline"], how="left")
+    display(ref[ref["benchmark"].isin(list(benches))])
+
+# %% [markdown]
+# ## Every reading of "costs up to N x more", with bootstrap 95% intervals over the seeds
+#
+# Seeds are resampled with replacement (the same resample for every method, so same-seed runs stay
+# paired). Per-run cost to target: the first feasible recommendation with >= 90% of the optimum; a
+# run that never gets there counts at its total cost (a lower bound; `*_reached` say how many did).
+# Random search is the control: a reading that makes random look many times better than EIc says
+# more about EIc's runs than about sub-sampling.
+
+# %%
+readings = sv.savings_readings(runs, benches, "trimtuner-dt", baselines, fraction=fraction, n_boot=n_boot)
+write_csv(readings, out / "fig2_readings.csv")
+readings.pivot_table(index=["benchmark", "baseline", "quantity"], columns="reading", values="value",
+                     sort=False)[list(sv.READINGS)]
+
+# %%
+readings[readings["quantity"] == "cost"][["benchmark", "baseline", "reading", "value", "lo", "hi", "runs",
+                                          "method_reached", "baseline_reached"]]
+
+# %%
+fig = plot_fig2_bars(ours, bars, readings, suptitle=f"Fig. 2 read off the mean curves ({profile} profile, "
+                                                    f"{n_runs} runs per method)")
+save_figure(fig, out / "fig2_mean_curve_savings.png");
+
+# %% [markdown]
+# How far can the choice of 10 seeds move the mean-curve reading? (random 10-seed subsets of the runs
+# available; needs more than 10 seeds, e.g. `tt runs` with more seeds.)
+
+# %%
+subsets = sv.random_subsets(runs, benches, size=10)
+write_csv(subsets, out / "fig2_seed_subsets.csv")
+subsets if len(subsets) else print(f"only {n_runs} seeds: no 10-seed subsets")
+
+# %% [markdown]
+# ## Per run: cost and time to the first good feasible recommendation
 
 # %%
 ttt = tj.time_to_target(runs, benches, fraction=fraction)
 write_csv(ttt, out / "fig2_time_to_target.csv")
-ttt.groupby(["benchmark", "variant"])[["reached", "iteration", "cost", "wall"]].agg(
-    {"reached": "mean", "iteration": "median", "cost": "median", "wall": "median"})
-
-# %%
 fig_cost = plot_time_to_target(ttt, value="cost", ylabel="optimisation cost to target [USD]",
-                               suptitle=f"Cost to a feasible recommendation with >= {fraction:.0%} of the optimum (Fig. 2b)")
+                               suptitle=f"Cost to a feasible recommendation with >= {fraction:.0%} of the optimum (per run)")
 save_figure(fig_cost, out / "fig2b_cost_savings.png")
-fig_time = plot_time_to_target(ttt, value="wall", ylabel="optimisation time to target [s]",
-                               suptitle=f"Time to a feasible recommendation with >= {fraction:.0%} of the optimum (Fig. 2a)")
-save_figure(fig_time, out / "fig2a_time_savings.png");
-
-# %% [markdown]
-# ## Savings of TrimTuner-DT: baseline / TrimTuner-DT (median over seeds)
-
-# %%
-sav = tj.savings(ttt, "trimtuner-dt", ["eic", "eic-usd", "random"])
+fig_time = plot_time_to_target(ttt, value="time", ylabel="training time to target [s]",
+                               suptitle=f"Time to a feasible recommendation with >= {fraction:.0%} of the optimum (per run)")
+save_figure(fig_time, out / "fig2a_time_savings.png")
+sav = tj.savings(ttt, "trimtuner-dt", baselines, time_col="time")
 write_csv(sav, out / "fig2_savings.csv")
 sav
 
 # %% [markdown]
-# ## Paper vs. this workbook
+# ## Does EIc's initial design already hold a good configuration?
 #
-# The paper reports the *largest* savings ("up to"); we compare the largest per-network median ratio.
-# A saving counts as reproduced in kind when TrimTuner is cheaper (ratio > 1); the paper's magnitude is
-# for reference.
+# EIc and EIc/USD start with 4 full-size configurations nearest to Latin-hypercube points of the
+# encoded space. How often do they contain a feasible configuration with >= 90% of the optimum (then
+# EIc reaches the target right after its initial design), against the share of such configurations
+# and the chance for 4 uniform draws from the grid? (Designs drawn for many seeds; nothing is run.)
 
 # %%
-def largest(baseline, col):
-    v = sav[sav["baseline"] == baseline][col]
-    return float(v.max()) if len(v) and v.notna().any() else None
+hits = pd.concat([design.design_hit_summary(benches, opt, range(1, 21 if smoke else 201), fraction)
+                  for opt in ("eic", "random")], ignore_index=True)
+write_csv(hits, out / "fig2_initial_design_hits.csv")
+hits
 
+# %% [markdown]
+# ## Paper vs. this workbook
+#
+# The paper's bar heights against the workbook's mean-curve reading (agreement within a factor of
+# two). With fewer runs than the paper's 10 the rows are *not comparable*; the cause column gives
+# where both mean curves reach the target here and in the paper's Fig. 1.
 
-rows = []
-for base, label, p_time, p_cost in (("eic", "EIc", 65.0, 50.0), ("eic-usd", "EIc/USD", 15.0, 10.0)):
-    rows += [
-        {"source": "TrimTuner Fig. 2a", "item": f"time saving vs {label} (largest)", "paper": p_time,
-         "workbook": largest(base, "time_ratio"), "note": "'up to'; ours: median over seeds, max over networks"},
-        {"source": "TrimTuner Fig. 2b", "item": f"cost saving vs {label} (largest)", "paper": p_cost,
-         "workbook": largest(base, "cost_ratio"), "note": "'up to'; ours: median over seeds, max over networks"},
-    ]
-summary = comparison([r for r in rows if r["workbook"] is not None])
+# %%
+nc = "" if n_runs >= 10 else f"{n_runs} runs per method (paper: 10)"
+summary = comparison(tf.fig2_rows(ours, paper_sav, bars, n_runs, not_comparable=nc))
 save_comparison(summary, "04_fig2_savings", out)
 summary

@@ -28,11 +28,18 @@
 # Its claim: to reach a feasible recommendation with at least **90% of the optimum's accuracy**, CEA
 # needs **3.62x** less optimisation cost than CMA-ES and **7x** less than DIRECT.
 #
-# The same comparison is run here with TrimTuner-DT (decision trees) and, in the *paper* profile, with
-# TrimTuner-GP as in the paper. **Quick profile: TrimTuner-DT only** (3 seeds): a TrimTuner-GP iteration
-# costs seconds (tens of seconds with DIRECT or CMA-ES), too much for the quick profile's budget; the GP
-# variant's *recommendation times* per filter are in notebook 06 (Table IV). Runs are stored under
-# `runs/` and reused (CEA at 10% is TrimTuner's default: those runs are Fig. 1's).
+# The *paper* profile runs the paper's experiment: TrimTuner-GP, RNN, beta = 10%, 10 runs per filter.
+# **Quick profile: TrimTuner-DT** (3 seeds): a TrimTuner-GP iteration costs seconds (tens of seconds
+# with DIRECT or CMA-ES), too much for the quick profile's budget; the GP variant's *recommendation
+# times* per filter are in notebook 06 (Table IV). Runs are stored under `runs/` and reused (CEA at
+# 10% is TrimTuner's default: those runs are Fig. 1's).
+#
+# The paper's own Fig. 3 curves (read from the vector drawing of its PDF) are drawn dotted over ours.
+# Their cost axis is shifted by +\\$0.00754 against Fig. 1's: Fig. 3 charges each initial sub-sampled
+# test in full, Fig. 1 (and our runs) as one snapshotted run; they are drawn shifted back
+# (`tt_core.data.paper_figures`). Read on that axis, the paper's own mean curves give exactly its
+# savings (3.62x vs CMA-ES, 7.26x vs DIRECT): the paper read Fig. 3 off the *mean curves* and on
+# Fig. 1's cost axis.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -46,6 +53,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import display
 
 from tt_core import experiments as ex
 
@@ -59,6 +67,12 @@ from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core.plotting.figures import use_style
 from tt_core.reporting.summary import comparison, save_comparison
+from tt_core.analysis.scoring import score_initial_design
+from tt_core.analysis import savings as sv
+from tt_core.data import paper_figures as pf
+from tt_core.plotting.paper import overlay_paper_curves
+from tt_core.reporting import trimtuner_figs as tf
+from tt_core.reporting.settings import settings_table
 
 use_style()
 pd.set_option("display.precision", 3)
@@ -72,10 +86,12 @@ n_jobs = study_settings["n_jobs"] or n_jobs
 specs = [s for opt, p in plan.items() for s in studies.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
 print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): "
       + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(studies.FIG3_FILTERS)} filters" for o, p in plan.items()))
+settings_table(profile, "fig3", smoke)
 
 # %%
 runs = study.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "filter")
 benches = {"rnn": load_benchmark("rnn")}
+runs = score_initial_design(runs, benches, "paper")  # the initial design drawn as in the paper (notebook 03)
 best = {b: tj.best_feasible_accuracy(bench_) for b, bench_ in benches.items()}
 order = ["CEA", "DIRECT", "CMA-ES", "Random"]
 
@@ -91,6 +107,9 @@ init_end = (runs[runs["phase"] == "init"].groupby(["benchmark", "optimizer", "va
             .max().rename("cost").reset_index())
 fig = plot_study(curves, init_end=init_end, reference=best, order=order, panel="optimizer",
                        suptitle=f"Filtering heuristics at beta = 10% (RNN; {profile} profile, mean and 95% CI)")
+paper = pf.paper_curves("fig3")  # the paper's TrimTuner-GP curves, on Fig. 1's cost axis
+overlay_paper_curves(fig, paper, list(dict.fromkeys(curves["optimizer"])), panel=None,
+                     label=f"{pf.LABEL}, TrimTuner-GP: dotted")
 save_figure(fig, out / "fig3_filters.png")
 write_csv(curves, out / "fig3_filters.csv")
 plt.show()
@@ -118,6 +137,22 @@ levels
 # recommendation stays on target until the end of the run), since a filter can hit the target once
 # and then lose it.
 
+# %% [markdown]
+# The paper's reading: the cost at which each filter's mean-over-runs Accuracy_C curve (one point per
+# test) first reaches 90% of the optimum, divided by CEA's; beside it, the same reading of the paper's
+# own curves (`cost_ratio` of the second table: the paper's 3.62x and 7x).
+
+# %%
+targets = {b: pv.FIG3["fraction"] * v for b, v in best.items()}
+mean_curves = sv.mean_curve(runs, by=["benchmark", "optimizer", "variant"])
+curve_ratios = pd.concat([sv.curve_savings(mean_curves[mean_curves["optimizer"] == o], targets, "CEA",
+                                           ["CMA-ES", "DIRECT", "Random"], key="variant").assign(optimizer=o)
+                          for o in mean_curves["optimizer"].unique()], ignore_index=True)
+paper_ratios = sv.curve_savings(paper, targets, "CEA", ["CMA-ES", "DIRECT"], key="variant", y="y", x={"cost": "x"})
+write_csv(curve_ratios, out / "fig3_savings_mean_curve.csv")
+display(curve_ratios)
+paper_ratios
+
 # %%
 ratios = pd.concat([study.cost_ratio(metrics, b, held=h) for h in (False, True) for b in ("CMA-ES", "DIRECT", "Random")],
                    ignore_index=True)
@@ -132,7 +167,21 @@ ratios
 # check the direction only: CEA needs less cost than the other filter (median over runs).
 
 # %%
+def nc(optimizer):
+    return tf.study_not_comparable(optimizer, int(metrics.loc[metrics["optimizer"] == optimizer, "seed"].nunique()),
+                                   "rnn", paper_optimizer="trimtuner-gp")
+
+
 rows = []
+for _, r in curve_ratios.iterrows():
+    key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
+    if key:
+        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum, "
+                     f"{r['baseline']} / CEA (mean-curve reading, the paper's)", "paper": pv.FIG3["savings_vs"][key],
+                     "workbook": float(r["cost_ratio"]) if pd.notna(r["cost_ratio"]) else
+                     (float("inf") if pd.notna(r["cost_method"]) else None), "factor": 2.0,
+                     "note": f"mean curves reach it at ${r['cost_method']:.4f} (CEA) and ${r['cost_baseline']:.4f} "
+                             f"({r['baseline']}); NaN: never", "not_comparable": nc(r["optimizer"])})
 for _, r in ratios.iterrows():
     key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
     how = "" if r["definition"] == "first" else " (held to the end)"
@@ -141,11 +190,12 @@ for _, r in ratios.iterrows():
             + ("; workbook's stricter definition" if how else ""))
     if key:
         rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
-                     f"{r['baseline']} / CEA", "paper": pv.FIG3["savings_vs"][key], "workbook": float(r["ratio"]),
-                     "factor": 2.0, "note": note})
+                     f"{r['baseline']} / CEA (median over runs)", "paper": pv.FIG3["savings_vs"][key],
+                     "workbook": float(r["ratio"]), "factor": 2.0, "note": note, "not_comparable": nc(r["optimizer"])})
     rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA reaches 90% of optimum{how} "
                  f"cheaper than {r['baseline']}", "paper": True if key else None, "workbook": bool(r["ratio"] > 1.0),
-                 "note": note + ("" if key else "; the paper plots random without a number")})
+                 "note": note + ("" if key else "; the paper plots random without a number"),
+                 "not_comparable": nc(r["optimizer"])})
 for _, r in levels[levels["variant"] != "CEA"].iterrows():
     cea = levels[(levels["optimizer"] == r["optimizer"]) & (levels["variant"] == "CEA")]
     if len(cea):
@@ -153,7 +203,7 @@ for _, r in levels[levels["variant"] != "CEA"].iterrows():
                      f"BO phase above {r['variant']}'s", "paper": True if r["variant"] != "Random" else None,
                      "workbook": bool(cea["mean_accuracy_c"].iloc[0] > r["mean_accuracy_c"]),
                      "note": f"{cea['mean_accuracy_c'].iloc[0]:.3f} vs {r['mean_accuracy_c']:.3f}; paper: 'the plot "
-                             "confirms the cost-efficiency of the proposed heuristic'"})
+                             "confirms the cost-efficiency of the proposed heuristic'", "not_comparable": nc(r["optimizer"])})
 summary = comparison([r for r in rows if r["workbook"] is not None])
 save_comparison(summary, "05_fig3_filters", out)
 summary
@@ -182,7 +232,12 @@ for _, r in levels.iterrows():
 # * **DIRECT and CMA-ES here maximise the exact acquisition** over the snapped continuous relaxation
 #   and return the best 10% they visited (`tt_core.bo.filters`); with a budget of 10% of the candidates
 #   they explore a good part of the space, so they can pick candidates as good as CEA's, only more
-#   expensively (Table IV). The original code's DIRECT and CMA-ES (RoBO/FABOLAS) maximised a
-#   differently computed acquisition (cumulative fantasies, see `tt_core.acquisitions.trimtuner`).
+#   expensively (Table IV). The authors' code maximises the acquisition over the continuous box of
+#   *raw* parameters and rounds one point to the grid, where every size above 22,500 images rounds to
+#   the full data set (`../shared/data/paper_figures/SOURCE.md`): a far costlier baseline per test
+#   than ours, which snaps to untested candidates.
+# * **Reading.** The paper's 3.62x and 7x come out of its own curves only as a mean-curve reading on
+#   Fig. 1's cost axis (the second table above); the per-run medians are a different statistic.
 # * **Decision trees vs GPs.** The quick profile tests the DT variant; the paper's Fig. 3 is for the GP
-#   variant (paper profile runs both).
+#   variant (the paper profile runs the GP variant only, with 10 runs, as the paper did). Rows from a
+#   setting other than the paper's are marked *not comparable* and name the setting.

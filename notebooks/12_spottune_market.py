@@ -63,7 +63,7 @@ print("2017 trace file:", M.trace_available() or "not supplied (see `tt spot dat
 # ## Table III: the instance pool
 #
 # Values of the `ec2instances.info` 0.0.2 snapshot (us-east-1 Linux, October 2017); the paper prints
-# r3.xlarge as 30 GB and $0.33 where the snapshot has 30.5 GiB and $0.333 (the catalogue keeps both).
+# r3.xlarge as 30 GB and \\$0.33 where the snapshot has 30.5 GiB and \\$0.333 (the catalogue keeps both).
 
 # %%
 table3 = catalogue.table3()

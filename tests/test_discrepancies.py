@@ -1,0 +1,30 @@
+"""Notebook 98's table: every row that differs or is not comparable, with its cause."""
+
+from __future__ import annotations
+
+from tt_core.reporting.discrepancies import discrepancies, status_counts
+from tt_core.reporting.summary import NO_CAUSE_YET, comparison, save_comparison
+
+
+def test_lists_exactly_the_rows_that_do_not_agree(tmp_path):
+    save_comparison(comparison([
+        {"source": "A", "item": "same", "paper": 1.0, "workbook": 1.0},
+        {"source": "A", "item": "off, explained", "paper": 1.0, "workbook": 3.0, "cause": "seed 3 (fig_x.csv)"},
+        {"source": "A", "item": "off, unexplained", "paper": 1.0, "workbook": 3.0},
+    ]), "01_a", tmp_path)
+    save_comparison(comparison([
+        {"source": "B", "item": "other setting", "paper": 2.0, "workbook": 2.0, "not_comparable": "3 runs (paper: 10)"},
+        {"source": "B", "item": "paper only", "paper": 2.0, "workbook": None},
+    ]), "02_b", tmp_path)
+    d = discrepancies(tmp_path)
+    assert list(d["item"]) == ["off, explained", "off, unexplained", "other setting"]
+    assert list(d["notebook"]) == ["01_a", "01_a", "02_b"]
+    assert list(d["cause"]) == ["seed 3 (fig_x.csv)", NO_CAUSE_YET, "3 runs (paper: 10)"]
+    c = status_counts(tmp_path).set_index("notebook")
+    assert c.loc["01_a", "agrees"] == 1 and c.loc["01_a", "differs"] == 2
+    assert c.loc["01_a", "differs without a cause"] == 1
+    assert c.loc["02_b", "not comparable"] == 1 and c.loc["02_b", "paper only"] == 1
+
+
+def test_empty_folder(tmp_path):
+    assert discrepancies(tmp_path).empty and status_counts(tmp_path).empty

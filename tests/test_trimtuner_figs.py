@@ -1,0 +1,49 @@
+"""Rows of notebooks 03-05/07 (tt_core.reporting.trimtuner_figs): hand-made cases."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tt_core.reporting import trimtuner_figs as tf
+from tt_core.reporting.settings import settings_table
+from tt_core.reporting.summary import comparison
+
+
+def test_paper_step_costs_by_hand():
+    pts = [(0.0, 0.0, True), (0.01, 0.5, True), (0.02, 0.6, False), (0.03, 0.7, False), (0.05, 0.8, False),
+           (0.06, 0.9, False), (0.2, 0.9, False)]  # the last point lies on the axis limit: cut
+    c = pd.DataFrame([{"benchmark": "rnn", "optimizer": "eic", "x": x, "y": y, "initial": i} for x, y, i in pts])
+    s = tf.paper_step_costs(c)
+    assert s["steps"].iloc[0] == 3 and s["step_cost"].iloc[0] == pytest.approx(0.01)  # steps .01, .02, .01
+
+
+def test_size_mix_counts_untested_sizes():
+    class B:
+        sizes, max_size = (1000, 6000, 60000), 60000
+    runs = pd.DataFrame({"benchmark": "rnn", "optimizer": "trimtuner-dt", "phase": ["init", "bo", "bo", "bo", "bo"],
+                         "size": [6000, 1000, 1000, 1000, 60000]})
+    m = tf.size_mix(runs, {"rnn": B()})
+    assert list(m["share"]) == [0.75, 0.0, 0.25] and list(m["s"]) == [round(1 / 60, 4), 0.1, 1.0]
+
+
+def test_not_comparable_names_each_setting():
+    assert tf.study_not_comparable("trimtuner-gp", 10, "rnn", paper_optimizer="trimtuner-gp") == ""
+    s = tf.study_not_comparable("trimtuner-dt", 3, "cnn", paper_optimizer="trimtuner-gp")
+    assert "trimtuner-dt (paper: trimtuner-gp)" in s and "CNN" in s and "3 runs" in s
+    assert "runs per optimiser: 3" in tf.differing_settings(settings_table("quick", "fig1"))
+    assert tf.differing_settings(settings_table("paper", "fig3")) == ""
+
+
+def test_fig2_rows_mark_a_baseline_that_never_reaches_the_target():
+    ours = pd.DataFrame([{"benchmark": "rnn", "method": "trimtuner-dt", "baseline": "eic", "target": 0.88,
+                          "cost_method": 0.02, "cost_baseline": float("nan"), "cost_ratio": float("nan"),
+                          "time_method": 100.0, "time_baseline": 300.0, "time_ratio": 3.0}])
+    bars = pd.DataFrame([{"benchmark": "rnn", "baseline": "eic", "time": 65.4, "cost": 50.3}])
+    rows = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 10))
+    cost = rows[rows["item"].str.contains("cost")].iloc[0]
+    assert cost["workbook"] == float("inf") and cost["status"] == "differs" and "never" in cost["cause"]
+    time = rows[rows["item"].str.contains("time")].iloc[0]
+    assert time["workbook"] == 3.0 and "300 s" in time["cause"]
+    nc = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 3, not_comparable="3 runs (paper: 10)"))
+    assert set(nc["status"]) == {"not comparable"}
