@@ -305,13 +305,12 @@ def test_closed_form_equals_spec_general_formula(loss_gp, monkeypatch):
     calls = []
 
     def fake_first_order(mu, Sigma):
-        i = len(calls)
-        calls.append(i)
-        p = np.exp(logps[i])
-        gbar = p @ gs[i]
-        return logps[i].copy(), gs[i] - gbar, gbar
+        assert mu.shape == (M, N) and Sigma.shape == (M, N, N)  # every sample in one batch
+        calls.extend(range(len(mu)))
+        gbar = np.einsum("mk,mki->mi", np.exp(logps), gs)
+        return logps.copy(), gs - gbar[:, None, :], gbar
 
-    monkeypatch.setattr(es_module, "log_pmin_first_order", fake_first_order)
+    monkeypatch.setattr(es_module, "log_pmin_first_order_batch", fake_first_order)
     Z, _ = sample_representers(_pool(), np.random.default_rng(4), n=N)
     lam = np.log(rng.dirichlet(np.ones(N)))  # non-uniform representer weights
     es = EntropySearch(loss_gp, Z, lam, n_innovations=50)
@@ -363,13 +362,13 @@ def test_close_to_brute_force_exact_update():
 
 def test_pmin_computed_once(loss_gp, monkeypatch):
     calls = []
-    orig = es_module.log_pmin_first_order
+    orig = es_module.log_pmin_first_order_batch
 
     def counting(mu, S):
-        calls.append(1)
+        calls.extend([1] * len(mu))
         return orig(mu, S)
 
-    monkeypatch.setattr(es_module, "log_pmin_first_order", counting)
+    monkeypatch.setattr(es_module, "log_pmin_first_order_batch", counting)
     Z, lam = sample_representers(_pool(), np.random.default_rng(0), n=10)
     es = EntropySearch(loss_gp, Z, lam, n_innovations=20)
     assert len(calls) == loss_gp.n_samples

@@ -627,6 +627,40 @@ class FabolasGP:
             for i in range(th.shape[0])
         ]
 
+    def cross_posteriors(self, Z, X):
+        """The blocks of :meth:`joint_posteriors` that entropy search needs per candidate, as arrays.
+
+        ``cov_zx[i] = k_i(Z, X) - V_Z^T V_X`` and ``var_x[i] = k_i(x, x) - ||V_x||^2`` for every sample
+        ``i`` at once. ``V_Z = L_i^-1 k_i(X_, Z)`` depends only on the representers and the fitted state:
+        it is computed once and reused while ``Z`` and the Cholesky factors stay the same (a filter such
+        as CMA-ES evaluates the acquisition in many small batches).
+
+        Parameters
+        ----------
+        Z : array-like of shape (N, d + 1)
+        X : array-like of shape (C, d + 1)
+
+        Returns
+        -------
+        cov_zx : ndarray of shape (M, N, C)
+        var_x : ndarray of shape (M, C)
+        noise_var : ndarray of shape (M,)
+        """
+        Z = self._check_predict_X(Z, name="Z")
+        X = self._check_predict_X(X, name="X")
+        th, kind = self.samples_, self.kind
+        key = Z.tobytes()
+        cached = getattr(self, "_vz_cache", None)
+        if cached is not None and cached[0] is self.L_ and cached[1] == key:
+            Vz = cached[2]
+        else:
+            Vz = _tri_solve(self.L_, fabolas_kernel(self.X_, Z, th, kind))
+            self._vz_cache = (self.L_, key, Vz)  # holds L_: an identity match cannot be a reused address
+        Vx = _tri_solve(self.L_, fabolas_kernel(self.X_, X, th, kind))
+        cov_zx = fabolas_kernel(Z, X, th, kind) - np.matmul(Vz.transpose(0, 2, 1), Vx)
+        var_x = fabolas_kernel_diag(X, th, kind) - np.sum(Vx**2, axis=1)
+        return cov_zx, var_x, self.noise_var_.copy()
+
     # ---------------------------------------------------------------- fantasies
     def fantasize(self, X_new, y_new) -> "FabolasGP":
         """A new model conditioned on extra observations with the same hyperparameter samples.
@@ -669,6 +703,12 @@ class FabolasGP:
         new.L_ = L_new
         new.alpha_ = self._cho_solve_vec(L_new, new.y_ - new.mean_)
         return new
+
+    def __getstate__(self):
+        # the cache of cross_posteriors is not part of the model's state (checkpoints, copies)
+        state = dict(self.__dict__)
+        state.pop("_vz_cache", None)
+        return state
 
     def __repr__(self) -> str:
         return (
