@@ -104,6 +104,9 @@ class TrimTunerAcquisition:
         self.nodes, self.weights = gauss_hermite_normal(n_roots)
         self.n_roots = int(n_roots)
         self.feasibility_threshold = _check_threshold(feasibility_threshold)
+        # each candidate's constraint factor, computed once (a filter that maximises alpha_T and the final
+        # argmax ask for the same candidates; the models are fixed during one iteration)
+        self._terms: dict[bytes, tuple[float, np.ndarray]] = {}
 
     def _fantasy_models(self) -> list[str]:
         return list(dict.fromkeys([LOSS] + [c.model for c in self.constraints]))
@@ -130,16 +133,20 @@ class TrimTunerAcquisition:
         incumbents = np.full((n, self.n_roots), -1, dtype=int)
         if not self.constraints:
             return (term, incumbents) if return_incumbents else term
+        keys = [row.tobytes() for row in X]
+        todo = [i for i in range(n) if keys[i] not in self._terms]
         names = self._fantasy_models()
-        preds = predict_log(self.models, X, names)
+        preds = predict_log(self.models, X[todo], names) if todo else {}
         others = [m for m in names if m != LOSS]
-        for i in range(n):
+        for j, i in enumerate(todo):
+            if keys[i] in self._terms:  # a repeated row of this batch
+                continue
             x = X[i:i + 1]
             full = {}
             for m in others:  # constrained quantities: fantasy at their predicted mean
-                fantasy = self.models[m].fantasize(x, preds[m][0][i:i + 1])
+                fantasy = self.models[m].fantasize(x, preds[m][0][j:j + 1])
                 full.update(predict_log({m: fantasy}, self.X_full, [m]))
-            mu, sd = preds[LOSS][0][i], preds[LOSS][1][i]
+            mu, sd = preds[LOSS][0][j], preds[LOSS][1][j]
             total = 0.0
             for r, (z, w) in enumerate(zip(self.nodes, self.weights)):
                 fantasy = self.models[LOSS].fantasize(x, np.array([mu + sd * z]))
@@ -148,7 +155,9 @@ class TrimTunerAcquisition:
                 inc = select_incumbent(full[LOSS][0], p_full, self.feasibility_threshold)
                 incumbents[i, r] = inc.index
                 total += w * p_full[inc.index]
-            term[i] = total
+            self._terms[keys[i]] = (total, incumbents[i].copy())
+        for i in range(n):
+            term[i], incumbents[i] = self._terms[keys[i]]
         return (term, incumbents) if return_incumbents else term
 
     def __call__(self, X) -> np.ndarray:

@@ -239,9 +239,12 @@ class ModelBasedOptimizer(DesignedOptimizer):
             cls = EIc if self.acquisition == "eic" else EIcPerUSD
             return cls(self.models, self.constraints, self._best_feasible_loss())
         from tt_core.acquisitions.entropy_search import EntropySearch, InformationGainPerCost, sample_representers
+        from tt_core.acquisitions.memo import RowMemo
 
         Z, lam = sample_representers(self._X_full, self.rng, n=self.n_representers)
-        info = InformationGainPerCost(EntropySearch(self.models[LOSS], Z, lam), self.models["cost"])
+        # each candidate's information gain is computed once, whether the filter (DIRECT, CMA-ES) or the
+        # final maximisation asks for it first
+        info = RowMemo(InformationGainPerCost(EntropySearch(self.models[LOSS], Z, lam), self.models["cost"]))
         if self.acquisition == "fabolas":
             return info
         from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
