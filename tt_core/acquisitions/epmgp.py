@@ -28,8 +28,9 @@ Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.special import log_ndtr, logsumexp
+
+from tt_core.models.linalg import tri_solve
 
 __all__ = ["log_pmin", "log_pmin_first_order", "log_pmin_first_order_batch", "epmgp_log_normalisers"]
 
@@ -246,8 +247,8 @@ def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
     Sr = np.einsum("kij,kj->ki", S, r)
     b = mu_k + Sr
     Rtb = rt * (b - b[ii, ks][:, None]) / _SQRT2  # R^T b
-    z = sla.solve_triangular(LB, Rtb[..., None], lower=True, check_finite=False)
-    y = sla.solve_triangular(LB, z, lower=True, trans=1, check_finite=False)[..., 0]  # B^-1 R^T b
+    z = tri_solve(LB, Rtb[..., None])
+    y = tri_solve(LB, z, trans=True)[..., 0]  # B^-1 R^T b
     Ab = along_c(rt * y)
     with np.errstate(divide="ignore", invalid="ignore"):
         site_term = np.where(nk != 0, nk**2 / np.where(tk > 0, tk, 1.0), 0.0)
@@ -263,7 +264,7 @@ def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
         C = np.broadcast_to(np.eye(N), (K, N, N)).copy()
         C[ii, ks, :] -= 1.0
         C /= _SQRT2  # C[k][:, l] = c_l for problem k (column k is zero)
-        W = sla.solve_triangular(LB, (C * rt[:, None, :]).transpose(0, 2, 1), lower=True, check_finite=False)
+        W = tri_solve(LB, (C * rt[:, None, :]).transpose(0, 2, 1))
         H[ms, ks] = -np.einsum("kli,klj->kij", W, W)  # -A = -R B^-1 R^T
     return logZ, g, H
 
