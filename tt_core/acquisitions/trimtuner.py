@@ -170,32 +170,49 @@ class TrimTunerAcquisition:
             return gain
         return gain * self.constraint_term(X)
 
-    def argmax(self, X) -> tuple[int, float, int]:
+    def argmax(self, X, rng: np.random.Generator | None = None) -> tuple[int, float, int]:
         """Row of ``X`` with the largest ``alpha_T``, found exactly with far fewer fantasies.
 
         Since the constraint factor lies in [0, 1], ``alpha_T(x) <= max(alpha_F(x), 0)``. Candidates are
         visited by decreasing ``alpha_F`` and the scan stops as soon as that bound cannot beat the best
-        ``alpha_T`` found, so the result equals ``argmax(self(X))`` (ties: the first in visiting order)
-        while most candidates' fantasies are skipped.
+        ``alpha_T`` found, so the result equals ``argmax(self(X))`` while most candidates' fantasies are
+        skipped. Ties: without ``rng`` the first in visiting order; with ``rng`` the scan goes on while a
+        candidate could still *tie* with the best (:data:`tt_core.bo.ties.TIE_RTOL`), and the result is a
+        uniform choice among the tied maxima.
 
         Returns
         -------
         (index, value, n_fantasised)
         """
+        from tt_core.bo.ties import TIE_RTOL, argmax_random_ties, order_random_ties
+
         X = check_X(X, self.X_full.shape[1])
         gain = np.asarray(self.information_gain_per_cost(X), dtype=float).ravel()
         if gain.shape != (X.shape[0],):
             raise ValueError(f"information_gain_per_cost returned shape {gain.shape}; expected ({X.shape[0]},)")
         if not self.constraints:
-            i = int(np.argmax(gain))
+            i = argmax_random_ties(gain, rng)
             return i, float(gain[i]), 0
-        best_i, best_v, n_done = -1, -np.inf, 0
-        for i in np.argsort(-gain, kind="stable"):
-            if best_i >= 0 and max(gain[i], 0.0) <= best_v:
-                break
+        if rng is None:
+            best_i, best_v, n_done = -1, -np.inf, 0
+            for i in np.argsort(-gain, kind="stable"):
+                if best_i >= 0 and max(gain[i], 0.0) <= best_v:
+                    break
+                v = float(gain[i] * self.constraint_term(X[i:i + 1])[0])
+                n_done += 1
+                if v > best_v:
+                    best_i, best_v = int(i), v
+            return best_i, best_v, n_done
+        seen: dict[int, float] = {}
+        best_v = -np.inf
+        for i in order_random_ties(gain, rng):
+            if seen and max(gain[i], 0.0) < best_v - TIE_RTOL * abs(best_v):
+                break  # cannot beat nor tie the best
             v = float(gain[i] * self.constraint_term(X[i:i + 1])[0])
-            n_done += 1
-            if v > best_v:
-                best_i, best_v = int(i), v
-        return best_i, best_v, n_done
+            seen[int(i)] = v
+            best_v = max(best_v, v)
+        idx = np.fromiter(seen, dtype=int, count=len(seen))
+        vals = np.fromiter(seen.values(), dtype=float, count=len(seen))
+        j = argmax_random_ties(vals, rng)
+        return int(idx[j]), float(vals[j]), len(seen)
 

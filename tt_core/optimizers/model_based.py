@@ -22,6 +22,7 @@ from tt_core.bo.constraints import LOSS
 from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_snapshot
 from tt_core.bo.history import loss_target
 from tt_core.bo.incumbent import best_observed
+from tt_core.bo.ties import argmax_random_ties
 from tt_core.data.space import ConfigSpace
 from tt_core.optimizers.base import Optimizer, Recommendation
 
@@ -117,12 +118,17 @@ class ModelBasedOptimizer(DesignedOptimizer):
     snapshot_init : bool
         Charge the sub-sampled initial design as one training run snapshotted at each size (paper
         Sec. III: "a cost equivalent to testing a single configuration using only 50% of the data").
+    random_ties : bool, default True
+        Break ties of the filter (CEA), of the acquisition's maximum and of the incumbent uniformly at
+        random with a generator derived from the seed and the step (:mod:`tt_core.bo.ties`); False:
+        lowest index first (the behaviour before; with trees it made configuration 0 the first BO
+        test of TrimTuner-DT in 8 of 10 RNN runs).
     """
 
     def __init__(self, problem, *, seed, model_factory: ModelFactory, acquisition: str,
                  filter: str = "cea", beta: float = 0.1, subsampling: bool = True, constrained_incumbent: bool = True,
                  n_init: int = 4, n_representers: int = 50, gh_roots: int = 1, snapshot_init: bool = True,
-                 finish_last_run: bool = True):
+                 finish_last_run: bool = True, random_ties: bool = True):
         if not (isinstance(beta, (int, float)) and 0.0 < beta <= 1.0):
             raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {beta!r}")
         known = ("trimtuner", "fabolas", "eic", "eic-usd")
@@ -139,6 +145,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         self.constrained_incumbent = constrained_incumbent
         self.n_representers = n_representers
         self.gh_roots = gh_roots
+        self.random_ties = bool(random_ties)
         super().__init__(problem, seed=seed, full_size_only=not subsampling, n_init=n_init,
                          finish_last_run=finish_last_run)
         self.init_is_snapshot = subsampling and snapshot_init
@@ -193,7 +200,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         from tt_core.bo.incumbent import find_incumbent
 
         cons = self.constraints if self.constrained_incumbent else ()
-        inc = find_incumbent(self.models, cons, self._X_full)
+        inc = find_incumbent(self.models, cons, self._X_full, rng=self._ties("incumbent"))
         return Recommendation(int(self.space.config_ids[inc.index]), self.space.max_size)
 
     # -- acquisition -----------------------------------------------------------------------------
@@ -208,14 +215,23 @@ class ModelBasedOptimizer(DesignedOptimizer):
             return int(ids[i]), int(sizes[i])
         acquisition = self._build_acquisition()
         keep = self._apply_filter(X, acquisition)
+        ties = self._ties("acquisition")
         if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)
-            i, _, _ = acquisition.argmax(X[keep])
+            i, _, _ = acquisition.argmax(X[keep], rng=ties)
             return int(ids[keep[i]]), int(sizes[keep[i]])
         values = np.asarray(acquisition(X[keep]), dtype=float)
         if not np.all(np.isfinite(values)):
             values = np.where(np.isfinite(values), values, -np.inf)
-        best = keep[int(np.argmax(values))]
+        best = keep[argmax_random_ties(values, ties)]
         return int(ids[best]), int(sizes[best])
+
+    def _ties(self, purpose: str):
+        """The generator that breaks this step's ties for ``purpose`` (None when ``random_ties`` is off)."""
+        if not self.random_ties:
+            return None
+        from tt_core.bo.ties import tie_rng
+
+        return tie_rng(self.seed, purpose, len(self._history))
 
     def _apply_filter(self, X, acquisition) -> np.ndarray:
         """Indices of the candidates the acquisition is evaluated on. DIRECT and CMA-ES maximise the
@@ -224,7 +240,8 @@ class ModelBasedOptimizer(DesignedOptimizer):
 
         return np.asarray(filter_candidates(self.filter, X, self.beta, models=self.models,
                                             constraints=self.constraints, objective=acquisition,
-                                            rng=self.rng, space=self.space), dtype=int)
+                                            rng=self.rng, space=self.space, tie_rng=self._ties("filter")),
+                          dtype=int)
 
     def _best_feasible_loss(self):
         h = self.history
