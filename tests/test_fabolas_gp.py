@@ -168,6 +168,46 @@ def test_same_seed_identical_samples_and_different_seed_differs():
     assert gen.samples_.shape == a.samples_.shape
 
 
+def _closed_form_cross(X, y, th, Z, Xs, kind):
+    d = X.shape[1] - 1
+    K = fabolas_kernel(X, X, th, kind)[0] + (np.exp(th[d + 3]) + 1.25e-12) * np.eye(len(y))
+    Ks, Kz = fabolas_kernel(X, Xs, th, kind)[0], fabolas_kernel(X, Z, th, kind)[0]
+    czx = fabolas_kernel(Z, Xs, th, kind)[0] - Kz.T @ np.linalg.solve(K, Ks)
+    var = np.diag(fabolas_kernel(Xs, Xs, th, kind)[0] - Ks.T @ np.linalg.solve(K, Ks))
+    return czx, var
+
+
+def test_cross_posteriors_closed_form_and_cache_follows_the_state():
+    """cross_posteriors against np.linalg.solve on the kernel matrices, before and after a refit and in a
+    fantasy (the cached L^-1 k(X_, Z) must never outlive the factors it was computed with)."""
+    d = 3
+    X, y = _data(30, d, seed=1)
+    H = _theta(d, seed=2, n=2)
+    gp = FabolasGP("loss").fit_fixed_hypers(X, y, H)
+    Xs, _ = _data(9, d, seed=5)
+    Z = Xs[:4].copy()
+    Z[:, d] = 1.0
+
+    def check(model, Xtrain, ytrain):
+        for batch in (Xs[:3], Xs):  # a second call reuses the cached representer block
+            czx, var, noise = model.cross_posteriors(Z, batch)
+            for i, th in enumerate(H):
+                ref_czx, ref_var = _closed_form_cross(Xtrain, ytrain, th, Z, batch, "loss")
+                np.testing.assert_allclose(czx[i], ref_czx, rtol=1e-7, atol=1e-10)
+                np.testing.assert_allclose(var[i], ref_var, rtol=1e-7, atol=1e-10)
+                assert noise[i] == pytest.approx(np.exp(th[d + 3]) + 1.25e-12)
+
+    check(gp, X, y)
+    Xn, yn = _data(2, d, seed=7)
+    fant = gp.fantasize(Xn, yn)
+    check(fant, np.vstack([X, Xn]), np.concatenate([y, yn]))
+    gp.fit_fixed_hypers(X[:20], y[:20], H)  # new data: new factors
+    check(gp, X[:20], y[:20])
+    import pickle
+
+    assert "_vz_cache" not in pickle.loads(pickle.dumps(gp)).__dict__  # not part of a checkpoint
+
+
 def test_refit_continues_the_chain():
     X, y = _data(18, 2, seed=5)
     gp = _small_gp(1, burnin=25, chain_length=10)

@@ -31,6 +31,58 @@ def test_same_seed_same_trajectory(rnn, name):
     assert not a["config_id"].equals(c["config_id"])
 
 
+def test_a_run_pins_blas_to_one_thread_and_restores_it(rnn):
+    """Replay.run limits BLAS to one thread while it steps (blas_threads=1 by default) and restores the limit."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from tt_core.data.objectives import ReplayObjective
+    from tt_core.experiments.replay import Replay
+
+    def blas_threads():
+        return sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+
+    if not blas_threads():
+        pytest.skip("no BLAS library found by threadpoolctl")
+    seen = []
+    table = ReplayObjective(rnn)
+
+    def measure(cid, size):
+        seen.append(blas_threads())
+        return table(cid, size)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        Replay.from_benchmark(rnn, "random", seed=1, measure=measure).run(5)
+        assert seen and all(s == [1] for s in seen)
+        assert blas_threads() == before
+        seen.clear()
+        Replay.from_benchmark(rnn, "random", seed=1, measure=measure).run(5, blas_threads=None)
+        assert all(s == before for s in seen)
+    with pytest.raises(ValueError, match="blas_threads"):
+        Replay.from_benchmark(rnn, "random", seed=1).run(5, blas_threads=0)
+
+
+@pytest.mark.slow
+def test_trimtuner_gp_resumed_from_a_pickled_replay_continues_the_same_mcmc_chain(rnn):
+    """A checkpoint (the pickled Replay) taken mid-run continues the GP's MCMC chain exactly: the resumed
+    run's tests, incumbents and final hyperparameter samples equal those of an uninterrupted run."""
+    import pickle
+
+    from tt_core.experiments.replay import Replay
+
+    whole = Replay.from_benchmark(rnn, "trimtuner-gp", seed=5)
+    ref = whole.run(9)
+    part = Replay.from_benchmark(rnn, "trimtuner-gp", seed=5)
+    part.run(6)
+    resumed = pickle.loads(pickle.dumps(part))
+    out = resumed.run(9)
+    cols = ["config_id", "size", "incumbent", "accuracy_c"]
+    pd.testing.assert_frame_equal(out[cols], ref[cols])
+    for kind in ("loss", "cost"):
+        np.testing.assert_array_equal(resumed.optimizer.models[kind].samples_, whole.optimizer.models[kind].samples_)
+        assert resumed.optimizer.models[kind].n_steps_ == whole.optimizer.models[kind].n_steps_
+
+
 def test_initial_designs(rnn):
     tt = run_optimization(rnn, "trimtuner-dt", seed=3, iterations=6)
     init = tt[tt["phase"] == "init"]

@@ -247,7 +247,8 @@ def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
                      help="observations: seeded random pairs after the initial design, or the optimiser's own")
     rec.add_argument("--out", default="figures/B.bench_recommend.csv", help="CSV of every measurement")
     rec.add_argument("--resume", action="store_true", help="keep the rows in --out and measure only missing ones")
-    rec.add_argument("--blas-threads", type=int, help="limit BLAS threads while measuring")
+    rec.add_argument("--blas-threads", type=int, default=1,
+                     help="BLAS threads while measuring (default 1, as the runs use; 0: as configured)")
     rec.add_argument("--by-n-obs", action="store_true", help="one summary row per number of observations")
     rec.add_argument("--quick", action="store_true",
                      help=f"n_obs {QUICK['n_obs']}, seed {QUICK['seeds']}, {QUICK['repeats']} repeat "
@@ -273,7 +274,7 @@ def cmd_bench_acquisition(args) -> int:
     import resource
 
     args.settings = ["trimtuner-dt:cea:10%", "trimtuner-gp:cea:10%", "fabolas", "eic"]
-    args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, None
+    args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, 1
     args.by_n_obs, args.quick = False, False
     rc = cmd_bench_recommend(args)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -290,14 +291,17 @@ def cmd_bench_recommend(args) -> int:
     seeds = args.seeds or preset["seeds"]
     repeats = args.repeats if args.repeats is not None else preset["repeats"]
     settings = B.parse_settings(args.settings)
+    if args.blas_threads is not None and args.blas_threads < 0:
+        raise ValueError(f"--blas-threads must be >= 0 (0: as configured), got {args.blas_threads}")
+    blas = args.blas_threads or None
     machine = B.machine_info()
     print(f"machine: {machine['cpu_model']}, {machine['n_cores']} cores ({machine['n_cores_usable']} usable), "
-          f"BLAS {machine['blas']} x {args.blas_threads or machine['blas_threads']} threads, "
+          f"BLAS {machine['blas']} x {blas or machine['blas_threads']} threads, "
           f"load {B._load():.2f}")
     print(f"benchmark {args.benchmark}: {len(settings)} settings x n_obs {list(n_obs)} x seeds {list(seeds)} x "
           f"{repeats} repeats", flush=True)
     df = B.bench_recommend(settings, n_obs=n_obs, repeats=repeats, seeds=seeds, benchmark=args.benchmark,
-                         policy=args.policy, out=args.out, resume=args.resume, blas_threads=args.blas_threads,
+                         policy=args.policy, out=args.out, resume=args.resume, blas_threads=blas,
                          progress=True)
     labels = [s.label for s in settings]
     df = df[df["setting"].isin(labels)]

@@ -105,6 +105,9 @@ class TrimTunerAcquisition:
         self.nodes, self.weights = gauss_hermite_normal(n_roots)
         self.n_roots = int(n_roots)
         self.feasibility_threshold = _check_threshold(feasibility_threshold)
+        # each candidate's constraint factor, computed once (a filter that maximises alpha_T and the final
+        # argmax ask for the same candidates; the models are fixed during one iteration)
+        self._terms: dict[bytes, tuple[float, np.ndarray]] = {}
 
     def _fantasy_models(self) -> list[str]:
         return list(dict.fromkeys([LOSS] + [c.model for c in self.constraints]))
@@ -131,16 +134,20 @@ class TrimTunerAcquisition:
         incumbents = np.full((n, self.n_roots), -1, dtype=int)
         if not self.constraints:
             return (term, incumbents) if return_incumbents else term
+        keys = [row.tobytes() for row in X]
+        todo = [i for i in range(n) if keys[i] not in self._terms]
         names = self._fantasy_models()
-        preds = predict_log(self.models, X, names)
+        preds = predict_log(self.models, X[todo], names) if todo else {}
         others = [m for m in names if m != LOSS]
-        for i in range(n):
+        for j, i in enumerate(todo):
+            if keys[i] in self._terms:  # a repeated row of this batch
+                continue
             x = X[i:i + 1]
             full = {}
             for m in others:  # constrained quantities: fantasy at their predicted mean
-                fantasy = self.models[m].fantasize(x, preds[m][0][i:i + 1])
+                fantasy = self.models[m].fantasize(x, preds[m][0][j:j + 1])
                 full.update(predict_log({m: fantasy}, self.X_full, [m]))
-            mu, sd = preds[LOSS][0][i], preds[LOSS][1][i]
+            mu, sd = preds[LOSS][0][j], preds[LOSS][1][j]
             total = 0.0
             for r, (z, w) in enumerate(zip(self.nodes, self.weights)):
                 fantasy = self.models[LOSS].fantasize(x, np.array([mu + sd * z]))
@@ -149,7 +156,9 @@ class TrimTunerAcquisition:
                 inc = select_incumbent(full[LOSS][0], p_full, self.feasibility_threshold)
                 incumbents[i, r] = inc.index
                 total += w * p_full[inc.index]
-            term[i] = total
+            self._terms[keys[i]] = (total, incumbents[i].copy())
+        for i in range(n):
+            term[i], incumbents[i] = self._terms[keys[i]]
         return (term, incumbents) if return_incumbents else term
 
     def __call__(self, X) -> np.ndarray:
@@ -162,32 +171,49 @@ class TrimTunerAcquisition:
             return gain
         return gain * self.constraint_term(X)
 
-    def argmax(self, X) -> tuple[int, float, int]:
+    def argmax(self, X, rng: np.random.Generator | None = None) -> tuple[int, float, int]:
         """Row of ``X`` with the largest ``alpha_T``, found exactly with far fewer fantasies.
 
         Since the constraint factor lies in [0, 1], ``alpha_T(x) <= max(alpha_F(x), 0)``. Candidates are
         visited by decreasing ``alpha_F`` and the scan stops as soon as that bound cannot beat the best
-        ``alpha_T`` found, so the result equals ``argmax(self(X))`` (ties: the first in visiting order)
-        while most candidates' fantasies are skipped.
+        ``alpha_T`` found, so the result equals ``argmax(self(X))`` while most candidates' fantasies are
+        skipped. Ties: without ``rng`` the first in visiting order; with ``rng`` the scan goes on while a
+        candidate could still *tie* with the best (:data:`tt_core.bo.ties.TIE_RTOL`), and the result is a
+        uniform choice among the tied maxima.
 
         Returns
         -------
         (index, value, n_fantasised)
         """
+        from tt_core.bo.ties import TIE_RTOL, argmax_random_ties, order_random_ties
+
         X = check_X(X, self.X_full.shape[1])
         gain = np.asarray(self.information_gain_per_cost(X), dtype=float).ravel()
         if gain.shape != (X.shape[0],):
             raise ValueError(f"information_gain_per_cost returned shape {gain.shape}; expected ({X.shape[0]},)")
         if not self.constraints:
-            i = int(np.argmax(gain))
+            i = argmax_random_ties(gain, rng)
             return i, float(gain[i]), 0
-        best_i, best_v, n_done = -1, -np.inf, 0
-        for i in np.argsort(-gain, kind="stable"):
-            if best_i >= 0 and max(gain[i], 0.0) <= best_v:
-                break
+        if rng is None:
+            best_i, best_v, n_done = -1, -np.inf, 0
+            for i in np.argsort(-gain, kind="stable"):
+                if best_i >= 0 and max(gain[i], 0.0) <= best_v:
+                    break
+                v = float(gain[i] * self.constraint_term(X[i:i + 1])[0])
+                n_done += 1
+                if v > best_v:
+                    best_i, best_v = int(i), v
+            return best_i, best_v, n_done
+        seen: dict[int, float] = {}
+        best_v = -np.inf
+        for i in order_random_ties(gain, rng):
+            if seen and max(gain[i], 0.0) < best_v - TIE_RTOL * abs(best_v):
+                break  # cannot beat nor tie the best
             v = float(gain[i] * self.constraint_term(X[i:i + 1])[0])
-            n_done += 1
-            if v > best_v:
-                best_i, best_v = int(i), v
-        return best_i, best_v, n_done
+            seen[int(i)] = v
+            best_v = max(best_v, v)
+        idx = np.fromiter(seen, dtype=int, count=len(seen))
+        vals = np.fromiter(seen.values(), dtype=float, count=len(seen))
+        j = argmax_random_ties(vals, rng)
+        return int(idx[j]), float(vals[j]), len(seen)
 

@@ -14,7 +14,8 @@ Every filter keeps ``k = max(1, ceil(beta * n))`` of the ``n`` untested candidat
 into the untested candidate array (never a tested pair, never twice). Filters live in a registry
 (:data:`FILTERS`, :func:`register_filter`); :func:`filter_candidates` is the entry point.
 
-* ``"cea"``: top ``k`` by CEA, ties to the lower index (Eq. 6).
+* ``"cea"``: top ``k`` by CEA (Eq. 6); tied scores (tree models tie often) are ordered at random with
+  ``tie_rng`` (:mod:`tt_core.bo.ties`), or lowest index first without one.
 * ``"random"``: ``k`` distinct candidates uniformly at random.
 * ``"none"``: every candidate (``beta`` is validated but ignored).
 * ``"direct"``: :func:`scipy.optimize.direct` (original, not locally biased, DIRECT) maximises the
@@ -53,6 +54,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
+from tt_core.bo.ties import order_random_ties
 from tt_core.models.base import check_X
 from tt_core.data.io import shown
 
@@ -120,11 +122,11 @@ def _filter_random(X, k, *, rng, **_) -> np.ndarray:
     return np.sort(rng.choice(X.shape[0], size=k, replace=False))
 
 
-def _filter_cea(X, k, *, models, constraints, **_) -> np.ndarray:
+def _filter_cea(X, k, *, models, constraints, tie_rng=None, **_) -> np.ndarray:
     if models is None:
         raise ValueError("filter 'cea' needs models={'loss': ..., <one per constrained quantity>}")
     scores = cea_scores(models, constraints, X)
-    return np.argsort(-scores, kind="stable")[:k]
+    return order_random_ties(scores, tie_rng)[:k]
 
 
 class _BudgetReached(Exception):
@@ -266,7 +268,7 @@ def get_filter(name: str) -> FilterFn:
 
 def filter_candidates(name: str, X_untested, beta: float, *, models: Mapping[str, object] | None = None,
                       constraints: Iterable[Constraint] = (), objective: Callable | None = None,
-                      rng=None, space=None) -> np.ndarray:
+                      rng=None, space=None, tie_rng: np.random.Generator | None = None) -> np.ndarray:
     """Select the candidates on which to evaluate the acquisition (paper Alg. 1 line 12).
 
     Parameters
@@ -288,6 +290,8 @@ def filter_candidates(name: str, X_untested, beta: float, *, models: Mapping[str
     space : ConfigSpace, optional
         Only checked for consistency (``X_untested`` must have ``space.dim + 1`` columns); the continuous
         relaxation is the box ``[0, 1]^(d+1)`` of the encoded candidates themselves.
+    tie_rng : numpy.random.Generator, optional
+        Breaks ties of ``"cea"`` at random (:func:`tt_core.bo.ties.tie_rng`); None: lowest index first.
 
     Returns
     -------
@@ -302,8 +306,9 @@ def filter_candidates(name: str, X_untested, beta: float, *, models: Mapping[str
     constraints = check_constraints(constraints)
     if models is not None:
         check_models(models, constraints)
-    idx = np.asarray(fn(X, k, models=models, constraints=constraints, objective=objective, rng=_as_rng(rng)),
-                     dtype=int).ravel()
+    extra = {} if tie_rng is None else {"tie_rng": tie_rng}
+    idx = np.asarray(fn(X, k, models=models, constraints=constraints, objective=objective, rng=_as_rng(rng),
+                        **extra), dtype=int).ravel()
     if idx.size == 0 or np.any(idx < 0) or np.any(idx >= X.shape[0]) or len(np.unique(idx)) != idx.size:
         raise ValueError(f"filter {shown(name)} returned invalid indices; it must return distinct rows of X_untested")
     return idx

@@ -9,7 +9,9 @@ quantity meets its bound (for one constraint, ``P >= 0.5`` iff ``mu <= ln q_max`
 
 Fallback: when no configuration is predicted feasible, the incumbent is the one with the highest
 constrained expected accuracy ``CEA = (1 - exp(mu_loss)) * P(constraints)`` (paper Eq. 6), which trades
-accuracy against the chance of being feasible. Ties go to the lowest row index.
+accuracy against the chance of being feasible. Ties (tree models predict the same accuracy for many
+configurations) go to a uniform choice with ``rng`` (:mod:`tt_core.bo.ties`), or to the lowest row
+index without one.
 
 Deviations from the original TrimTuner implementation
 -----------------------------------------------------
@@ -29,6 +31,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from tt_core.bo.ties import argmax_random_ties
 from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_models, predict_log, probability_of_constraints
 from tt_core.data.io import shown
 
@@ -66,7 +69,8 @@ def _check_threshold(threshold: float) -> float:
     return threshold
 
 
-def select_incumbent(loss_mean, p_feasible, threshold: float = FEASIBILITY_THRESHOLD) -> Incumbent:
+def select_incumbent(loss_mean, p_feasible, threshold: float = FEASIBILITY_THRESHOLD,
+                     rng: np.random.Generator | None = None) -> Incumbent:
     """Pick the incumbent from predictions at the full-size configurations (Alg. 1 line 19).
 
     Parameters
@@ -77,6 +81,8 @@ def select_incumbent(loss_mean, p_feasible, threshold: float = FEASIBILITY_THRES
         Predicted probability that every constraint holds.
     threshold : float, default 0.5
         Predicted-feasible means ``p_feasible >= threshold``.
+    rng : numpy.random.Generator, optional
+        Breaks ties at random (None: lowest index).
 
     Returns
     -------
@@ -92,14 +98,14 @@ def select_incumbent(loss_mean, p_feasible, threshold: float = FEASIBILITY_THRES
     acc = -np.expm1(mu)
     feasible = p >= threshold
     if feasible.any():
-        idx = int(np.flatnonzero(feasible)[np.argmax(acc[feasible])])
+        idx = int(np.flatnonzero(feasible)[argmax_random_ties(acc[feasible], rng)])
     else:
-        idx = int(np.argmax(acc * p))
+        idx = argmax_random_ties(acc * p, rng)
     return Incumbent(idx, float(acc[idx]), float(p[idx]), bool(feasible[idx]))
 
 
 def find_incumbent(models: Mapping[str, object], constraints: Iterable[Constraint], X_full,
-                   threshold: float = FEASIBILITY_THRESHOLD) -> Incumbent:
+                   threshold: float = FEASIBILITY_THRESHOLD, rng: np.random.Generator | None = None) -> Incumbent:
     """Incumbent predicted by the models among full-size configurations.
 
     Parameters
@@ -110,6 +116,8 @@ def find_incumbent(models: Mapping[str, object], constraints: Iterable[Constrain
     X_full : array-like of shape (n, d + 1)
         Encoded full-size configurations (last column 1), e.g. ``ConfigSpace.full_size_X()``.
     threshold : float, default 0.5
+    rng : numpy.random.Generator, optional
+        Breaks ties at random (None: lowest index).
 
     Returns
     -------
@@ -125,7 +133,7 @@ def find_incumbent(models: Mapping[str, object], constraints: Iterable[Constrain
     names = dict.fromkeys([LOSS] + [c.model for c in constraints])
     preds = predict_log(models, X_full, names)
     p = probability_of_constraints(preds, constraints)
-    return select_incumbent(preds[LOSS][0], p, threshold)
+    return select_incumbent(preds[LOSS][0], p, threshold, rng)
 
 
 def find_tested_incumbent(models: Mapping[str, object], constraints: Iterable[Constraint], X_tested_full) -> Incumbent:

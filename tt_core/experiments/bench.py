@@ -365,7 +365,7 @@ def _resolved_filter(setting: Setting, bench) -> tuple[str, float]:
 
 def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequence[int] = DEFAULT_N_OBS,
                     repeats: int = 3, seeds: Sequence[int] = (1, 2), benchmark="rnn", policy: str = "random",
-                    out: str | Path | None = None, resume: bool = False, blas_threads: int | None = None,
+                    out: str | Path | None = None, resume: bool = False, blas_threads: int | None = 1,
                     progress: bool = False) -> pd.DataFrame:
     """Time one recommendation per setting x number of observations x seed x repeat.
 
@@ -387,8 +387,9 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
         CSV written atomically after every setting (so an interruption keeps what was measured).
     resume : bool
         Keep the rows already in ``out`` and measure only the missing ones.
-    blas_threads : int, optional
-        Limit the BLAS threads during the measurements (default: as configured).
+    blas_threads : int or None
+        Limit the BLAS threads during the measurements (default 1, as every run of the run store and
+        the replay driver; None: as configured).
     progress : bool
         Print one line per measured state.
 
