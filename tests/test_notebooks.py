@@ -113,7 +113,10 @@ def test_notebook_runs_in_smoke_mode(name, tmp_path):
     assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
     exact = summary[summary["item"].str.endswith(EXACT_SUFFIXES) & summary["workbook"].notna()]
     if name in NO_EXACT_ITEMS:
-        assert len(summary) > 0 and summary["workbook"].notna().all(), f"{name}: empty or uncomputed summary"
+        assert len(summary) > 0, f"{name}: empty summary"
+        # a value may be missing only where the row says why (e.g. a smoke run that never reaches the target)
+        unexplained = summary[summary["workbook"].isna() & ~(summary["status"] == "not comparable")]
+        assert unexplained.empty, f"{name}: uncomputed rows without a reason:\n{unexplained.to_string()}"
         return
     assert len(exact) > 0, f"{name}: its summary has no exact (count) items with a computed value"
     wrong = exact[exact["agrees"].astype(str) != "True"]
