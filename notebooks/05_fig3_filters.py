@@ -183,6 +183,10 @@ for _, r in curve_ratios.iterrows():
                      "note": f"mean curves reach it at ${r['cost_method']:.4f} (CEA) and ${r['cost_baseline']:.4f} "
                              f"({r['baseline']}); NaN: never", "not_comparable": nc(r["optimizer"])})
 for _, r in ratios.iterrows():
+    if pd.isna(r["ratio"]):  # both medians infinite: neither filter reached the target in most runs
+        print(f"{r['optimizer']}, {r['baseline']} / CEA ({r['definition']}): no ratio, neither reached the target in "
+              f"most runs (CEA {r['method_reached']}/{r['runs']}, {r['baseline']} {r['baseline_reached']}/{r['runs']})")
+        continue
     key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
     how = "" if r["definition"] == "first" else " (held to the end)"
     note = (f"{r['optimizer']}: on target in {r['method_reached']}/{r['runs']} CEA runs vs "
