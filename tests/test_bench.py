@@ -37,6 +37,10 @@ def test_rows_for_every_setting_with_positive_times(measured):
     dt = df[df["setting"] == "trimtuner-dt"].iloc[0]
     assert dt["filter"] == "cea" and dt["beta"] == pytest.approx(0.1)  # the optimiser's default, resolved
     assert dt["n_evaluated"] == int(np.ceil(0.1 * dt["n_candidates"]))
+    # the information gain is computed for exactly the kept candidates; the exact argmax fantasises
+    # (Eq. 5's constraint factor) at least the winner and at most every kept candidate
+    assert dt["n_info_rows"] == dt["n_evaluated"] and 1 <= dt["n_fantasised"] <= dt["n_evaluated"]
+    assert (df.loc[df["setting"] == "random", ["n_info_rows", "n_fantasised"]] == -1).all().all()
     rnd = df[df["setting"] == "trimtuner-dt:random:20%"].iloc[0]
     assert rnd["filter"] == "random" and rnd["n_evaluated"] == int(np.ceil(0.2 * rnd["n_candidates"]))
     assert (df["n_obs"] == 6).all() and set(df["repeat"]) == {0, 1}

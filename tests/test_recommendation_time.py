@@ -40,3 +40,42 @@ def test_comparison_rows_by_hand(monkeypatch):
     assert pd.isna(tg.loc[("trimtuner-dt", "no filter"), "met"])
     busy = pd.DataFrame({"load_1min": [1.0, 3.5], "n_cores": [2, 2]})
     assert rt.busy_warning(busy).startswith("WARNING: 1 measurements") and rt.busy_warning(busy.iloc[:1]) == ""
+
+
+def _measured():
+    """GP timed at one state (n_obs 20, seed 1); DT at three numbers of observations."""
+    rows = [("trimtuner-gp", 20, 10.0), ("trimtuner-gp", 20, 12.0),
+            ("trimtuner-dt", 8, 1.0), ("trimtuner-dt", 8, 1.0), ("trimtuner-dt", 8, 1.0),
+            ("trimtuner-dt", 20, 4.0), ("trimtuner-dt", 20, 4.0), ("trimtuner-dt", 44, 100.0)]
+    return pd.DataFrame([{"benchmark": "rnn", "setting": s, "n_obs": n, "seed": 1, "cpu_s": c, "total_s": 50 * c}
+                         for s, n, c in rows])
+
+
+def test_paired_ratio_uses_only_the_states_both_settings_were_measured_at():
+    m = _measured()
+    # by hand: GP median(10, 12) = 11 over DT's median at n_obs 20, median(4, 4) = 4; pooling DT over
+    # all its states would give median(1, 1, 1, 4, 4, 100) = 2.5 and a ratio of 4.4
+    assert rt.paired_ratio(m, "trimtuner-gp", "trimtuner-dt") == pytest.approx(11 / 4)
+    assert rt.paired_ratio(m, "trimtuner-dt", "trimtuner-gp") == pytest.approx(4 / 11)
+    assert rt.paired_ratio(m, "trimtuner-gp", "trimtuner-dt", value="total_s") == pytest.approx(11 / 4)
+    assert rt.paired_ratio(m, "trimtuner-gp", "eic") is None  # nothing in common
+    by_n = rt.ratio_by_n_obs(m, "trimtuner-gp", "trimtuner-dt")
+    assert list(by_n["n_obs"]) == [20] and by_n["x"].iloc[0] == pytest.approx(2.75)
+
+
+def test_comparison_rows_with_measurements_pair_the_states():
+    summary = _summary()
+    t3 = rt.table3(summary)
+    rows = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary), measured=_measured())}
+    assert rows["RNN: recommendation time trimtuner-gp / trimtuner-dt"]["workbook"] == pytest.approx(2.75)
+    # fabolas and eic were not measured in _measured(): no common state, so their row is left out
+    assert "RNN: recommendation time fabolas / eic" not in rows
+
+
+def test_fantasy_cause_reports_the_median_counts_at_common_states():
+    m = pd.DataFrame([{"benchmark": "rnn", "setting": s, "n_obs": n, "seed": 1, "n_fantasised": f, "n_evaluated": 142}
+                      for s, n, f in (("dt-direct", 20, 142), ("dt-direct", 20, 140), ("dt-cea", 20, 6), ("dt-cea", 20, 8),
+                                      ("dt-cea", 44, 100))])
+    text = rt.fantasy_cause(m, "dt-direct", "dt-cea")
+    assert "median of 141 candidates" in text and "CEA (10%) for 7 of its 142 kept" in text  # n_obs 44 left out
+    assert rt.fantasy_cause(m.drop(columns="n_fantasised"), "dt-direct", "dt-cea") == ""

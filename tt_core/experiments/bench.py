@@ -276,7 +276,11 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     """Time ``repeats`` recommendations of one setting after ``n_obs`` observations (one optimiser state).
 
     Returns one dict per repeat with the timings (seconds) of :data:`TIME_COLUMNS`, the number of
-    untested candidates, how many the filter kept, the suggestion, and the load average before it.
+    untested candidates, how many the filter kept, ``n_info_rows`` (how many distinct candidates'
+    information gain per cost was computed, the filter's searches included; -1 for the EI methods),
+    ``n_fantasised`` (how many candidates' constraint factor of Eq. 5 was computed, each with a model
+    fantasy per Gauss-Hermite root: the costly part; -1 without that factor),
+    the suggestion, and the load average before it.
     """
     from tt_core.data.objectives import ReplayObjective
 
@@ -322,6 +326,8 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
             parts[_key] += time.perf_counter() - t
             if _key == "filter_s":
                 parts["n_evaluated"] = int(np.size(out))
+            else:
+                parts["acquisition"] = out
             return out
 
         setattr(opt, attr, timed)
@@ -329,7 +335,7 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     rows = []
     try:
         for r in range(repeats):
-            parts.update(acq_setup_s=0.0, filter_s=0.0, n_evaluated=None)
+            parts.update(acq_setup_s=0.0, filter_s=0.0, n_evaluated=None, acquisition=None)
             n_cand = int(opt.pool.n_untested)
             load = _load()
             c0, t0 = time.process_time(), time.perf_counter()
@@ -338,11 +344,15 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
             cid, size = opt.suggest()
             t2, c2 = time.perf_counter(), time.process_time()
             suggest = t2 - t1
+            memo = getattr(parts.get("acquisition"), "information_gain_per_cost", parts.get("acquisition"))
             rows.append({
                 "repeat": r, "refit_s": t1 - t0, "acq_setup_s": parts["acq_setup_s"], "filter_s": parts["filter_s"],
                 "acq_eval_s": max(suggest - parts["acq_setup_s"] - parts["filter_s"], 0.0), "suggest_s": suggest,
                 "total_s": t2 - t0, "cpu_s": c2 - c0, "n_candidates": n_cand,
                 "n_evaluated": n_cand if parts["n_evaluated"] is None else parts["n_evaluated"],
+                "n_info_rows": int(getattr(memo, "n_computed", -1)),
+                "n_fantasised": len(getattr(parts.get("acquisition"), "_terms", ())) if hasattr(
+                    parts.get("acquisition"), "_terms") else -1,
                 "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load,
             })
     finally:
@@ -384,7 +394,9 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
     policy : {"random", "own"}
         How the observations are chosen (see the module docstring).
     out : path, optional
-        CSV written atomically after every setting (so an interruption keeps what was measured).
+        CSV written atomically after every optimiser state (so an interruption keeps what was measured).
+        The grid is interleaved: at each state (``n_obs``, seed) every setting is measured before the
+        next state, so a change of the machine's load falls on all settings alike.
     resume : bool
         Keep the rows already in ``out`` and measure only the missing ones.
     blas_threads : int or None
@@ -416,11 +428,14 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
     with limiter:
         if blas_threads is not None:
             machine["blas_threads"] = int(blas_threads)
-        for setting in settings:
-            filt, beta = _resolved_filter(setting, bench)
-            rows = []
-            for n in n_obs:
-                for seed in seeds:
+        resolved = {setting.label: _resolved_filter(setting, bench) for setting in settings}
+        # Interleaved: every setting is measured at one optimiser state (n_obs, seed) before the next
+        # state, so a change of the machine's load during the grid falls on all settings alike.
+        for n in n_obs:
+            for seed in seeds:
+                rows = []
+                for setting in settings:
+                    filt, beta = resolved[setting.label]
                     keys = [(bench.name, setting.label, str(n), str(seed), str(r), policy) for r in range(repeats)]
                     if all(k in done for k in keys):
                         continue
@@ -437,10 +452,10 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
                         med = np.median([m["total_s"] for m in measured])
                         print(f"{setting.label:<26} n_obs={n:<3} seed={seed}: median {med:8.3f} s "
                               f"({len(measured)} repeats, {time.perf_counter() - t0:.1f} s incl. replay)", flush=True)
-            if rows:
-                frames.append(pd.DataFrame(rows))
-                if out is not None:
-                    write_bench_csv(pd.concat(frames, ignore_index=True), out)
+                if rows:
+                    frames.append(pd.DataFrame(rows))
+                    if out is not None:
+                        write_bench_csv(pd.concat(frames, ignore_index=True), out)
     if not frames:
         return pd.DataFrame(columns=KEY_COLUMNS + TIME_COLUMNS)
     df = pd.concat(frames, ignore_index=True)
