@@ -139,7 +139,7 @@ def test_cmaes_leaves_global_numpy_state_alone(setup):
 def test_errors(setup):
     space, pool, models, cons = setup
     X = space.encode(*pool.untested())
-    with pytest.raises(ValueError, match=r"unknown filter 'ceaa'; known filters: \['cea', 'cmaes', 'direct'"):
+    with pytest.raises(ValueError, match=r"unknown filter 'ceaa'; known filters: \['cea', 'cmaes', 'cmaes-raw', 'direct', 'direct-raw'"):
         filter_candidates("ceaa", X, 0.1, models=models)
     with pytest.raises(ValueError, match="empty"):
         filter_candidates("cea", X[:0], 0.1, models=models)
@@ -177,3 +177,74 @@ def test_registry():
         np.testing.assert_array_equal(filter_candidates("first_k_test", np.zeros((10, 2)), 0.3), [0, 1, 2])
     finally:
         del FILTERS["first_k_test"]
+
+
+# ------------------------------------------------------------------ the authors' raw-box variants
+@pytest.fixture(scope="module")
+def rnn_space():
+    from tt_core.data.benchmarks import load_benchmark
+
+    return ConfigSpace.from_benchmark(load_benchmark("rnn"))
+
+
+def test_raw_box_is_linear_in_raw_units(rnn_space):
+    from tt_core.bo.filters import _RawBox
+
+    box = _RawBox(rnn_space)
+    centre = box.encoded(box.raw(np.full(6, 0.5)))[0]
+    names = [e.name for e in rnn_space.encodings]
+    # the raw learning-rate box [1e-5, 1e-3] has its centre at 5.05e-4; log-encoded by hand:
+    # ln(5.05e-4 / 1e-5) / ln(1e-3 / 1e-5) = ln(50.5) / ln(100) = 0.85165
+    assert centre[names.index("learning_rate")] == pytest.approx(np.log(50.5) / np.log(100), abs=1e-12)
+    # the size centre, 30,500 images, log2-encoded between 1,000 and 60,000
+    assert centre[-1] == pytest.approx(np.log2(30500 / 1000) / np.log2(60), abs=1e-12)
+
+
+def test_raw_rounding_as_in_the_authors_code(rnn_space):
+    from tt_core.bo.filters import _RawBox
+
+    box = _RawBox(rnn_space)
+    names = [e.name for e in rnn_space.encodings]
+
+    def decoded(raw):
+        row = box.rounded(np.asarray(raw, dtype=float))
+        return rnn_space.decode(row[None, :]).iloc[0], float(rnn_space.s_to_size(row[-1]).round())
+
+    # flavor index 1.4 -> 1 (t2.medium), 50 workers -> 48, lr 6e-4 -> 1e-3 but 5e-4 -> 1e-4 (nearest in
+    # raw units), batch 130 -> 16 and 140 -> 256, sync index 0.6 -> 1; SOURCE.md: every size above
+    # 22,500 images goes to the full data set (60,000), 22,400 to 15,000
+    cfg, size = decoded([1.4, 50, 6e-4, 130, 0.6, 22_600])
+    assert (cfg["vm_flavor"], round(cfg["n_workers"]), cfg["learning_rate"], round(cfg["batch_size"]), cfg["sync"]) == \
+        ("t2.medium", 48, pytest.approx(1e-3), 16, "sync") and size == 60_000
+    cfg, size = decoded([1.4, 50, 5e-4, 140, 0.4, 22_400])
+    assert cfg["learning_rate"] == pytest.approx(1e-4) and round(cfg["batch_size"]) == 256 and cfg["sync"] == "async"
+    assert size == 15_000
+    assert names == ["vm_flavor", "n_workers", "learning_rate", "batch_size", "sync"]
+
+
+@pytest.mark.parametrize("name", ["direct-raw", "cmaes-raw"])
+def test_raw_filters_find_a_corner_maximum_and_return_one_candidate(rnn_space, name):
+    ids, sizes = rnn_space.all_pairs()
+    X = rnn_space.encode(ids, sizes)
+    evaluated = []
+
+    def objective(Xs):  # increasing in every encoded coordinate: the maximum is the all-high corner
+        evaluated.append(len(Xs))
+        return Xs.sum(axis=1)
+
+    idx = filter_candidates(name, X, 1.0, objective=objective, rng=4, space=rnn_space)
+    assert len(idx) == 1 and sum(evaluated) <= len(X)  # budget: k = 1440 evaluations at beta = 1
+    # the rounded maximiser is the all-high corner (t2.2xlarge, 80 workers, lr 1e-3, batch 256, sync, full
+    # size); the data have no such configuration, so the nearest one is tested: by brute force, the
+    # candidate of least squared encoded distance to (1, ..., 1)
+    assert idx[0] == int(np.argmin(((X - 1.0) ** 2).sum(axis=1)))
+    assert sizes[idx[0]] == 60_000 and rnn_space.decode(X[idx])["learning_rate"].iloc[0] == pytest.approx(1e-3)
+    again = filter_candidates(name, X, 1.0, objective=objective, rng=4, space=rnn_space)
+    np.testing.assert_array_equal(idx, again)
+
+
+def test_raw_filters_need_the_space(setup):
+    space, pool, models, cons = setup
+    X = space.encode(*pool.untested())
+    with pytest.raises(ValueError, match="need space="):
+        filter_candidates("direct-raw", X, 0.1, models=models, constraints=cons, rng=0)

@@ -47,3 +47,30 @@ def test_fig2_rows_mark_a_baseline_that_never_reaches_the_target():
     assert time["workbook"] == 3.0 and "300 s" in time["cause"]
     nc = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 3, not_comparable="3 runs (paper: 10)"))
     assert set(nc["status"]) == {"not comparable"}
+
+
+def test_test_costs_by_variant_by_hand():
+    from tt_core.analysis.studies import test_costs
+
+    rows = []
+    # CEA: BO tests of $1, $1, $4 at sizes 1000, 1000, 60000; DIRECT: $6, $6 at 60000; an initial test is ignored
+    for variant, tests in (("CEA", [(1.0, 1000), (1.0, 1000), (4.0, 60000)]), ("DIRECT", [(6.0, 60000), (6.0, 60000)])):
+        rows.append({"benchmark": "rnn", "optimizer": "trimtuner-gp", "variant": variant, "phase": "init",
+                     "cost": 100.0, "size": 15000})
+        rows += [{"benchmark": "rnn", "optimizer": "trimtuner-gp", "variant": variant, "phase": "bo", "cost": c, "size": s}
+                 for c, s in tests]
+    t = test_costs(pd.DataFrame(rows)).set_index("variant")
+    assert t.loc["CEA", "cost_per_test"] == pytest.approx(2.0) and t.loc["DIRECT", "cost_per_test"] == pytest.approx(6.0)
+    assert t.loc["DIRECT", "x_reference"] == pytest.approx(3.0) and t.loc["CEA", "x_reference"] == pytest.approx(1.0)
+    assert t.loc["CEA", "share_smallest"] == pytest.approx(2 / 3) and t.loc["CEA", "share_full"] == pytest.approx(1 / 3)
+    assert t.loc["DIRECT", "share_full"] == 1.0 and t.loc["DIRECT", "tests"] == 2
+
+
+def test_paper_step_costs_per_variant_by_hand():
+    c = pd.DataFrame({"benchmark": "rnn", "variant": ["A"] * 5 + ["B"] * 4,
+                      "x": [0.1, 0.2, 0.25, 0.3, 0.9, 0.1, 0.2, 0.5, 0.9], "initial": [True] + [False] * 4 + [True] + [False] * 3})
+    # A after the design: 0.2, 0.25, 0.3 (0.9 is the axis limit, left out): steps 0.05, 0.05 -> 0.05;
+    # B: 0.2, 0.5: one step 0.3
+    st = tf.paper_step_costs(c, by=("benchmark", "variant")).set_index("variant")
+    assert st.loc["A", "step_cost"] == pytest.approx(0.05) and st.loc["B", "step_cost"] == pytest.approx(0.3)
+    assert st.loc["A", "steps"] == 2 and st.loc["B", "steps"] == 1

@@ -13,9 +13,10 @@ import pandas as pd
 from tt_core.experiments.bench import _pct
 from tt_core.data.io import shown
 
-__all__ = ["heuristic_label", "label_runs", "run_metrics", "level_summary", "cost_ratio", "beta_trend"]
+__all__ = ["heuristic_label", "label_runs", "run_metrics", "level_summary", "cost_ratio", "beta_trend", "test_costs"]
 
-_FILTER_LABELS = {"cea": "CEA", "direct": "DIRECT", "cmaes": "CMA-ES", "random": "Random", "none": "no filter"}
+_FILTER_LABELS = {"cea": "CEA", "direct": "DIRECT", "cmaes": "CMA-ES", "random": "Random", "none": "no filter",
+                  "direct-raw": "DIRECT (raw box)", "cmaes-raw": "CMA-ES (raw box)"}
 
 
 def heuristic_label(filter: str, beta: float) -> str:
@@ -145,3 +146,23 @@ def beta_trend(metrics: pd.DataFrame, value: str = "mean_accuracy_c") -> pd.Data
     return pd.DataFrame(rows)
 
 
+
+
+def test_costs(runs: pd.DataFrame, reference: str = "CEA") -> pd.DataFrame:
+    """Per benchmark, optimiser and variant: the BO tests' mean cost (USD per test), its ratio to the
+    ``reference`` variant's (same benchmark and optimiser), and the share of tests at the smallest and at
+    the largest (full) size. The sizes are those present in ``runs``' tests."""
+    bo = runs[runs["phase"] == "bo"]
+    rows = []
+    for (bench, opt), rb in bo.groupby(["benchmark", "optimizer"], sort=False):
+        smallest, full = runs.loc[runs["benchmark"] == bench, "size"].min(), runs.loc[runs["benchmark"] == bench, "size"].max()
+        for variant, rv in rb.groupby("variant", sort=False):
+            rows.append({"benchmark": bench, "optimizer": opt, "variant": variant, "tests": len(rv),
+                         "cost_per_test": float(rv["cost"].mean()), "share_smallest": float((rv["size"] == smallest).mean()),
+                         "share_full": float((rv["size"] == full).mean())})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    ref = out[out["variant"] == reference].set_index(["benchmark", "optimizer"])["cost_per_test"]
+    out["x_reference"] = [r.cost_per_test / ref.get((r.benchmark, r.optimizer), np.nan) for r in out.itertuples()]
+    return out

@@ -6,7 +6,11 @@ ways that matter for Figs. 1-2 (``../shared/data/paper_figures/SOURCE.md``):
 * the incumbent is the tested configuration of maximum CEA (``incumbent_rule="tested-cea"``);
 * each initial sub-sampled test is charged in full (``snapshot_init=False``);
 * the initial design is drawn as its own series in Fig. 1, not scored as full-size recommendations
-  (:func:`tt_core.analysis.scoring.score_initial_design` with ``how="paper"``).
+  (:func:`tt_core.analysis.scoring.score_initial_design` with ``how="paper"``);
+* the tree ensemble gives entropy search no information (zero covariance between candidates and
+  representers) and its fantasies do not refit, so TrimTuner-DT's acquisition is 0 everywhere and,
+  with ties to the first kept candidate, it tests the untested (configuration, size) of largest CEA
+  (``trees="authors", random_ties=False``, :class:`tt_core.models.trees.AuthorsExtraTrees`).
 
 :data:`VARIANTS` names the runs and the scoring of each variant; :func:`variant_specs` makes the run
 specifications and :func:`variant_effects` the table: per variant, the final Accuracy_C (mean and 95%
@@ -26,7 +30,11 @@ VARIANTS = {
     "incumbent: max CEA among tested (authors' code)": ((("incumbent_rule", "tested-cea"),), "incumbent"),
     "initial tests charged in full (authors' code)": ((("snapshot_init", False),), "incumbent"),
     "initial design scored as in Fig. 1": ((), "paper"),
+    "trees without information: tests the max-CEA candidate (authors' code)":
+        ((("trees", "authors"), ("random_ties", False)), "incumbent"),
     "all three (authors' code)": ((("incumbent_rule", "tested-cea"), ("snapshot_init", False)), "paper"),
+    "all four (authors' code)": ((("incumbent_rule", "tested-cea"), ("snapshot_init", False), ("trees", "authors"),
+                                  ("random_ties", False)), "paper"),
 }
 
 
@@ -48,8 +56,9 @@ def variant_effects(runs: dict, benchmarks: dict, fraction: float = 0.9) -> pd.D
 
     Columns: ``variant, runs, final_accuracy_c, final_accuracy_c_ci`` (95% t half-width),
     ``mean_bo_accuracy_c``, ``reached`` (k/n), ``median_cost_to_target`` (per run; unreached runs at
-    their total cost), ``mean_curve_cost_to_target`` (NaN: the mean curve never reaches it) and
-    ``mean_total_cost``.
+    their total cost), ``mean_curve_cost_to_target`` (NaN: the mean curve never reaches it),
+    ``mean_total_cost``, ``mean_size_fraction`` (tested size / full size over the BO tests) and
+    ``cost_per_bo_test`` (USD).
     """
     from scipy import stats
 
@@ -76,5 +85,7 @@ def variant_effects(runs: dict, benchmarks: dict, fraction: float = 0.9) -> pd.D
                          "reached": f"{int(ttt['reached'].sum())}/{len(ttt)}",
                          "median_cost_to_target": float(cost.median()),
                          "mean_curve_cost_to_target": first_reach(curve["cost"], curve["accuracy_c"], target),
-                         "mean_total_cost": float(total.mean())})
+                         "mean_total_cost": float(total.mean()),
+                         "mean_size_fraction": float((bo["size"] / benchmarks[bench].max_size).mean()),
+                         "cost_per_bo_test": float(bo["cost"].mean())})
     return pd.DataFrame(rows)

@@ -7,10 +7,13 @@ from typing import Sequence
 from tt_core.experiments.bench import Setting
 from tt_core.experiments.store import RunSpec
 
-__all__ = ["FIG3_FILTERS", "FIG4_BETAS", "filter_study_specs", "beta_study_specs"]
+__all__ = ["FIG3_FILTERS", "FIG3_RAW_FILTERS", "FIG4_BETAS", "filter_study_specs", "beta_study_specs"]
 
 #: Filters of Fig. 3, in the paper's order.
 FIG3_FILTERS = ("cea", "direct", "cmaes", "random")
+#: DIRECT and CMA-ES as in the authors' code: over the raw parameter box, one rounded point
+#: (:mod:`tt_core.bo.filters`, ``"direct-raw"``).
+FIG3_RAW_FILTERS = ("direct-raw", "cmaes-raw")
 #: Filter fractions of Fig. 4 (1.0 = no filter).
 FIG4_BETAS = (0.01, 0.1, 0.2, 0.5, 1.0)
 def filter_study_specs(optimizer: str, seeds: Sequence[int], benchmark: str = "rnn", iterations: int = 44,

@@ -51,6 +51,21 @@ def _trees(kind: str, seed: int, space: ConfigSpace):
     return model
 
 
+def _authors_trees(kind: str, seed: int, space: ConfigSpace):
+    """:func:`_trees` with the authors' code's tree ensemble (:class:`tt_core.models.trees.AuthorsExtraTrees`)."""
+    from tt_core.models.size_offset import SizeOffset
+    from tt_core.models.trees import AuthorsExtraTrees
+
+    model = AuthorsExtraTrees(n_members=10, seed=seed)
+    if kind in ("cost", "time"):
+        return SizeOffset(model, float(np.log(space.max_size / space.min_size)))
+    return model
+
+
+#: Surrogate variants of the tree-based optimiser (option ``trees``).
+TREE_VARIANTS = {"workbook": _trees, "authors": _authors_trees}
+
+
 def _fabolas_gp(kind: str, seed: int, space: ConfigSpace):
     from tt_core.bo.constraints import LOSS
     from tt_core.models.fabolas_gp import FabolasGP
@@ -77,9 +92,16 @@ class OptimizerSpec:
 
 
 def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent):
-    def build(problem, *, seed, beta=None, filter_override=None, **kw):
+    def build(problem, *, seed, beta=None, filter_override=None, trees=None, **kw):
+        factory = model_factory
+        if trees is not None:
+            if model_factory is not _trees:
+                raise ValueError("option trees applies to the tree-based optimiser (trimtuner-dt) only")
+            if trees not in TREE_VARIANTS:
+                raise ValueError(f"unknown trees {shown(trees)}; known: {list(TREE_VARIANTS)}")
+            factory = TREE_VARIANTS[trees]
         return ModelBasedOptimizer(
-            problem, seed=seed, model_factory=model_factory, acquisition=acquisition,
+            problem, seed=seed, model_factory=factory, acquisition=acquisition,
             filter=filter_override or filter, beta=0.1 if beta is None else beta, subsampling=subsampling,
             constrained_incumbent=constrained_incumbent, **kw,
         )
@@ -155,6 +177,8 @@ def accepted_options(name: str) -> list[str]:
                   and v.kind not in (v.VAR_KEYWORD, v.VAR_POSITIONAL)]
         if not any(v.kind is v.VAR_KEYWORD for v in params.values()):
             break
+    if name == "trimtuner-dt":
+        names.append("trees")  # the surrogate variant (TREE_VARIANTS), taken by the registry's builder
     return names
 
 

@@ -23,26 +23,34 @@ def differing_settings(table: pd.DataFrame) -> str:
     return "; ".join(f"{r['setting']}: {r[ours]} (paper: {r['paper']})" for _, r in diff.iterrows())
 
 
-def paper_step_costs(paper_fig1: pd.DataFrame) -> pd.DataFrame:
-    """Per network and method of the paper's Fig. 1: the median cost step between consecutive points
+def paper_step_costs(paper_fig1: pd.DataFrame, by=("benchmark", "optimizer")) -> pd.DataFrame:
+    """Per network and method of the paper's Fig. 1 (or per ``by`` group of another figure's curves, e.g.
+    Fig. 3's ``("benchmark", "variant")``): the median cost step between consecutive points
     after the initial design (one point per test; the last point, cut at the axis limit, is left out).
 
     The PDF may merge consecutive collinear points (matplotlib simplifies paths), so a step can span
     more than one test: the median is an upper bound on the cost of one test when that happens.
     """
     rows = []
-    for (bench, opt), c in paper_fig1.groupby(["benchmark", "optimizer"], sort=False):
+    by = list(by)
+    for key, c in paper_fig1.groupby(by, sort=False):
+        bench = c["benchmark"].iloc[0]
         bo = c[~c["initial"]]
         xmax = paper_fig1.loc[paper_fig1["benchmark"] == bench, "x"].max()
         bo = bo[bo["x"] < xmax - 1e-9]
         steps = np.diff(bo["x"].to_numpy(float))
         steps = steps[steps > 0]
-        rows.append({"benchmark": bench, "optimizer": opt, "steps": len(steps),
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "steps": len(steps),
                      "step_cost": float(np.median(steps)) if len(steps) else np.nan})
     return pd.DataFrame(rows)
 
 
-def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame) -> list[dict]:
+#: The "as in the authors' code" tree variant of :data:`tt_core.analysis.variants.VARIANTS`.
+AUTHORS_TREES = "trees without information: tests the max-CEA candidate (authors' code)"
+
+
+def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame,
+              variants: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of notebook 03 (cost per test, sub-sampling rate) with measured causes.
 
     Parameters
@@ -50,7 +58,12 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
     stats : :func:`tt_core.analysis.trajectories.exploration_stats` with ``key="optimizer"``.
     paper_steps : :func:`paper_step_costs` of the paper's Fig. 1 (may be empty: no figure data).
     size_mix : :func:`size_mix` (the share of TrimTuner-DT's BO tests at each size).
+    variants : :func:`tt_core.analysis.variants.variant_effects`, optional: the size fraction and cost
+        per test of the authors'-code tree variant (:data:`AUTHORS_TREES`) join the causes.
     """
+    v = None
+    if variants is not None and len(variants):
+        v = variants[variants["variant"] == AUTHORS_TREES].set_index("benchmark")
     s = stats.set_index(["benchmark", "optimizer"])
     p = paper_steps.set_index(["benchmark", "optimizer"]) if len(paper_steps) else None
     rows = []
@@ -74,6 +87,11 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                           f"(fig1_paper_step_costs.csv): the text's number is an average over three networks. "
                           f"Against those curves our {label} tests cost {b / pb:.2f}x the paper's and our "
                           f"TrimTuner-DT tests {tt / pt:.2f}x")
+                if v is not None and bench in v.index:
+                    vt = float(v.loc[bench, "cost_per_bo_test"])
+                    cause += (f"; with the authors' trees (no information: it tests the max-CEA candidate) a "
+                              f"TrimTuner-DT test costs ${vt:.4f} ({vt / pt:.2f}x the paper's; mean size fraction "
+                              f"{float(v.loc[bench, 'mean_size_fraction']):.2f}; fig1_authors_code_variants.csv)")
             rows.append({"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
                          "paper": FIG1_TEXT[base], "workbook": b / tt, "factor": 2.0,
                          "note": "paper: average over networks", "cause": cause})
@@ -81,8 +99,11 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                      "paper": FIG1_TEXT["sub_sampling_rate"], "workbook": mean_s, "factor": 2.0,
                      "note": "paper: 'approx. 1/4'",
                      "cause": f"TrimTuner-DT runs {100 * smallest:.0f}% of its BO tests at the smallest size (1/60) "
-                              f"(fig1_size_mix.csv); why its acquisition prefers that size (alpha_T: cost model "
-                              f"at small sizes, information gain per cost) is traced in issue 13, not here"})
+                              f"(fig1_size_mix.csv): with trees the information gain hardly depends on the size, so "
+                              f"information per cost favours the cheapest size"
+                              + (f"; the authors' trees give no information at all and test the max-CEA candidate: "
+                                 f"mean size fraction {float(v.loc[bench, 'mean_size_fraction']):.2f} "
+                                 f"(fig1_authors_code_variants.csv)" if v is not None and bench in v.index else "")})
     return rows
 
 
@@ -155,3 +176,57 @@ def study_not_comparable(optimizer: str, runs: int, benchmark: str, *, paper_opt
     if runs < paper_runs:
         parts.append(f"{runs} runs per level (paper: {paper_runs})")
     return "; ".join(parts)
+
+
+#: Fig. 3's baselines and their "as in the authors' code" counterparts (raw parameter box).
+RAW_BOX = {"DIRECT": "DIRECT (raw box)", "CMA-ES": "CMA-ES (raw box)"}
+
+
+def fig3_raw_box_table(per_test: pd.DataFrame, paper_steps: pd.DataFrame, curve_ratios: pd.DataFrame) -> pd.DataFrame:
+    """DIRECT and CMA-ES as this workbook runs them and as the authors' code does, per optimiser: cost per
+    BO test relative to CEA's (ours; the paper's from the median step of its Fig. 3 curves), share of
+    full-size tests, and Fig. 3's mean-curve cost ratio to CEA.
+
+    Parameters
+    ----------
+    per_test : :func:`tt_core.analysis.studies.test_costs` of the default and raw-box runs.
+    paper_steps : :func:`paper_step_costs` of the paper's Fig. 3 curves by ``("benchmark", "variant")``.
+    curve_ratios : :func:`tt_core.analysis.savings.curve_savings` rows (``optimizer``, ``baseline``,
+        ``cost_ratio``) for both kinds of baseline.
+    """
+    ps = paper_steps.set_index("variant")["step_cost"] if len(paper_steps) else pd.Series(dtype=float)
+    rows = []
+    for r in per_test[per_test["variant"] != "CEA"].itertuples():
+        base = next((b for b, raw in RAW_BOX.items() if r.variant in (b, raw)), None)
+        if base is None:
+            continue
+        cr = curve_ratios[(curve_ratios["optimizer"] == r.optimizer) & (curve_ratios["baseline"] == r.variant)]
+        rows.append({"optimizer": r.optimizer, "filter": base, "variant": r.variant,
+                     "search": "raw box, one rounded point (authors' code)" if r.variant != base
+                     else "encoded box, snapped, best 10% (workbook)",
+                     "cost_per_test_x_cea": r.x_reference, "share_full_size": r.share_full,
+                     "paper_cost_per_test_x_cea": float(ps.get(base, np.nan) / ps.get("CEA", np.nan)) if len(ps) else np.nan,
+                     "mean_curve_cost_ratio": float(cr["cost_ratio"].iloc[0]) if len(cr) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def fig3_raw_box_causes(table: pd.DataFrame, optimizer: str, paper: dict, factor: float = 2.0) -> dict:
+    """``{"direct": cause, "cmaes": cause}`` for Fig. 3's mean-curve rows of ``optimizer``: what the
+    authors'-code search changes, measured (cost per test vs CEA, share of full-size tests, the mean-curve
+    ratio), and whether that ratio then agrees with the paper's (within ``factor``)."""
+    out = {}
+    t = table[table["optimizer"] == optimizer]
+    for base, key in (("DIRECT", "direct"), ("CMA-ES", "cmaes")):
+        ours, raw = t[t["variant"] == base], t[t["variant"] == RAW_BOX[base]]
+        if ours.empty or raw.empty:
+            continue
+        o, r = ours.iloc[0], raw.iloc[0]
+        ratio = r["mean_curve_cost_ratio"]
+        ok = bool(np.isfinite(ratio) and ratio > 0 and max(ratio / paper[key], paper[key] / ratio) <= factor)
+        out[key] = (f"search of the acquisition: per BO test {base} costs {o['cost_per_test_x_cea']:.2f}x CEA's here "
+                    f"({100 * o['share_full_size']:.0f}% of tests at full size); as in the authors' code (raw box, one "
+                    f"rounded point) {r['cost_per_test_x_cea']:.2f}x ({100 * r['share_full_size']:.0f}% at full size; "
+                    f"the paper's curves: {r['paper_cost_per_test_x_cea']:.2f}x), and the mean-curve ratio becomes "
+                    + (f"{ratio:.2f}" if np.isfinite(ratio) else "not reached")
+                    + (" (agrees)" if ok else f" (still differs from {paper[key]:g})") + " (fig3_raw_box.csv)")
+    return out
