@@ -22,7 +22,7 @@ from tt_core.experiments.metrics import optimum
 from tt_core.experiments.replay import THESIS_MAX_TIME as DEFAULT_MAX_TIME
 from tt_core.experiments.replay import THESIS_MIN_ACCURACY as DEFAULT_MIN_ACCURACY
 
-__all__ = ["optima_table", "section_6_4_rows", "section_6_5_rows",
+__all__ = ["optima_table", "section_6_4_rows", "section_6_5_rows", "seed_intervals", "with_seed_causes",
            "table_6_1_rows", "reach_table", "projected_total_time", "projected_time_rows"]
 
 def optima_table(benchmarks: dict, min_accuracy: float = DEFAULT_MIN_ACCURACY,
@@ -330,3 +330,81 @@ def projected_time_rows(projected: pd.DataFrame, rel_tol: float = 0.25) -> list[
                      "note": f"exploration time + {r.recommendations_per_run:.0f} recommendations x "
                              f"{r.wall_per_rec_full_gamma_s:.2f} s (measured once per state)"})
     return rows
+
+
+def _differs_without_cause(row: dict) -> bool:
+    from tt_core.reporting.summary import comparison
+
+    t = comparison([row])
+    return bool(t["status"].iloc[0] == "differs" and not row.get("cause"))
+
+
+def seed_intervals(df: pd.DataFrame, optima: pd.DataFrame, rows: list[dict], q: float = 90.0, n_boot: int = 50,
+                   rng=None, level: float = 0.9) -> pd.DataFrame:
+    """How much the thesis-§6.4 rows that differ (with no cause yet) move when the runs' seeds are
+    resampled with replacement: the thesis reads its curves off 100 seeds, a profile may have fewer.
+
+    Each of ``n_boot`` draws takes ``n`` of the ``n`` seeds with replacement (the same draw for every
+    optimiser and benchmark, each drawn seed renumbered so that a seed drawn twice counts twice) and
+    recomputes :func:`section_6_4_rows`. Per row: the central ``level`` interval of the numeric values
+    (for a statement, ``share_true``: the fraction of draws in which it holds).
+
+    Returns
+    -------
+    DataFrame: ``item, paper, workbook, lo, hi, share_true, draws, seeds``.
+    """
+    items = {r["item"]: r for r in rows if r.get("workbook") is not None and _differs_without_cause(r)}
+    if not items:
+        return pd.DataFrame(columns=["item", "paper", "workbook", "lo", "hi", "share_true", "draws", "seeds"])
+    rng = np.random.default_rng(rng)
+    seeds = np.array(sorted(df["seed"].unique()))
+    by_seed = {s: g for s, g in df.groupby("seed", sort=False)}
+    values: dict[str, list] = {k: [] for k in items}
+    for _ in range(n_boot):
+        draw = rng.choice(seeds, size=len(seeds), replace=True)
+        d = pd.concat([by_seed[s].assign(seed=k) for k, s in enumerate(draw)], ignore_index=True)
+        for r in section_6_4_rows(d, optima, q):
+            if r["item"] in values and r.get("workbook") is not None:
+                values[r["item"]].append(r["workbook"])
+    out = []
+    a = (1 - level) / 2
+    for item, r in items.items():
+        v = values[item]
+        booleans = isinstance(r["workbook"], (bool, np.bool_))
+        nums = np.array([float(x) for x in v if not booleans and np.isfinite(float(x))])
+        out.append({"item": item, "paper": r["paper"], "workbook": r["workbook"],
+                    "lo": float(np.quantile(nums, a)) if len(nums) else np.nan,
+                    "hi": float(np.quantile(nums, 1 - a)) if len(nums) else np.nan,
+                    "share_true": float(np.mean([bool(x) for x in v])) if booleans and v else np.nan,
+                    "draws": len(v), "seeds": len(seeds)})
+    return pd.DataFrame(out)
+
+
+def with_seed_causes(rows: list[dict], intervals: pd.DataFrame, level: float = 0.9, min_share: float | None = None,
+                     evidence: str = "nephele_seed_intervals.csv") -> list[dict]:
+    """``rows`` with the seed resampling of :func:`seed_intervals` as the measured cause where it explains
+    the difference (the thesis' value inside the interval, or a statement that holds in at least
+    ``min_share`` of the draws, default ``(1 - level) / 2`` as for the interval), and in the note where it
+    does not."""
+    min_share = (1 - level) / 2 if min_share is None else min_share
+    iv = intervals.set_index("item") if len(intervals) else None
+    out = []
+    for r in rows:
+        r = dict(r)
+        if iv is not None and r["item"] in iv.index:
+            x = iv.loc[r["item"]]
+            n = int(x["seeds"])
+            if pd.notna(x["share_true"]):
+                text = (f"the statement holds in {100 * x['share_true']:.0f}% of {int(x['draws'])} resamplings of the "
+                        f"{n} seeds ({evidence})")
+                explained = x["share_true"] >= min_share if r["paper"] is True else x["share_true"] <= 1 - min_share
+            else:
+                text = (f"{100 * level:.0f}% interval over {int(x['draws'])} resamplings of the {n} seeds: "
+                        f"[{x['lo']:.2f}, {x['hi']:.2f}] ({evidence})")
+                explained = bool(pd.notna(x["lo"]) and x["lo"] <= float(r["paper"]) <= x["hi"])
+            if explained:
+                r["cause"] = f"seeds: {n} runs (thesis: 100); {text}, which holds the thesis' value"
+            else:
+                r["note"] = (r.get("note", "") + f"; seed resampling does not explain it: {text}").lstrip("; ")
+        out.append(r)
+    return out

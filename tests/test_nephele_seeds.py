@@ -1,0 +1,54 @@
+"""Seed resampling of the thesis-§6.4 rows (tt_core.reporting.nephele.seed_intervals / with_seed_causes)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tt_core.reporting import nephele as report
+
+ITEM = "CNN: a made-up ratio (ratio)"
+
+
+def _fake_rows(d, optima, q=90.0):
+    # the row's value: the mean over the runs' rows of v (a seed drawn twice must count twice)
+    return [{"source": "thesis §6.4", "item": ITEM, "paper": 0.9, "workbook": float(d["v"].mean()), "rel_tol": 0.25}]
+
+
+def test_resampling_two_seeds_by_hand(monkeypatch):
+    monkeypatch.setattr(report, "section_6_4_rows", _fake_rows)
+    df = pd.DataFrame({"seed": [1, 2], "v": [0.0, 1.0]})
+    rows = _fake_rows(df, None)  # 0.5: differs from 0.9 by more than 25%
+    iv = report.seed_intervals(df, None, rows, n_boot=2000, rng=0).set_index("item")
+    # draws of two seeds: (1,1) -> 0, (2,2) -> 1, mixed -> 0.5, with probabilities 1/4, 1/4, 1/2;
+    # the central 90% interval therefore spans [0, 1]
+    assert iv.loc[ITEM, "lo"] == 0.0 and iv.loc[ITEM, "hi"] == 1.0 and iv.loc[ITEM, "seeds"] == 2
+    out = report.with_seed_causes(rows, iv.reset_index())
+    assert out[0]["cause"].startswith("seeds: 2 runs (thesis: 100)") and "[0.00, 1.00]" in out[0]["cause"]
+
+
+def test_identical_seeds_leave_nothing_to_resample(monkeypatch):
+    monkeypatch.setattr(report, "section_6_4_rows", _fake_rows)
+    df = pd.DataFrame({"seed": [1, 2, 3], "v": [0.5, 0.5, 0.5]})
+    rows = _fake_rows(df, None)
+    iv = report.seed_intervals(df, None, rows, n_boot=50, rng=1)
+    assert iv["lo"].iloc[0] == iv["hi"].iloc[0] == 0.5
+    out = report.with_seed_causes(rows, iv)
+    assert not out[0].get("cause") and "seed resampling does not explain it" in out[0]["note"]
+
+
+def test_statements_use_the_share_of_draws():
+    rows = [{"item": "RNN: x is always the worst (statement)", "paper": True, "workbook": False, "note": "n"}]
+    iv = pd.DataFrame([{"item": rows[0]["item"], "paper": True, "workbook": False, "lo": np.nan, "hi": np.nan,
+                        "share_true": 0.2, "draws": 30, "seeds": 10}])
+    assert "holds in 20% of 30" in report.with_seed_causes(rows, iv)[0]["cause"]
+    iv["share_true"] = 0.0
+    out = report.with_seed_causes(rows, iv)[0]
+    assert not out.get("cause") and out["note"].startswith("n; seed resampling does not explain it")
+
+
+def test_rows_that_agree_or_have_a_cause_are_not_resampled(monkeypatch):
+    monkeypatch.setattr(report, "section_6_4_rows", _fake_rows)
+    df = pd.DataFrame({"seed": [1, 2], "v": [0.9, 0.9]})
+    assert report.seed_intervals(df, None, _fake_rows(df, None), n_boot=5).empty
+    caused = [dict(_fake_rows(pd.DataFrame({"seed": [1], "v": [0.1]}), None)[0], cause="measured elsewhere")]
+    assert report.seed_intervals(df, None, caused, n_boot=5).empty
