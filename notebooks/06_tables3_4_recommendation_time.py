@@ -54,6 +54,7 @@ from tt_core.experiments import bench, profiles
 
 from tt_core.reporting import recommendation_time as rt
 from tt_core.data.io import write_csv
+from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
 pd.set_option("display.precision", 3)
@@ -68,6 +69,7 @@ plans = profiles.settings(profile, "tables3_4", smoke)["plans"]  # the one profi
 for p in plans:
     print(f"{p['benchmark']}: {len(bench.parse_settings(p['settings']))} settings x n_obs {list(p['n_obs'])} x "
           f"seeds {list(p['seeds'])} x {p['repeats']} repeat(s)")
+settings_table(profile, "tables3_4", smoke)
 
 # %% [markdown]
 # ## Measure (or reuse) the recommendation times

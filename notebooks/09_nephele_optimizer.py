@@ -71,6 +71,7 @@ from tt_core.analysis import nephele as nph
 from tt_core.experiments import bench, profiles
 from tt_core.plotting import nephele as nplots
 from tt_core.reporting import nephele as report
+from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
 plotting.use_style()
@@ -84,6 +85,7 @@ runs = Path(tempfile.mkdtemp(prefix="tt-nephele-smoke-")) if smoke else Path(run
 loaded = {name: load_benchmark(name) for name in benchmarks}
 print(f"profile {settings['name']}: {len(seeds)} seeds, budgets B = {settings['budgets']} USD, "
       f"B_init = { {b: profiles.INITIAL_BUDGETS[b] for b in benchmarks} } USD; runs in {runs}")
+settings_table(profile, "nephele", smoke)
 
 # %% [markdown]
 # ## The target: the optimum with and without sub-sampling

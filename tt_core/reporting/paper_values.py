@@ -327,7 +327,8 @@ PAPER_SETUP = {
              "betas": "1%, 10%, 20%, 50%, no filter"},
     "tables3_4": {"machine": "32-core VM, Intel Xeon Gold 6138, Python 3.6",
                   "networks": "average of rnn, mlp, cnn (Table III); rnn (Table IV)",
-                  "observations per recommendation": "not stated (averaged over the runs)"},
+                  "observations per recommendation": "not stated (averaged over the runs)",
+                  "time measured": "wall minutes, mean (sd) per recommendation"},
     "nephele": {"runs": "100 (percentiles over runs)", "initial budget B_init": "cnn $5, rnn $1, mlp $2",
                 "exploration budget B": "not given", "lookahead horizons": "0, 1, 2 (Fig. 6.13)"},
 }

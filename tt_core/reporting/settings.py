@@ -69,7 +69,9 @@ def _this_run(profile: str, study: str, smoke: bool) -> dict:
         return {"machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
                            f"Python {platform.python_version()}",
                 "networks": ", ".join(dict.fromkeys(p["benchmark"] for p in plans)),
-                "observations per recommendation": ", ".join(str(n) for n in sorted({n for p in plans for n in p["n_obs"]}))}
+                "observations per recommendation": ", ".join(str(n) for n in sorted({n for p in plans for n in p["n_obs"]})),
+                "time measured": "CPU seconds of one process (BLAS on 1 thread), median; settings interleaved "
+                                 "at each optimiser state"}
     if study == "nephele":
         return {"runs": _seeds(s["seeds"]), "initial budget B_init": ", ".join(
                     f"{b} ${v:g}" for b, v in profiles.INITIAL_BUDGETS.items()),
