@@ -98,7 +98,7 @@ print("paper curves:", "found" if len(paper) else "not found (../shared/data/pap
 
 # %%
 max_sizes = {b: bench.max_size for b, bench in benches.items()}
-stats = tj.exploration_stats(runs, max_sizes, key="optimizer")
+stats = tj.exploration_stats(runs, max_sizes, key="optimizer", max_costs={b: bench.max_cost for b, bench in benches.items()})
 write_csv(stats, out / "fig1_exploration_stats.csv")
 stats
 

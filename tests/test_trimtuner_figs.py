@@ -74,3 +74,15 @@ def test_paper_step_costs_per_variant_by_hand():
     st = tf.paper_step_costs(c, by=("benchmark", "variant")).set_index("variant")
     assert st.loc["A", "step_cost"] == pytest.approx(0.05) and st.loc["B", "step_cost"] == pytest.approx(0.3)
     assert st.loc["A", "steps"] == 2 and st.loc["B", "steps"] == 1
+
+
+def test_share_of_tests_over_the_cost_limit_by_hand():
+    from tt_core.analysis.trajectories import exploration_stats
+
+    runs = pd.DataFrame({"benchmark": "rnn", "optimizer": "eic-usd", "seed": 1, "iteration": [1, 2, 3, 4],
+                         "phase": ["init", "bo", "bo", "bo"], "cost": [0.5, 0.01, 0.03, 0.05],
+                         "size": 60000, "accuracy_c": 0.9, "cumulative_cost": [0.5, 0.51, 0.54, 0.59], "overhead_s": 0.1})
+    st = exploration_stats(runs, key="optimizer", max_costs={"rnn": 0.02}).iloc[0]
+    assert st["share_over_limit"] == pytest.approx(2 / 3)  # 0.03 and 0.05 of the three BO tests
+    assert st["cost_per_test"] == pytest.approx(0.03)
+    assert "share_over_limit" not in exploration_stats(runs, key="optimizer").columns

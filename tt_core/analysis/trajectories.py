@@ -145,9 +145,12 @@ def savings(ttt: pd.DataFrame, method: str, baselines: list[str], stat: str = "m
     return pd.DataFrame(rows)
 
 
-def exploration_stats(runs: pd.DataFrame, sizes_max: dict[str, int] | None = None, key: str = "variant") -> pd.DataFrame:
+def exploration_stats(runs: pd.DataFrame, sizes_max: dict[str, int] | None = None, key: str = "variant",
+                      max_costs: dict[str, float] | None = None) -> pd.DataFrame:
     """Per benchmark and variant: mean cost of one test after the initial design, mean sub-sampling
-    rate of the tests, final Accuracy_C (mean, sd), total optimisation cost, median recommendation time."""
+    rate of the tests, final Accuracy_C (mean, sd), total optimisation cost, median recommendation time,
+    and, with ``max_costs`` (benchmark -> cost limit), ``share_over_limit``: the share of the BO tests
+    that cost more than the limit (a test the recommendation could never be)."""
     rows = []
     for (bench, variant), rv in runs.groupby(["benchmark", key], sort=False):
         smax = (sizes_max or {}).get(bench, rv["size"].max())
@@ -160,5 +163,7 @@ def exploration_stats(runs: pd.DataFrame, sizes_max: dict[str, int] | None = Non
             "final_accuracy_c": last["accuracy_c"].mean(), "final_accuracy_c_sd": last["accuracy_c"].std(ddof=1),
             "total_cost": last["cumulative_cost"].mean(),
             "median_overhead_s": bo["overhead_s"].median() if len(bo) else np.nan,
+            **({"share_over_limit": float((bo["cost"] > max_costs[bench]).mean()) if len(bo) else np.nan}
+               if max_costs and bench in max_costs else {}),
         })
     return pd.DataFrame(rows)

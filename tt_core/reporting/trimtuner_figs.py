@@ -78,8 +78,10 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
             if (bench, base) not in s.index:
                 continue
             b = float(s.loc[(bench, base), "cost_per_test"])
+            over = (f"; {100 * float(s.loc[(bench, base), 'share_over_limit']):.0f}% of {label}'s BO tests cost more "
+                    f"than the limit (fig1_exploration_stats.csv)") if "share_over_limit" in s.columns else ""
             cause = (f"per BO test here: {label} ${b:.4f}, TrimTuner-DT ${tt:.4f} (mean size fraction {mean_s:.2f}; "
-                     f"{100 * smallest:.0f}% of its tests at the smallest size, fig1_size_mix.csv)")
+                     f"{100 * smallest:.0f}% of its tests at the smallest size, fig1_size_mix.csv){over}")
             if p is not None and (bench, base) in p.index and (bench, "trimtuner-dt") in p.index:
                 pb, pt = float(p.loc[(bench, base), "step_cost"]), float(p.loc[(bench, "trimtuner-dt"), "step_cost"])
                 cause += (f"; the paper's own {bench.upper()} curves of Fig. 1 step ${pb:.4f} ({label}) and ${pt:.4f} "
