@@ -231,12 +231,14 @@ def section_6_5_rows(df: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25, s
     """Thesis §6.5 statements on the lookahead horizons next to the workbook's values.
 
     ``max_paths``: the cap on the lookahead's paths these runs used (None: all of Gamma, as the thesis);
-    with a cap, the total-time ratios are marked *not comparable* (their comparable form is
-    :func:`projected_time_rows`)."""
+    with a cap, every row is marked *not comparable*: the capped lookahead explores other configurations
+    than the thesis' (the total-time ratios' comparable form is :func:`projected_time_rows`)."""
     t = lookahead_table(df, q)
     t = t[t["optimizer"] == "nephele"].set_index(["benchmark", "horizon"])
     reach_col = f"cost_to_optimum_p{q:g}"
     rows = []
+    capped = "" if max_paths is None else (f"lookahead capped at {max_paths} paths, the thesis searches all of Gamma "
+                                           "(the capped lookahead explores other configurations)")
 
     def get(bench, h, col):
         return t[col].get((bench, h), np.nan)
@@ -248,16 +250,14 @@ def section_6_5_rows(df: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25, s
             rows.append({"source": "thesis §6.5", "item": f"CNN: total optimisation time h = {h} / h = 0 (ratio)",
                          "paper": p[f"total_time_ratio_h{h}"], "workbook": round(r, 2) if np.isfinite(r) else None,
                          "rel_tol": rel_tol, "note": "measured training time of the explored runs + this code's overhead",
-                         "not_comparable": "" if max_paths is None else
-                         f"lookahead capped at {max_paths} paths, the thesis searches all of Gamma (see the projected "
-                         "rows)"})
+                         "not_comparable": capped and capped + "; see the projected rows"})
         if all(("cnn", h) in t.index for h in (0, 1, 2)):
             finals = [get("cnn", h, f"final_cno_p{q:g}") for h in (0, 1, 2)]
             reach = [get("cnn", h, reach_col) for h in (0, 1, 2)]
             r = [v if np.isfinite(v) else np.inf for v in reach]
             worst = bool(r[2] > max(r[0], r[1]) or (r[2] == max(r) and finals[2] > max(finals[:2])))
             rows.append({"source": "thesis §6.5", "item": "CNN: horizon 2 is the worst (statement)", "paper": True,
-                         "workbook": worst,
+                         "workbook": worst, "not_comparable": capped,
                          "note": "worst = strictly the largest spend to reach CNO 1 (final CNO breaks ties); "
                                  f"spend to CNO 1 (p{q:g}): " + ", ".join(f"h{h}: {v:.2f}" for h, v in enumerate(reach))
                                  + f"; final CNO (p{q:g}): " + ", ".join(f"h{h}: {v:.2f}" for h, v in enumerate(finals))})
@@ -268,12 +268,13 @@ def section_6_5_rows(df: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25, s
             r = get("rnn", 2, reach_col) / base
             rows.append({"source": "thesis §6.5", "item": "RNN: spend to find the optimum, h = 2 / h = 0 (ratio)",
                          "paper": p["h2_cost_to_optimum_ratio"], "workbook": round(r, 2) if np.isfinite(r) else None,
-                         "rel_tol": 0.1, "note": f"p{q:g} curves; None if a curve never reaches CNO 1; within 10% "
-                                                 "(a ratio near 1 must not count as 30% more)"})
+                         "rel_tol": 0.1, "not_comparable": capped,
+                         "note": f"p{q:g} curves; None if a curve never reaches CNO 1; within 10% "
+                                 "(a ratio near 1 must not count as 30% more)"})
         if ("rnn", 1) in t.index:
             r = get("rnn", 1, reach_col) / base
             rows.append({"source": "thesis §6.5", "item": "RNN: spend to find the optimum is similar for h = 0 and h = 1 (statement)",
-                         "paper": True, "workbook": bool(np.isfinite(r) and abs(r - 1) <= similar),
+                         "paper": True, "workbook": bool(np.isfinite(r) and abs(r - 1) <= similar), "not_comparable": capped,
                          "note": f"similar = within {similar:.0%}; ratio h1/h0 = {r:.2f}"})
     return rows
 
