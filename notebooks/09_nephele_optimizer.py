@@ -255,7 +255,7 @@ rows = [{"source": "thesis §6.3", "item": f"{r.network.upper()}: size of the op
          "paper": pv.SECTION_6_3[r.network]["optimum_size"], "workbook": r.optimum_size}
         for r in optima.itertuples() if r.network in pv.SECTION_6_3]
 rows += report.table_6_1_rows(df, n_candidates, budget_check)
-rows_6_4 = report.section_6_4_rows(df, optima, percentile_q)
+rows_6_4 = report.with_cost_scale_causes(report.section_6_4_rows(df, optima, percentile_q), budget_check)
 # the differing rows again with the seeds resampled: is the difference within seed noise?
 seed_iv = report.seed_intervals(df, optima, rows_6_4, percentile_q, n_boot=settings["seed_draws"], rng=0)
 write_csv(seed_iv, out / "nephele_seed_intervals.csv")

@@ -52,3 +52,19 @@ def test_rows_that_agree_or_have_a_cause_are_not_resampled(monkeypatch):
     assert report.seed_intervals(df, None, _fake_rows(df, None), n_boot=5).empty
     caused = [dict(_fake_rows(pd.DataFrame({"seed": [1], "v": [0.1]}), None)[0], cause="measured elsewhere")]
     assert report.seed_intervals(df, None, caused, n_boot=5).empty
+
+
+def test_cost_scale_cause_by_hand():
+    # CNN: the thesis' 8 full-size and 20 random-size initial tests for $5 imply $0.625 and $0.25 per test;
+    # with the data's means $0.25 (full) and $0.125 (random) that is 2.5x and 2.0x: a lynceus / nephele
+    # spend ratio of 1.2 (31% below the thesis' 1.75) re-priced becomes 1.2 * 2.5 / 2.0 = 1.5 (within 25%)
+    check = pd.DataFrame([{"benchmark": "cnn", "mean_cost_full_size": 0.25, "mean_cost_all_sizes": 0.125}])
+    rows = [{"item": "CNN: exploration cost lynceus / nephele to reach CNO = 10 (ratio)", "paper": 1.75,
+             "workbook": 1.2, "note": "n"},
+            {"item": "CNN: exploration cost cherrypick / nephele to reach CNO = 10 (ratio)", "paper": 2.13,
+             "workbook": 1.0, "note": "n"},
+            {"item": "CNN: random search's final CNO (ratio)", "paper": 10, "workbook": 2.0, "note": "n"}]
+    out = report.with_cost_scale_causes(rows, check)
+    assert "becomes 1.50 (agrees" in out[0]["cause"] and "2.5x (full size) and 2.0x (random size)" in out[0]["cause"]
+    assert not out[1].get("cause") and "becomes 1.25, still not the thesis'" in out[1]["note"]  # 1.0 * 1.25
+    assert out[2] == rows[2]  # not an exploration-cost ratio
