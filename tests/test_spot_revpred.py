@@ -188,3 +188,25 @@ def test_the_model_learns_a_planted_rule(kind):
     chance = max(ev["positive_rate"], 1 - ev["positive_rate"])
     assert 0.3 < ev["positive_rate"] < 0.7                 # a balanced problem: chance is about 50-70 %
     assert ev["accuracy"] > chance + 0.15 and ev["f1"] > 0.8
+
+
+def test_cli_predictors_json(tmp_path, capsys, monkeypatch):
+    import json
+
+    monkeypatch.setattr(RP, "cache_root", lambda: tmp_path)
+    argv = ["spot", "predictors", "--types", "r4.large", "--epochs", "1", "--fit-days", "2", "--test-days", "1",
+            "--predictors", "revpred", "logistic", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["synthetic_prices"] is True and out["bids"] == "random"
+    assert [(r["type"], r["predictor"]) for r in out["scores"]] == [("r4.large", "revpred"), ("r4.large", "logistic")]
+    assert all(0 <= r["accuracy"] <= 1 for r in out["scores"]) and out["fits"][0]["cached"] is False
+    assert list(tmp_path.glob("revpred-r4.large-*.pt"))
+    assert main(argv) == 0 and json.loads(capsys.readouterr().out)["fits"][0]["cached"] is True
+
+
+@pytest.mark.slow
+def test_bench_revpred_reports_cpu_per_1000_windows(capsys):
+    assert main(["bench", "revpred", "--type", "r3.xlarge"]) == 0
+    out = capsys.readouterr().out
+    assert "per 1000 windows per epoch" in out and "revpred" in out and "tributary" in out
