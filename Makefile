@@ -6,6 +6,9 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 PROFILE ?= quick
+# Extra pip options, e.g. PIP_EXTRA="--extra-index-url https://download.pytorch.org/whl/cpu" for PyTorch's
+# CPU-only build where no local wheel of torch 2.13.0+cpu is offered (see the README).
+PIP_EXTRA ?=
 
 .PHONY: setup reproduce test test-fast bench clean notebooks-sync screenshot
 
@@ -13,7 +16,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 needed, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -e '.[test,nn]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
 	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
 	@touch $(STAMP)

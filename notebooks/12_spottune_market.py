@@ -28,8 +28,8 @@
 #   you put `us-east-1.csv` in `data/` (or `$TT_DATA_DIR`), every price below is from a **seeded synthetic
 #   2017-style market** (`tt_core.spot.market.synthetic_market`) and labelled so;
 # * how likely a bid a given margin above the price is crossed within the hour (what the revocation
-#   predictors learn), and the accuracy of the two predictors built here (the paper's RevPred and
-#   Tributary are LSTMs: the next issue).
+#   predictors learn), and the accuracy of the two simple predictors (the paper's RevPred and
+#   Tributary's LSTMs and Fig. 10 are in notebook 15).
 
 # %% tags=["parameters"]
 profile = "quick"          # "quick" or "paper" (the same here: the market study is cheap)
@@ -121,14 +121,10 @@ scores.pivot(index="type", columns="predictor", values=["accuracy", "f1"])
 # ## Paper vs workbook
 #
 # Table III must agree exactly. §IV-F's largest checkpointable model is the paper's speed times the
-# 120 s notice. The paper's Fig. 10 numbers need the LSTM predictors (next issue): paper only.
+# 120 s notice. The paper's Fig. 10 numbers are compared in notebook 15.
 
 # %%
 rows = report.table3_rows() + report.checkpoint_rows(S.max_model_gb)
-rows += [{"source": "SpotTune Fig. 10", "item": item, "paper": v, "workbook": None,
-          "note": "RevPred and Tributary's predictor (LSTMs) are not built yet"}
-         for item, v in (("RevPred accuracy gain over Tributary predict (%)", 20.32),
-                         ("RevPred F1 gain over Tributary predict (%)", 34.03))]
 summary = report.summary(rows)
 save_comparison(summary, "12_spottune_market", out)
 summary

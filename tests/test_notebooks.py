@@ -51,6 +51,9 @@ NOTEBOOKS: dict[str, list[str]] = {
                                "spottune_fig9.csv", "spottune_fig8.png", "spottune_fig8.csv", "spottune_fig8_topk.csv",
                                "spottune_rules.csv"],
     "14_spottune_earlycurve": ["spottune_fig11.png", "spottune_fig11_errors.csv", "spottune_topk.csv"],
+    "15_spottune_revpred": ["spottune_fig10.png", "spottune_fig10.csv", "spottune_fig10_labels.csv",
+                            "spottune_fig10_fit.csv", "spottune_fig10c.png", "spottune_fig10c.csv",
+                            "spottune_fig10c_runs.csv"],
     "98_discrepancies": ["discrepancies.csv"],
 }
 #: Notebooks that write no paper-vs-workbook table of their own (98 lists the others').
@@ -59,7 +62,7 @@ NO_SUMMARY: set[str] = {"98_discrepancies"}
 #: exact items to check, only the paper-vs-workbook table itself.
 NO_EXACT_ITEMS: set[str] = {"03_fig1_accuracy_vs_cost", "04_fig2_savings", "05_fig3_filters",
                              "06_tables3_4_recommendation_time", "07_fig4_beta",
-                             "13_spottune_simulation", "14_spottune_earlycurve"}
+                             "13_spottune_simulation", "14_spottune_earlycurve", "15_spottune_revpred"}
 #: Item suffixes of summary rows that are exact (no rounding involved): they must agree.
 EXACT_SUFFIXES = ("(count)", "(images)")
 #: Smoke-mode budget per notebook (the runner's limit is 60 s).

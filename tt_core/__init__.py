@@ -97,7 +97,10 @@ equations and algorithm listings were lost in its text extraction: each entry be
   and updated online (Alg. 1, line 36) -> :class:`tt_core.spot.provisioner.SpeedTable`.
 * Eq. 3, revocation probability from a class-weighted model's output -> :func:`tt_core.spot.revocation.calibrate`,
   used by :class:`tt_core.spot.revocation.LogisticPredictor` (the six features:
-  :func:`tt_core.spot.revocation.features`); the empirical predictor
+  :func:`tt_core.spot.revocation.features`) and by the LSTMs of §III-B,
+  :class:`tt_core.spot.revpred.RevPredPredictor` and :class:`tt_core.spot.revpred.TributaryPredictor`
+  (:meth:`tt_core.spot.revpred.LSTMPredictor.probabilities`; networks :func:`tt_core.spot.revpred.build_network`,
+  samples :func:`tt_core.spot.revpred.windows`); the empirical predictor
   :class:`tt_core.spot.revocation.EmpiricalPredictor`.
 * Eq. 4, the staged sub-linear curve -> :func:`tt_core.spot.earlycurve.stage_curve`,
   :func:`tt_core.spot.earlycurve.fit_earlycurve` (stages fitted by :func:`tt_core.spot.earlycurve.fit_stage`
@@ -111,7 +114,9 @@ equations and algorithm listings were lost in its text extraction: each entry be
 * Alg. 1, SpotTune's workflow (deployments, revocation notice, hourly re-deployment, early shutdown at
   ``theta x max`` steps and the top-k) -> :func:`tt_core.spot.simulator.simulate`; its baselines
   (§IV-A4) -> :func:`tt_core.spot.simulator.single`.
-* Alg. 2, RevPred's training maximum price -> :func:`tt_core.spot.revocation.algorithm2_margins`.
+* Alg. 2, RevPred's training maximum price -> :func:`tt_core.spot.revocation.algorithm2_margins`, used by
+  :func:`tt_core.spot.revpred.training_set` (Tributary's random maximum price instead:
+  :func:`tt_core.spot.revocation.random_bids`).
 """
 
 __version__ = "0.1.0"

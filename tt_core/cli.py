@@ -595,6 +595,55 @@ def cmd_bench_spot(args) -> int:
     return 0
 
 
+def cmd_spot_predictors(args) -> int:
+    """``tt spot predictors``: Fig. 10 (a, b) on the command line: fit on the first days, score on the next."""
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import market as M, revpred as RP, studies as T
+
+    cfg = profile_settings(args.profile, "revpred")
+    cfg.update({"fit_days": args.fit_days, "test_days": args.test_days, "seed": args.seed, "types": args.types})
+    if args.epochs is not None:
+        cfg["epochs"] = args.epochs
+    trace = M.market(args.prices, seed=args.seed, days=cfg["market_days"], resampling=args.resampling)
+    RP.check_history(trace.n_minutes)
+    if args.types:
+        trace = trace.subset(args.types)
+    if (args.fit_days + args.test_days) * 86400 > trace.duration_s:
+        raise ValueError(f"--fit-days {args.fit_days:g} + --test-days {args.test_days:g} exceed the trace "
+                         f"({trace.duration_s / 86400:.2f} days): choose fewer days")
+    preds = T.fig10_predictors(trace, cfg, names=args.predictors)
+    scores = T.fig10_scores(trace, preds, cfg, bids=(args.bids,))
+    fits = T.fit_table(preds)
+    if args.json:
+        print(json.dumps(_jsonable({"prices": trace.label, "synthetic_prices": trace.synthetic, "bids": args.bids,
+                                    "scores": scores.to_dict("records"), "fits": fits.to_dict("records")}), indent=2))
+        return 0
+    print(f"{trace.label}: fit on the first {args.fit_days:g} days, tested on the next {args.test_days:g} "
+          f"({args.bids} maximum prices)" + (" (SYNTHETIC prices)" if trace.synthetic else ""))
+    print(scores[["type", "predictor", "samples", "positive_rate", "accuracy", "f1"]].to_string(index=False,
+                                                                                             float_format="%.3f"))
+    if len(fits):
+        print(f"LSTM training: {fits['cpu_s'].sum():.1f} s CPU ({int(fits['cached'].sum())} of {len(fits)} networks "
+              "from the weight cache)")
+    return 0
+
+
+def cmd_bench_revpred(args) -> int:
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import studies as T
+
+    cfg = profile_settings(args.profile, "revpred")
+    df = T.bench_revpred(cfg, prices=args.prices, name=args.type)
+    print(f"RevPred / Tributary LSTMs, {args.profile} profile ({cfg['hidden']} units, {cfg['epochs']} epochs, "
+          f"a sample every {cfg['stride']} minute(s), {cfg['threads']} thread(s)), type {df['type'].iloc[0]}:")
+    for r in df.itertuples():
+        print(f"  {r.model:<10} train {r.train_cpu_s:6.1f} s CPU for {r.samples} windows x {r.epochs} epochs = "
+              f"{r.train_cpu_s_per_1000_windows_epoch:.3f} s per 1000 windows per epoch; inference "
+              f"{r.infer_cpu_s_per_1000_windows:.3f} s per 1000 windows (batched), {r.single_query_cpu_ms:.2f} ms "
+              "per single query")
+    return 0
+
+
 def _add_spot_parser(sub) -> None:
     from tt_core.spot import curves as C
     from tt_core.spot.rules import RULES
@@ -613,7 +662,8 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--theta", type=_fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
     si.add_argument("--k", type=_count("--k"), default=3, help="settings trained to the end (top-k)")
     si.add_argument("--seed", type=_whole("--seed", 0), default=1)
-    si.add_argument("--predictor", choices=["logistic", "empirical"], default="logistic")
+    si.add_argument("--predictor", choices=["logistic", "empirical", "revpred", "tributary"], default="logistic",
+                    help="revocation predictor (revpred, tributary: LSTMs with default settings, weights cached)")
     si.add_argument("--reference-hours", type=_positive("--reference-hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
@@ -637,6 +687,23 @@ def _add_spot_parser(sub) -> None:
     cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers")
     cu.add_argument("--force", action="store_true", help="train again even if cached")
     cu.set_defaults(func=cmd_spot_curves)
+    pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
+                         description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
+                                     "--fit-days of a price trace and score them on the next --test-days.")
+    pr.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    pr.add_argument("--seed", type=_whole("--seed", 0), default=1, help="market, weights and maximum prices")
+    pr.add_argument("--predictors", nargs="+", choices=["revpred", "tributary", "logistic", "empirical"],
+                    default=["revpred", "tributary", "logistic"])
+    pr.add_argument("--profile", choices=list(_profile_names()), default="quick", help="the LSTMs' training settings")
+    pr.add_argument("--epochs", type=_count("--epochs"), help="override the profile's epochs")
+    pr.add_argument("--types", nargs="+", help="instance types (default: all in the trace)")
+    pr.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0)
+    pr.add_argument("--test-days", type=_positive("--test-days"), default=3.0)
+    pr.add_argument("--bids", choices=["random", "algorithm2"], default="random",
+                    help="test maximum prices: random delta (the paper's inference) or Alg. 2")
+    pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=cmd_spot_predictors)
     sp.set_defaults(func=lambda a: (sp.print_help(), 0)[1])
 
 
@@ -648,6 +715,11 @@ def _add_bench_spot(sub) -> None:
     bs.add_argument("--prices", default="synthetic")
     bs.add_argument("--repeats", type=_count("--repeats"), default=1)
     bs.set_defaults(func=cmd_bench_spot)
+    br = bsub.add_parser("revpred", help="CPU time of the LSTMs: training and inference per 1000 windows")
+    br.add_argument("--profile", choices=list(_profile_names()), default="quick")
+    br.add_argument("--prices", default="synthetic")
+    br.add_argument("--type", help="instance type (default: the trace's first)")
+    br.set_defaults(func=cmd_bench_revpred)
 
 
 _EXTRA_COMMANDS += [_add_spot_parser, _add_bench_spot]

@@ -22,6 +22,9 @@ its settings beside the paper's (:func:`tt_core.reporting.settings.settings_tabl
 ``bench``     ``tt bench recommend --quick``.
 ``spottune``  SpotTune Figs 7-9 and 11 (notebooks 12-14, ``tt bench spot``): job sets, seeds, theta grid,
               market length and the simulation settings (:class:`tt_core.spot.simulator.Settings`).
+``revpred``   SpotTune Fig. 10 (notebook 15, ``tt spot predictors``, ``tt bench revpred``): the LSTMs' training
+              settings (:class:`tt_core.spot.revpred.NetSettings`: units, epochs, sample stride), the
+              train/test split, the test stride, and Fig. 10(c)'s job sets and seeds.
 
 Per-benchmark settings of the thesis' cost-minimising runs: :data:`INITIAL_BUDGETS` (thesis
 Table 6.1) and :data:`EXPLORATION_BUDGETS` (this workbook's choice: the thesis gives no number).
@@ -46,6 +49,12 @@ _TABLE4_DT = "table4-dt"
 _SPOT_COMMON = {"rules": "paper", "predictor": "logistic", "bid": "algorithm2", "k": 3, "fit_days": 9.0,
                 "market_days": 30.0, "reference_hours": 4.0, "parallel_fraction": 0.9, "model_mb": 100.0,
                 "thetas": [round(0.1 * i, 1) for i in range(1, 11)], "fig11_theta": 0.7}
+#: SpotTune Fig. 10 settings shared by every profile: the paper's split of its 13-day trace (train
+#: 04/26-05/04, test 05/05-05/07), Tributary's delta range, and Fig. 10(c) run as SpotTune (theta = 0.7)
+#: with the inference maximum price drawn at random as the paper says ("tributary" bids).
+_REVPRED_COMMON = {"market_days": 13.0, "fit_days": 9.0, "test_days": 3.0, "delta": [0.00001, 0.2],
+                   "label_deltas": [[0.00001, 0.2], [0.00001, 0.02], [0.00001, 0.002]], "batch_size": 128,
+                   "threads": 1, "seed": 1, "fig10c_approach": "spottune-0.7", "fig10c_bid": "tributary"}
 #: All 24 (VM type, cluster size) groups of each TrimTuner network.
 _ALL_GROUPS = None
 _TABLE4_GP = "table4-gp"
@@ -65,6 +74,9 @@ PROFILES: dict[str, dict[str, dict]] = {
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [], "curves": "quick",
                      "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0, "theta_seeds": [1]},
+        "revpred": {**_REVPRED_COMMON, "types": ["r4.large", "m4.4xlarge"], "hidden": 8, "epochs": 1, "lr": 1e-2,
+                    "stride": 30, "test_stride": 30, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [],
+                    "curves": "quick", "seeds": [1]},
     },
     "quick": {
         "fig1": {"benchmarks": ["cnn", "rnn"], "optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"],
@@ -86,6 +98,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                                                    "rnn/t2.xlarge-x4"],
                      "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3],
                      "theta_seeds": [1], "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
+        "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 16, "epochs": 6, "lr": 3e-3, "stride": 3,
+                    "test_stride": 5, "trimtuner": ["cnn/t2.small-x8", "rnn/t2.medium-x8"], "sklearn": [],
+                    "curves": "quick", "seeds": [1, 2, 3]},
     },
     "paper": {
         "fig1": {"benchmarks": ["cnn", "rnn"],
@@ -106,6 +121,10 @@ PROFILES: dict[str, dict[str, dict]] = {
         "bench": {"n_obs": [8, 20, 44], "seeds": [1, 2], "repeats": 3},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
                      "curves": "full", "seeds": list(range(1, 11)), "theta_seeds": list(range(1, 11))},
+        # every minute of the fit period a sample, every test minute scored; Fig. 10(c) on Fig. 7's job sets
+        "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 32, "epochs": 20, "lr": 1e-3, "stride": 1,
+                    "test_stride": 1, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
+                    "curves": "full", "seeds": list(range(1, 11))},
     },
 }
 

@@ -79,6 +79,8 @@ NOTEBOOKS: list[NotebookEntry] = [
                   ("spottune_fig7.png", "spottune_fig8.png")),
     NotebookEntry("14_spottune_earlycurve", "EarlyCurve vs a single-stage fit", "SpotTune Fig. 11; the top-3 claim",
                   ("spottune_fig11.png",)),
+    NotebookEntry("15_spottune_revpred", "RevPred vs Tributary's predictor (LSTMs)",
+                  "SpotTune Fig. 10: revocation prediction, and SpotTune with each predictor", ("spottune_fig10.png",)),
     NotebookEntry("98_discrepancies", "Every difference and its cause",
                   "all paper-vs-workbook rows that do not agree, with their measured causes (run last)"),
 ]

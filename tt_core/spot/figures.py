@@ -1,4 +1,4 @@
-"""SpotTune figures (paper Figs 1, 7, 8, 9, 11 and the revocation statistics), in the workbook's style.
+"""SpotTune figures (paper Figs 1, 7, 8, 9, 10, 11 and the revocation statistics), in the workbook's style.
 
 Every figure fed by synthetic prices says so in its title (:func:`price_label`).
 """
@@ -157,4 +157,56 @@ def fig11(job, errors: pd.DataFrame, theta: float):
     ax.set_ylabel("error of the predicted final metric [%]")
     ax.set_title(f"(b) {errors['job_set'].iloc[0]}", loc="left", fontsize=10)
     ax.legend(fontsize=8)
+    return fig
+
+
+#: Colour and label of each revocation predictor (Fig. 10's legend).
+PREDICTOR_STYLES = {
+    "revpred": {"color": "#c44e52", "label": "RevPred"},
+    "tributary": {"color": "#4c72b0", "label": "Tributary predict"},
+    "logistic": {"color": "#8c8c8c", "label": "Logistic Regression"},
+}
+
+
+def fig10(scores: pd.DataFrame, synthetic: bool, bids: str = "random"):
+    """Fig. 10 (a, b): accuracy and F1 per instance type of each predictor on the test days."""
+    use_style()
+    s = scores[scores["bids"] == bids]
+    types = list(dict.fromkeys(s["type"]))
+    preds = [p for p in PREDICTOR_STYLES if p in set(s["predictor"])]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+    x = np.arange(len(types))
+    w = 0.8 / max(1, len(preds))
+    for ax, col, title in zip(axes, ("accuracy", "f1"), ("(a) accuracy", "(b) F1 score")):
+        for i, p in enumerate(preds):
+            v = s[s["predictor"] == p].set_index("type").reindex(types)[col]
+            ax.bar(x + (i - (len(preds) - 1) / 2) * w, v.fillna(0), w, **PREDICTOR_STYLES[p])
+        ax.set_xticks(x, types, rotation=25, ha="right", fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_title(title, loc="left", fontsize=10)
+    axes[0].set_ylabel("score on the test days")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, ncol=len(preds), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.93))
+    fig.subplots_adjust(top=0.78)
+    how = "random maximum prices" if bids == "random" else "Alg. 2 maximum prices"
+    fig.suptitle(f"Fig. 10: revocation within the hour, {how} ({price_label(synthetic)})", fontsize=11)
+    return fig
+
+
+def fig10c(summary: pd.DataFrame, synthetic: bool, reference: str = "tributary"):
+    """Fig. 10 (c): SpotTune's cost and PCR with each predictor, normalised to the ``reference`` predictor."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    preds = list(summary["predictor"])
+    x = np.arange(2)
+    w = 0.8 / max(1, len(preds))
+    for i, p in enumerate(preds):
+        r = summary[summary["predictor"] == p].iloc[0]
+        ax.bar(x + (i - (len(preds) - 1) / 2) * w, [r["cost_norm"], r["pcr_norm"]], w,
+               **PREDICTOR_STYLES.get(p, {"label": p}))
+    ax.axhline(1, color="0.3", lw=0.8)
+    ax.set_xticks(x, ["cost", "PCR"])
+    ax.set_ylabel(f"÷ SpotTune with {PREDICTOR_STYLES.get(reference, {'label': reference})['label']}")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"(c) SpotTune with each predictor ({price_label(synthetic)})", fontsize=10)
     return fig

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tt_core.spot.catalogue import SpotError, check_types, instance
-from tt_core.spot.revocation import price_changes, trimmed_margin
+from tt_core.spot.revocation import TRIBUTARY_DELTA, price_changes, trimmed_margin
 from tt_core.data.io import shown
 
-TRIBUTARY_MARGIN = (0.00001, 0.2)
+TRIBUTARY_MARGIN = TRIBUTARY_DELTA   # USD per hour, the same range as the predictors' (revocation.py)
 
 
 def expected_hour_cost(p_revoke, mean_price):

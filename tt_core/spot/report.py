@@ -1,4 +1,4 @@
-"""The SpotTune paper's numbers (reference only) and the paper-vs-workbook rows of notebooks 12-14.
+"""The SpotTune paper's numbers (reference only) and the paper-vs-workbook rows of notebooks 12-15.
 
 The paper's numbers are typed from its text (§IV); the workbook's come from :mod:`tt_core.spot.studies`.
 Every simulated number is computed on substituted workloads (TrimTuner curves, scikit-learn models) and,
@@ -41,6 +41,13 @@ CLAIMS = {
     "top3_at_07": (True, "§IV-A4/IV-B2: top-3 accuracy reaches 100% at θ >= 0.7 (on every workload)"),
     "earlycurve_better": (True, "§IV-E, Fig. 11(b): EarlyCurve's prediction error is lower than the single-stage "
                                 "fit's (mean over settings)"),
+}
+#: §IV-D, Fig. 10: RevPred against the authors' re-implementation of Tributary's predictor.
+FIG10 = {
+    "accuracy_gain": (0.2032, "§IV-D, Fig. 10(a): RevPred's accuracy gain over Tributary predict"),
+    "f1_gain": (0.3403, "§IV-D, Fig. 10(b): RevPred's F1 gain over Tributary predict"),
+    "cost_saving": (0.25, "§IV-D, Fig. 10(c): SpotTune's cost saving with RevPred instead of Tributary predict"),
+    "pcr_gain": (0.24, "§IV-D, Fig. 10(c): SpotTune's PCR gain with RevPred instead of Tributary predict"),
 }
 #: §IV-F: checkpoint speeds (MB/s) and the largest models (GB) that fit in the 120 s notice.
 CHECKPOINT = {16: (134.22, 15.73), 1: (62.83, 7.36)}
@@ -86,6 +93,32 @@ def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool 
     return [{"source": f"{SOURCE} claims", "item": text, "paper": paper, "workbook": bool(values[key]),
              "cause": causes.get(key, "") if bool(values[key]) != paper else "", "note": substitution(synthetic_prices)}
             for key, (paper, text) in CLAIMS.items() if key in values]
+
+
+def fig10_rows(gains: dict, fig10c: dict | None, synthetic_prices: bool, setting: str) -> list[dict]:
+    """Fig. 10's four numbers. (a, b) are comparable only on the user's 2017 trace (on the synthetic
+    market they measure the generator, not AWS); (c) never is (substituted workloads). ``gains``: from
+    :func:`tt_core.spot.studies.fig10_gains`; ``fig10c``: ``{"cost_saving", "pcr_gain"}`` or None;
+    ``setting``: the workbook's setting, named in every row."""
+    rows = []
+    why_ab = (f"synthetic 2017-style market: the scores measure the synthetic generator, not AWS ({setting})"
+              if synthetic_prices else "")
+    for key in ("accuracy_gain", "f1_gain"):
+        paper, text = FIG10[key]
+        col = key.split("_")[0]
+        w = gains.get(key)
+        rows.append({"source": f"{SOURCE} Fig. 10", "item": text + " (relative, mean over types)", "paper": paper,
+                     "workbook": None if w is None or w != w else round(w, 4), "abs_tol": 0.05,
+                     "not_comparable": why_ab,
+                     "note": f"mean {col}: RevPred {gains[col + '_revpred']:.3f}, Tributary {gains[col + '_tributary']:.3f} "
+                             f"({100 * gains[col + '_points']:+.1f} points); the paper's '+%' read as relative; {setting}"})
+    why_c = substitution(synthetic_prices)
+    for key in ("cost_saving", "pcr_gain"):
+        paper, text = FIG10[key]
+        w = None if fig10c is None else fig10c.get(key)
+        rows.append({"source": f"{SOURCE} Fig. 10", "item": text, "paper": paper,
+                     "workbook": None if w is None else round(w, 4), "not_comparable": why_c + f"; {setting}"})
+    return rows
 
 
 def summary(rows: list[dict]):

@@ -1,8 +1,8 @@
 """Revocation probability: will an instance of type *i* with maximum price *b* be revoked within an hour of *t*?
 
 The paper's RevPred (§III-B) answers with an LSTM over the past 59 minutes; this module defines the
-interface every predictor follows, so that RevPred and Tributary's predictor (the next issue) plug in
-without change, and provides three predictors:
+interface every predictor follows, so that RevPred and Tributary's predictor (the LSTMs of
+:mod:`tt_core.spot.revpred`) plug in without change, and provides three predictors:
 
 * :class:`EmpiricalPredictor`: the fraction of past windows in which the price rose above the bid within
   an hour (the bid taken relative to the price at the window's start);
@@ -32,6 +32,9 @@ Reconstructions (the paper's Eq. 3 and Alg. 2 were lost in extraction)
 * **Eq. 3** (reconstructed): a model trained with those weights estimates the posterior of a *balanced*
   training set, ``o``; the revocation probability is that output corrected back to the true class prior,
   ``p = o P / (o P + (1 - o) N)``  (:func:`calibrate`). At ``o = 1/2`` it gives ``P``, the base rate.
+* **Tributary's maximum price** (§III-B, from Tributary [1]): the present price plus a delta drawn
+  uniformly from ``[0.00001, 0.2]`` USD per hour (:func:`random_bids`, :data:`TRIBUTARY_DELTA`); RevPred
+  draws its inference maximum prices the same way.
 * **Alg. 2** (reconstructed, :func:`algorithm2_margins`): the training maximum price at minute *m* is the
   current price plus the average variation of the price over the previous hour with the smallest 20 %
   and the largest 20 % of the variations removed. The variations are the absolute changes between
@@ -53,6 +56,8 @@ from tt_core.data.io import shown
 
 WINDOW = 60  # minutes: the hour of the label and of the features
 TICK = 1e-4
+#: Tributary's maximum price: present price + a delta uniform in this range (USD per hour, §III-B).
+TRIBUTARY_DELTA = (0.00001, 0.2)
 FEATURES = ("price", "mean_price_hour", "changes_hour", "minutes_since_change", "workday", "hour_of_day")
 
 
@@ -137,6 +142,15 @@ def algorithm2_margins(prices: np.ndarray, minutes: np.ndarray, trim: float = 0.
     the absolute price changes in the previous hour (one tick if there was none)."""
     where, sizes = price_changes(prices)
     return np.array([trimmed_margin(where, sizes, int(m), trim) for m in np.asarray(minutes, int)])
+
+
+def random_bids(prices, rng: np.random.Generator, delta=TRIBUTARY_DELTA) -> np.ndarray:
+    """Tributary's maximum prices (§III-B): each price plus a delta drawn uniformly from ``delta`` (USD/h)."""
+    lo, hi = float(delta[0]), float(delta[1])
+    if not (0 <= lo <= hi and np.isfinite(hi)):
+        raise SpotError(f"the maximum-price delta range must be 0 <= low <= high, got {shown(tuple(delta))}")
+    p = np.asarray(prices, float)
+    return p + rng.uniform(lo, hi, p.shape)
 
 
 def calibrate(output, positive_fraction: float):
@@ -303,21 +317,39 @@ def make_predictor(name: str) -> RevocationPredictor:
         raise SpotError(f"unknown revocation predictor {shown(name)}; known: {list(PREDICTORS)}") from None
 
 
-def evaluate(predictor, trace, start: float, end: float, stride: int = 15, threshold: float = 0.5) -> pd.DataFrame:
+def evaluate(predictor, trace, start: float, end: float, stride: int = 15, threshold: float = 0.5,
+             bids: str = "algorithm2", seed: int = 0, delta=TRIBUTARY_DELTA) -> pd.DataFrame:
     """Accuracy and F1 of ``predictor`` on the minutes of ``[start, end)`` (the paper's Fig. 10 protocol:
-    train before, test after), with Alg. 2 maximum prices; one row per type."""
+    train before, test after); one row per type.
+
+    ``bids``: the maximum prices of the test samples, ``"algorithm2"`` (price + Alg. 2 margin) or
+    ``"random"`` (price + a delta uniform in ``delta``, drawn from ``numpy.random.default_rng([seed, i])``
+    for the i-th type: RevPred's and Tributary's inference rule). A predictor with a batch method
+    ``probabilities(name, bids, minutes)`` is queried once per type; otherwise sample by sample."""
+    if bids not in ("algorithm2", "random"):
+        raise SpotError(f"bids must be 'algorithm2' or 'random', got {shown(bids)}")
     rows = []
     lo, hi = int(start // 60), min(trace.n_minutes - WINDOW, int(end // 60))
     minutes = np.arange(lo, hi, stride)
-    for name in trace.types:
+    if not len(minutes):
+        raise SpotError(f"no test minute between {start / 3600:.1f} h and {end / 3600:.1f} h with an hour after it "
+                        f"in the trace ({trace.duration_s / 3600:.1f} h)")
+    batch = getattr(predictor, "probabilities", None)
+    for i, name in enumerate(trace.types):
         p = trace.series(name)
-        bids = p[minutes] + algorithm2_margins(p, minutes)
-        fm = forward_max(p)[minutes]
-        y = fm > bids
-        prob = np.array([predictor.probability(name, b, 60.0 * m) for m, b in zip(minutes, bids)])
+        if bids == "algorithm2":
+            b = p[minutes] + algorithm2_margins(p, minutes)
+        else:
+            b = random_bids(p[minutes], np.random.default_rng([int(seed), i]), delta)
+        y = forward_max(p)[minutes] > b
+        if batch is not None:
+            prob = np.asarray(batch(name, b, minutes), float)
+        else:
+            prob = np.array([predictor.probability(name, x, 60.0 * m) for m, x in zip(minutes, b)])
         pred = prob >= threshold
         tp, fp, fn = int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum())
         f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else float("nan")
-        rows.append({"type": name, "predictor": predictor.name, "samples": len(y), "positive_rate": float(y.mean()),
-                     "accuracy": float((pred == y).mean()), "f1": f1, "mean_probability": float(prob.mean())})
+        rows.append({"type": name, "predictor": predictor.name, "bids": bids, "samples": len(y),
+                     "positive_rate": float(y.mean()), "accuracy": float((pred == y).mean()), "f1": f1,
+                     "mean_probability": float(prob.mean())})
     return pd.DataFrame(rows)

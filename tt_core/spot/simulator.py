@@ -59,7 +59,8 @@ import pandas as pd
 from tt_core.spot import earlycurve as ec
 from tt_core.spot.catalogue import CHEAPEST, FASTEST, SpotError, check_types, instance
 from tt_core.spot.provisioner import Provisioner
-from tt_core.spot.revocation import HazardPredictor, RevocationPredictor, make_predictor
+from tt_core.spot.revocation import HazardPredictor, RevocationPredictor
+from tt_core.spot.revpred import make_predictor
 from tt_core.spot.rules import bill, rules as get_rules
 from tt_core.data.io import shown
 

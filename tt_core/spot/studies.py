@@ -1,4 +1,4 @@
-"""SpotTune studies: the grids behind Figs 7-9 and 11, revocation statistics, and their timing.
+"""SpotTune studies: the grids behind Figs 7-11, revocation statistics, and their timing.
 
 Everything here is computed from simulations (:mod:`tt_core.spot.simulator`) on the workbook's
 substituted workloads and prices; nothing here knows the paper's numbers (those live in
@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from tt_core.spot import curves as C, earlycurve as ec, market as M, simulator as S, workloads as W
+from tt_core.spot import curves as C, earlycurve as ec, market as M, revpred as RP, simulator as S, workloads as W
 from tt_core.spot.revocation import evaluate, forward_max, make_predictor
 from tt_core.data.io import shown
 
@@ -226,6 +226,189 @@ def predictor_scores(trace, fit_days: float = 9.0, test_days: float = 3.0, names
         pred = make_predictor(n).fit(trace, until=fit_days * 86400)
         out.append(evaluate(pred, trace, fit_days * 86400, (fit_days + test_days) * 86400))
     return pd.concat(out, ignore_index=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fig. 10: RevPred, Tributary's predictor and logistic regression
+# ------------------------------------------------------------------------------------------------
+#: Fig. 10's predictors, in the paper's legend order.
+FIG10_PREDICTORS = ("revpred", "tributary", "logistic")
+
+
+def revpred_market(cfg: dict, prices="synthetic", seed: int = 1) -> M.PriceTrace:
+    """Fig. 10's trace: ``market_days`` of the synthetic market (or the user's trace), the profile's types."""
+    trace = cached_market(prices, seed, cfg["market_days"])
+    if cfg.get("types"):
+        trace = trace.subset(cfg["types"])
+    need = (cfg["fit_days"] + cfg["test_days"]) * 86400
+    if trace.duration_s < need:
+        raise M.SpotError(f"the price trace covers {trace.duration_s / 86400:.2f} days; Fig. 10 trains on "
+                          f"{cfg['fit_days']:g} and tests on {cfg['test_days']:g} days: use a longer trace")
+    return trace
+
+
+def label_rates(trace, cfg: dict) -> pd.DataFrame:
+    """How often the training label is positive per type under each choice of the training maximum price:
+    Alg. 2 (RevPred) and a random delta in each of ``cfg["label_deltas"]`` (Tributary: the first)."""
+    end = int(cfg["fit_days"] * 1440)
+    rows = []
+    for i, name in enumerate(trace.types):
+        choices = [("Alg. 2 (RevPred)", "algorithm2", None)]
+        choices += [(f"random delta in [{lo:g}, {hi:g}]" + (" (Tributary)" if j == 0 else ""), "random", (lo, hi))
+                    for j, (lo, hi) in enumerate(cfg["label_deltas"])]
+        for label, how, delta in choices:
+            data = RP.training_set(trace, name, end, how, 1, np.random.default_rng([cfg["seed"], i, 29]),
+                                   delta or tuple(cfg["delta"]))
+            margin = data["bids"] - trace.series(name)[data["minutes"]]
+            rows.append({"type": name, "max_price": label, "samples": len(data["labels"]),
+                         "positive_rate": data["P"], "median_delta_usd": float(np.median(margin)),
+                         "median_delta_of_price": float(np.median(margin / trace.series(name)[data["minutes"]]))})
+    return pd.DataFrame(rows)
+
+
+def fig10_predictors(trace, cfg: dict, names=FIG10_PREDICTORS, progress: bool = False) -> dict:
+    """Each predictor fitted on the trace's first ``fit_days`` (the LSTMs with the profile's
+    :class:`~tt_core.spot.revpred.NetSettings`, trained or read from the weight cache)."""
+    from tqdm.auto import tqdm
+
+    settings = RP.settings_from(cfg)
+    out = {}
+    for n in tqdm(names, desc="fitting predictors", disable=not progress):
+        out[n] = RP.make_predictor(n, settings).fit(trace, until=cfg["fit_days"] * 86400)
+    return out
+
+
+def fit_table(predictors: dict) -> pd.DataFrame:
+    """Per LSTM predictor and type: training samples, positive fraction, CPU seconds, cached or trained."""
+    rows = [{"predictor": n, "type": t, **{k: v for k, v in info.items() if k != "path"}}
+            for n, p in predictors.items() for t, info in getattr(p, "fit_info", {}).items()]
+    return pd.DataFrame(rows)
+
+
+def fig10_scores(trace, predictors: dict, cfg: dict, bids=("random", "algorithm2")) -> pd.DataFrame:
+    """Fig. 10(a, b): accuracy and F1 per type and predictor on the test days after the fit period, at
+    random maximum prices (the paper's inference rule, seeded) and at Alg. 2 ones (for comparison)."""
+    start = cfg["fit_days"] * 86400
+    end = start + cfg["test_days"] * 86400
+    out = [evaluate(p, trace, start, end, cfg["test_stride"], bids=b, seed=cfg["seed"], delta=tuple(cfg["delta"]))
+           for b in bids for p in predictors.values()]
+    return pd.concat(out, ignore_index=True)
+
+
+def fig10_gains(scores: pd.DataFrame, bids: str = "random", over: str = "tributary") -> dict:
+    """RevPred's gains over ``over``: relative gain of the mean over types of accuracy and of F1
+    (``mean(RevPred) / mean(other) - 1``, the reading of the paper's "+20.32%"; F1 undefined for a type
+    where neither predicts nor has a positive sample is left out), and the same as points."""
+    s = scores[scores["bids"] == bids]
+    m = s.groupby("predictor")[["accuracy", "f1"]].mean()
+    out = {}
+    for col in ("accuracy", "f1"):
+        a, b = float(m.loc["revpred", col]), float(m.loc[over, col])
+        out[f"{col}_gain"] = a / b - 1 if b > 0 else float("nan")
+        out[f"{col}_points"] = a - b
+        out[f"{col}_revpred"], out[f"{col}_{over}"] = a, b
+    return out
+
+
+def fig10c_job_sets(cfg: dict, spot_cfg: dict, progress: bool = False) -> list:
+    """Fig. 10(c)'s job sets: the ``revpred`` study's TrimTuner groups and scikit-learn curves, built as
+    Fig. 7's (:func:`study_job_sets`, with the ``spottune`` study's time scale and speed model)."""
+    return study_job_sets({**spot_cfg, "trimtuner": cfg["trimtuner"], "sklearn": cfg["sklearn"],
+                           "curves": cfg["curves"]}, progress)
+
+
+def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False) -> pd.DataFrame:
+    """Fig. 10(c): SpotTune (``cfg["fig10c_approach"]``) on every job set and seed with each fitted predictor
+    plugged into the provisioner, bids ``cfg["fig10c_bid"]``; one row per simulation (plus ``predictor``)."""
+    from tqdm.auto import tqdm
+
+    st = sim_settings(spot_cfg, bid=cfg["fig10c_bid"], fit_days=cfg["fit_days"], types=tuple(trace.types))
+    rows = []
+    bar = tqdm(total=len(seeds) * len(job_sets) * len(predictors), desc="Fig. 10(c) simulations", disable=not progress)
+    for seed in seeds:
+        for js in job_sets:
+            for name, pred in predictors.items():
+                r = S.simulate(js, trace, cfg["fig10c_approach"], S.with_settings(st, predictor=name), seed, predictor=pred)
+                rows.append({**r.summary, "predictor": name})
+                bar.update()
+    bar.close()
+    return pd.DataFrame(rows)
+
+
+def fig10c_summary(grid: pd.DataFrame, reference: str = "tributary") -> pd.DataFrame:
+    """Per predictor: seed-mean cost, JCT and PCR per job set normalised to ``reference``, averaged over
+    job sets (the aggregation rule of this module's docstring)."""
+    g = grid.assign(jct_h=grid["jct_s"] / 3600.0)
+    mean = g.groupby(["job_set", "predictor"], sort=False)[["cost", "jct_h", "revocations", "free_step_share"]].mean()
+    mean["pcr"] = 1.0 / (mean["jct_h"] * mean["cost"])
+    ref = mean.xs(reference, level="predictor")
+    per = mean.reset_index()
+    for col in ("cost", "jct_h", "pcr"):
+        per[f"{col}_norm"] = per[col] / per["job_set"].map(ref[col])
+    order = list(dict.fromkeys(grid["predictor"]))
+    out = per.groupby("predictor", sort=False)[["cost", "jct_h", "pcr", "cost_norm", "jct_h_norm", "pcr_norm",
+                                                "revocations", "free_step_share"]].mean()
+    return out.reindex(order).reset_index()
+
+
+def revpred_settings_table(cfg: dict, prices_label: str, n_job_sets: int) -> pd.DataFrame:
+    """Fig. 10's settings beside the paper's (for notebook 15)."""
+    rows = [
+        ("prices", prices_label, "AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08, interpolated"),
+        ("instance types", ", ".join(cfg["types"]) if cfg.get("types") else "the six of Table III", "the six of Table III"),
+        ("train / test", f"first {cfg['fit_days']:g} days / next {cfg['test_days']:g} days",
+         "04/26-05/04 / 05/05-05/07"),
+        ("training samples", f"one every {cfg['stride']} minute(s)", "every minute"),
+        ("test samples", f"one every {cfg['test_stride']} minute(s)", "every minute (not stated)"),
+        ("history / present", f"{RP.HISTORY} records x 6 features / 6 features + maximum price",
+         "59 records x 6 features / 6 features + maximum price"),
+        ("training maximum price", f"RevPred Alg. 2; Tributary present + U{list(cfg['delta'])} USD/h",
+         "RevPred Alg. 2; Tributary present + U[0.00001, 0.2]"),
+        ("inference maximum price", f"present + U{list(cfg['delta'])} USD/h (seeded)", "random, as Tributary"),
+        ("RevPred network", f"3-layer LSTM ({cfg['hidden']} units) + 3 FC layers ({cfg['hidden']} units) -> 1 sigmoid",
+         "3-tier LSTM + 3 FC layers (sizes not stated)"),
+        ("Tributary network", f"1-layer LSTM ({cfg['hidden']} units) over 60 records -> 1 sigmoid",
+         "LSTM (re-implemented by the authors; not stated)"),
+        ("training", f"Adam lr {cfg['lr']:g}, {cfg['epochs']} epochs, batch {cfg['batch_size']}, class weights N/P, "
+                     f"seed {cfg['seed']}, {cfg['threads']} CPU thread(s)", "class weights N/P (optimiser not stated)"),
+        ("probability", "Eq. 3 reconstructed: o P / (o P + (1 - o) N)", "Eq. 3 (lost in extraction)"),
+        ("Fig. 10(c)", f"{cfg['fig10c_approach']} on {n_job_sets} job sets x seeds {cfg['seeds']}, bids "
+                       f"{cfg['fig10c_bid']}", "SpotTune with each predictor (workloads of Fig. 7)"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "this workbook", "paper"])
+
+
+def bench_revpred(cfg: dict, prices="synthetic", seed: int = 1, name: str | None = None,
+                  n_infer: int = 2000) -> pd.DataFrame:
+    """CPU seconds of training and inference per 1000 windows for each LSTM (one type, the profile's
+    settings, no weight cache): training per 1000 windows per epoch, batched inference, and one
+    provisioner-style query (a single window)."""
+    import time
+
+    trace = revpred_market(cfg, prices, seed)
+    name = name or trace.types[0]
+    one = trace.subset([name])
+    settings = RP.settings_from(cfg)
+    rows = []
+    for kind in RP.KINDS:
+        pred = RP.LSTMPredictor(kind, settings, cache=False).fit(one, until=cfg["fit_days"] * 86400)
+        info = pred.fit_info[name]
+        lo = int(cfg["fit_days"] * 1440)
+        minutes = np.arange(lo, lo + n_infer) % (one.n_minutes - 60)
+        p = one.series(name)
+        c0 = time.process_time()
+        pred.probabilities(name, p[minutes] + 0.01, minutes)
+        infer = time.process_time() - c0
+        c0 = time.process_time()
+        for m in minutes[:200]:
+            pred.probability(name, float(p[m]) + 0.01, 60.0 * m)
+        single = (time.process_time() - c0) / 200
+        rows.append({"model": kind, "type": name, "samples": info["samples"], "epochs": settings.epochs,
+                     "hidden": settings.hidden, "threads": settings.threads, "train_cpu_s": info["cpu_s"],
+                     "train_cpu_s_per_1000_windows_epoch": info["cpu_s"] / (info["samples"] * settings.epochs) * 1000,
+                     "infer_cpu_s_per_1000_windows": infer / n_infer * 1000,
+                     "single_query_cpu_ms": single * 1000})
+    return pd.DataFrame(rows)
 
 
 def bench_fig7(cfg: dict, prices="synthetic", repeats: int = 1) -> dict:

@@ -1,0 +1,499 @@
+"""RevPred and Tributary's revocation predictor: LSTMs over the past hour of prices (SpotTune §III-B, Fig. 10).
+
+Both answer the question of :mod:`tt_core.spot.revocation` (the probability that the price of type *i*
+rises above the maximum price *b* within the hour after *t*) through the same interface, so they plug
+into the provisioner (Eqs. 1-2) like the logistic regression. One network per instance type ("for each
+individual spot market, an independent model is trained offline"). PyTorch (CPU build) does the work;
+it is imported only when a network is trained or queried.
+
+Data set (§III-B)
+-----------------
+For every minute *m* of the fit period with 59 minutes before it and the label's hour after it:
+
+* **history**: the six engineered features (:func:`tt_core.spot.revocation.features`) of minutes
+  ``m-59 .. m-1`` (59 records);
+* **present**: the six features of minute *m* and the maximum price *b*;
+* **label**: the price rises above *b* within the next hour, ``max(price[m+1 .. m+59]) > b``
+  (:func:`tt_core.spot.revocation.forward_max`, the label of the whole package).
+
+The maximum price in training (:func:`training_set`): RevPred uses Alg. 2 (the present price plus the
+trimmed mean price variation of the previous hour, :func:`tt_core.spot.revocation.algorithm2_margins`);
+Tributary draws present price + a delta uniform in ``[0.00001, 0.2]`` USD/h
+(:func:`tt_core.spot.revocation.random_bids`; the range is :attr:`NetSettings.delta`). At inference both
+take whatever maximum price they are asked about; the paper draws it at random, as Tributary does
+(:func:`tt_core.spot.revocation.evaluate` with ``bids="random"``, the provisioner with ``bid="tributary"``).
+
+Inputs, as fed to the networks (choices of this workbook; the paper gives none): prices (features 1-2)
+in units of the type's mean price over the fit period; the minutes since the last change as
+``log(1 + minutes)``; the six columns then standardised with the fit period's mean and standard
+deviation. The maximum price enters as its margin over the present price in units of the type's mean
+price, ``(b - price) / mean price``, not standardised (the same information as *b* itself, since the
+present price is feature 1; left unscaled so that a margin far outside the training range, such as a
+random delta of up to $0.2 on a $0.03 type, is not magnified by a small training spread).
+
+Networks
+--------
+* **RevPred** (:func:`build_network` ``"revpred"``): a three-layer LSTM over the 59 history records (its
+  last hidden state is the history embedding), three fully connected layers (ReLU) over the 7 present
+  inputs (the present embedding); the two embeddings concatenated and one linear unit with a sigmoid
+  give the "probability-like result" ``o``.
+* **Tributary's predictor** (``"tributary"``, as re-implemented by the SpotTune authors, who describe it
+  only as an LSTM over the engineered features with a random maximum price): one LSTM layer over all 60
+  records (59 history + present); the maximum-price margin is appended to every record as a seventh
+  column, so that the one sequence carries it; a linear unit and a sigmoid on the last hidden state.
+
+Both are trained with the same loss, optimiser and class weights, so that the comparison isolates the
+two differences the paper credits (the split input and the Alg. 2 maximum price): binary cross-entropy
+with the positive samples weighted by the negative fraction ``N`` and the negatives by the positive
+fraction ``P`` (§III-B), Adam, mini-batches in a seeded order. The output becomes a revocation
+probability by **Eq. 3 (reconstructed, lost in extraction)**: ``p = o P / (o P + (1 - o) N)``
+(:func:`tt_core.spot.revocation.calibrate`), which undoes the balanced weighting.
+
+Reproducibility and cache
+-------------------------
+Training is seeded (``torch.manual_seed``, deterministic algorithms, the batch order from
+``numpy.random.default_rng``) and uses :attr:`NetSettings.threads` CPU threads (default 1): same seed,
+same settings, same trace, same weights. Trained weights are cached atomically under
+``data/spot_revpred/`` (git-ignored), one file per (model, type), named by a hash of the seed, the
+settings, the PyTorch version and the sha256 of the type's fit-period prices (:func:`trace_checksum`);
+the file also stores that description, and a file whose description differs from the one expected is
+never used (the model is trained again and the file replaced, with a warning).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from tt_core.data.io import atomic_path, shown
+from tt_core.spot.catalogue import SpotError
+from tt_core.spot import revocation as R
+
+#: Records of the history part (the minutes before the present one).
+HISTORY = R.WINDOW - 1
+#: Bump when the inputs or the networks change: cached weights of an older format are not reused.
+FORMAT = 1
+KINDS = ("revpred", "tributary")
+TRAINING_MAX_PRICES = ("algorithm2", "random")
+
+
+@dataclass(frozen=True)
+class NetSettings:
+    """Training settings of one LSTM predictor (per instance type).
+
+    Attributes
+    ----------
+    hidden : int
+        Units of every LSTM and fully connected layer.
+    epochs : int
+    batch_size : int
+    lr : float
+        Adam's learning rate.
+    stride : int
+        Every ``stride``-th minute of the fit period is a training sample (1: every minute, as the paper).
+    max_price : {"algorithm2", "random", None}
+        The training maximum price; None: the model's own (RevPred Alg. 2, Tributary random).
+    delta : tuple of float
+        Range of the random maximum-price delta (USD per hour), Tributary's ``[0.00001, 0.2]``.
+    threads : int
+        PyTorch CPU threads.
+    seed : int
+        Weights' initialisation, batch order and random maximum prices.
+    """
+
+    hidden: int = 16
+    epochs: int = 3
+    batch_size: int = 128
+    lr: float = 3e-3
+    stride: int = 5
+    max_price: str | None = None
+    delta: tuple = R.TRIBUTARY_DELTA
+    threads: int = 1
+    seed: int = 1
+
+    def checked(self) -> "NetSettings":
+        whole = {"hidden": 1, "epochs": 1, "batch_size": 1, "stride": 1, "threads": 1, "seed": 0}
+        for key, low in whole.items():
+            v = getattr(self, key)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < low:
+                raise SpotError(f"{key} must be a whole number >= {low}, got {shown(v)}")
+        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < 1):
+            raise SpotError(f"lr must lie in (0, 1), got {shown(self.lr)}")
+        if self.max_price not in (None,) + TRAINING_MAX_PRICES:
+            raise SpotError(f"max_price must be one of {list(TRAINING_MAX_PRICES)} (or None), got {shown(self.max_price)}")
+        lo, hi = (float(x) for x in self.delta)
+        if not (0 <= lo <= hi and math.isfinite(hi)):
+            raise SpotError(f"delta must be a range 0 <= low <= high (USD per hour), got {shown(tuple(self.delta))}")
+        return replace(self, delta=(lo, hi))
+
+
+def settings_from(cfg: dict, **changes) -> NetSettings:
+    """:class:`NetSettings` from a profile's ``revpred`` study (the keys it shares with the dataclass)."""
+    keys = {k: cfg[k] for k in NetSettings.__dataclass_fields__ if k in cfg}
+    if "delta" in keys:
+        keys["delta"] = tuple(keys["delta"])
+    return replace(NetSettings(**keys), **changes).checked()
+
+
+# ------------------------------------------------------------------------------------------------
+# PyTorch, imported on use
+# ------------------------------------------------------------------------------------------------
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise SpotError("RevPred and Tributary's predictor need PyTorch: install it with "
+                        "`pip install torch==2.13.0` (the CPU build; see the README's install section)") from None
+    return torch
+
+
+def _threads(torch, n: int) -> None:
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(int(n))
+
+
+@contextmanager
+def _deterministic(torch):
+    was = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was)
+
+
+def build_network(kind: str, hidden: int):
+    """The network of ``kind`` (module docstring), as a ``torch.nn.Module`` taking ``(history, present)``
+    (RevPred: ``(n, 59, 6)`` and ``(n, 7)``; Tributary: ``(n, 60, 7)`` and None) and returning logits ``(n,)``."""
+    torch = _torch()
+    nn = torch.nn
+    n_feat = len(R.FEATURES)
+
+    class RevPredNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(n_feat, hidden, num_layers=3, batch_first=True)
+            self.fc = nn.Sequential(nn.Linear(n_feat + 1, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                                    nn.Linear(hidden, hidden), nn.ReLU())
+            self.out = nn.Linear(2 * hidden, 1)
+
+        def forward(self, history, present):
+            _, (h, _) = self.lstm(history)
+            return self.out(torch.cat([h[-1], self.fc(present)], dim=1)).squeeze(-1)
+
+    class TributaryNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(n_feat + 1, hidden, num_layers=1, batch_first=True)
+            self.out = nn.Linear(hidden, 1)
+
+        def forward(self, sequence, present=None):
+            _, (h, _) = self.lstm(sequence)
+            return self.out(h[-1]).squeeze(-1)
+
+    if kind == "revpred":
+        return RevPredNet()
+    if kind == "tributary":
+        return TributaryNet()
+    raise SpotError(f"unknown network {shown(kind)}; known: {list(KINDS)}")
+
+
+# ------------------------------------------------------------------------------------------------
+# The data set
+# ------------------------------------------------------------------------------------------------
+def check_history(n_minutes: int, what: str = "the price trace") -> None:
+    """A SpotError unless ``n_minutes`` hold one sample: 59 minutes of history, the present, and its hour."""
+    need = HISTORY + R.WINDOW + 1
+    if n_minutes < need:
+        raise SpotError(f"{what} has {n_minutes} minutes; a revocation sample needs {HISTORY} minutes of history, "
+                        f"the present minute and the {R.WINDOW} minutes of its label, so at least {need}: "
+                        "use a longer trace (or a later end of the fit period)")
+
+
+def fit_minutes(n_end: int, stride: int = 1) -> np.ndarray:
+    """The sample minutes of a fit period of ``n_end`` minutes: ``59 <= m < n_end - 60``, every ``stride``-th."""
+    check_history(n_end, "the fit period")
+    return np.arange(HISTORY, n_end - R.WINDOW, int(stride))
+
+
+def input_table(trace, name: str, end: int) -> tuple[np.ndarray, dict]:
+    """The six features of every minute of one type, transformed as the networks see them (module
+    docstring), and the statistics of the transformation (fit period ``[0, end)``)."""
+    p = trace.series(name)
+    scale = float(p[:end].mean())
+    F = R.features(trace, name).to_numpy(float, copy=True)
+    F[:, 0] /= scale
+    F[:, 1] /= scale
+    F[:, 3] = np.log1p(F[:, 3])
+    mu, sd = F[:end].mean(axis=0), F[:end].std(axis=0)
+    sd[sd == 0] = 1.0
+    return ((F - mu) / sd).astype(np.float32), {"scale": scale, "mu": mu.tolist(), "sd": sd.tolist()}
+
+
+def _padded(Z: np.ndarray) -> np.ndarray:
+    """``Z`` with its first row repeated 59 times in front: row ``m + 59`` is minute ``m``, and the rows
+    ``m .. m + 58`` its history (at the trace's first hour, the first minute stands for the missing ones)."""
+    return np.concatenate([np.repeat(Z[:1], HISTORY, axis=0), Z])
+
+
+def windows(kind: str, Zpad: np.ndarray, minutes: np.ndarray, margins: np.ndarray):
+    """The network inputs of ``minutes`` with maximum-price ``margins`` (``(b - price) / mean price``):
+    RevPred ``(history (n, 59, 6), present (n, 7))``; Tributary ``(sequence (n, 60, 7), None)``."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    minutes = np.asarray(minutes, int)
+    margins = np.asarray(margins, np.float32).reshape(-1, 1)
+    view = sliding_window_view(Zpad, R.WINDOW, axis=0)        # view[m] = rows m .. m+59, shape (k, 6, 60)
+    seq = np.ascontiguousarray(view[minutes].transpose(0, 2, 1))  # (n, 60, 6): 59 history + the present
+    if kind == "revpred":
+        return seq[:, :HISTORY], np.concatenate([seq[:, HISTORY], margins], axis=1)
+    m = np.broadcast_to(margins[:, None, :], (len(minutes), R.WINDOW, 1))
+    return np.concatenate([seq, m], axis=2), None
+
+
+def training_set(trace, name: str, end: int, max_price: str, stride: int = 1, rng: np.random.Generator | None = None,
+                 delta=R.TRIBUTARY_DELTA) -> dict:
+    """One type's training samples of the fit period ``[0, end)`` minutes: ``minutes``, maximum prices
+    ``bids`` (Alg. 2, or random with ``rng`` and ``delta``), ``labels`` (revoked within the hour) and the
+    positive fraction ``P``."""
+    p = trace.series(name)
+    minutes = fit_minutes(min(end, len(p)), stride)
+    if max_price == "algorithm2":
+        bids = p[minutes] + R.algorithm2_margins(p, minutes)
+    elif max_price == "random":
+        if rng is None:
+            raise SpotError("random maximum prices need a numpy Generator (rng)")
+        bids = R.random_bids(p[minutes], rng, delta)
+    else:
+        raise SpotError(f"unknown training maximum price {shown(max_price)}; known: {list(TRAINING_MAX_PRICES)}")
+    labels = (R.forward_max(p)[minutes] > bids).astype(np.float32)
+    return {"minutes": minutes, "bids": bids, "labels": labels, "P": float(labels.mean())}
+
+
+def trace_checksum(trace, name: str, end: int) -> str:
+    """sha256 of what a type's model learns from: the start time, the type and its prices of ``[0, end)``."""
+    h = hashlib.sha256(f"{trace.start.isoformat()}|{name}|{int(end)}|".encode())
+    h.update(np.ascontiguousarray(trace.series(name)[:end], dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------
+# Training
+# ------------------------------------------------------------------------------------------------
+def train_network(kind: str, inputs, labels: np.ndarray, settings: NetSettings):
+    """Train a :func:`build_network` on ``inputs`` (from :func:`windows`) with class weights ``N`` for
+    positives and ``P`` for negatives; returns ``(model, info)`` with the CPU seconds and the last loss."""
+    torch = _torch()
+    st = settings.checked()
+    _threads(torch, st.threads)
+    y = np.asarray(labels, np.float32)
+    P = float(y.mean())
+    w = np.where(y > 0.5, 1.0 - P, P).astype(np.float32)
+    c0 = time.process_time()
+    with _deterministic(torch):
+        torch.manual_seed(st.seed)
+        model = build_network(kind, st.hidden)
+        opt = torch.optim.Adam(model.parameters(), lr=st.lr)
+        X1 = torch.from_numpy(inputs[0])
+        X2 = None if inputs[1] is None else torch.from_numpy(inputs[1])
+        Y, W = torch.from_numpy(y), torch.from_numpy(w)
+        order_rng = np.random.default_rng([st.seed, 17])
+        loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
+        last = float("nan")
+        model.train()
+        for _ in range(st.epochs):
+            total, count = 0.0, 0
+            for idx in np.array_split(order_rng.permutation(len(y)), max(1, math.ceil(len(y) / st.batch_size))):
+                ix = torch.from_numpy(idx)
+                logits = model(X1[ix], None if X2 is None else X2[ix])
+                loss = (loss_fn(logits, Y[ix]) * W[ix]).sum() / W[ix].sum().clamp_min(1e-12)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += float(loss.detach()) * len(idx)
+                count += len(idx)
+            last = total / max(1, count)
+    model.eval()
+    return model, {"cpu_s": time.process_time() - c0, "loss": last, "samples": int(len(y)), "P": P}
+
+
+def cache_root() -> Path:
+    from tt_core.data.benchmarks import cache_dir
+
+    return cache_dir() / "spot_revpred"
+
+
+class LSTMPredictor:
+    """A revocation predictor with one LSTM network per instance type (module docstring).
+
+    Parameters
+    ----------
+    kind : {"revpred", "tributary"}
+    settings : NetSettings, optional
+    cache : bool
+        Read and write trained weights under ``cache_dir`` (default :func:`cache_root`).
+    cache_dir : path, optional
+    """
+
+    def __init__(self, kind: str, settings: NetSettings | None = None, cache: bool = True, cache_dir=None):
+        if kind not in KINDS:
+            raise SpotError(f"unknown LSTM predictor {shown(kind)}; known: {list(KINDS)}")
+        self.kind = kind
+        self.name = kind
+        self.settings = (settings or NetSettings()).checked()
+        self.max_price = self.settings.max_price or ("algorithm2" if kind == "revpred" else "random")
+        self.cache = bool(cache)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.trace = None
+        self._fitted_key = None
+        self._models: dict[str, dict] = {}
+        #: per type: training samples, positive fraction, CPU seconds, whether it came from the cache
+        self.fit_info: dict[str, dict] = {}
+
+    # -- fitting -----------------------------------------------------------------------------------
+    def _meta(self, trace, name: str, end: int) -> dict:
+        torch = _torch()
+        meta = {"format": FORMAT, "kind": self.kind, "type": name, "max_price": self.max_price,
+                "settings": asdict(self.settings), "trace_sha256": trace_checksum(trace, name, end), "end_minute": int(end),
+                "torch": torch.__version__}
+        return json.loads(json.dumps(meta))
+
+    def cache_path(self, meta: dict) -> Path:
+        key = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
+        root = self.cache_dir or cache_root()
+        return root / f"{meta['kind']}-{meta['type']}-seed{meta['settings']['seed']}-{key}.pt"
+
+    def _load(self, path: Path, meta: dict):
+        torch = _torch()
+        if not path.is_file():
+            return None
+        try:
+            blob = torch.load(path, map_location="cpu", weights_only=True)
+            stored = blob["meta"]
+        except Exception as exc:  # a truncated or foreign file: train again
+            warnings.warn(f"{path}: unreadable cached weights ({type(exc).__name__}); training again", stacklevel=3)
+            return None
+        if stored != meta:
+            diff = sorted(k for k in set(meta) | set(stored) if meta.get(k) != stored.get(k))
+            warnings.warn(f"{path}: cached weights were trained with other {diff}; training again", stacklevel=3)
+            return None
+        return blob
+
+    def fit(self, trace, until: float | None = None) -> "LSTMPredictor":
+        """Train (or load from the cache) one network per type on the minutes before ``until``."""
+        end = trace.n_minutes if until is None else min(trace.n_minutes, int(until // 60))
+        check_history(end, "the fit period" if until is not None else "the price trace")
+        key = (tuple(trace_checksum(trace, n, end) for n in trace.types), end)
+        if key == self._fitted_key and self.trace is not None:
+            self.trace = trace
+            return self
+        torch = _torch()
+        _threads(torch, self.settings.threads)
+        self._models, self.fit_info = {}, {}
+        for i, name in enumerate(trace.types):
+            Z, stats = input_table(trace, name, end)
+            meta = self._meta(trace, name, end)
+            path = self.cache_path(meta)
+            blob = self._load(path, meta) if self.cache else None
+            if blob is not None:
+                model = build_network(self.kind, self.settings.hidden) if blob["state"] is not None else None
+                if model is not None:
+                    model.load_state_dict(blob["state"])
+                    model.eval()
+                info = dict(blob["info"], cached=True)
+            else:
+                rng = np.random.default_rng([self.settings.seed, i, 23])
+                data = training_set(trace, name, end, self.max_price, self.settings.stride, rng, self.settings.delta)
+                if data["P"] in (0.0, 1.0):    # one class only: the base rate is the answer
+                    model, info = None, {"cpu_s": 0.0, "loss": float("nan"), "samples": len(data["labels"]),
+                                         "P": data["P"]}
+                else:
+                    X = windows(self.kind, _padded(Z), data["minutes"], (data["bids"] - trace.series(name)[data["minutes"]])
+                                / stats["scale"])
+                    model, info = train_network(self.kind, X, data["labels"], self.settings)
+                if self.cache:
+                    with atomic_path(path) as tmp:
+                        torch.save({"meta": meta, "info": info,
+                                    "state": None if model is None else model.state_dict()}, tmp)
+                info = dict(info, cached=False)
+            self._models[name] = {"model": model, "P": info["P"], "Zpad": _padded(Z), "scale": stats["scale"]}
+            self.fit_info[name] = dict(info, path=str(path) if self.cache else "")
+        self.trace, self._fitted_key = trace, key
+        return self
+
+    # -- inference ---------------------------------------------------------------------------------
+    def _entry(self, name: str) -> dict:
+        if self.trace is None:
+            raise SpotError("fit the predictor on a price trace first (predictor.fit(trace))")
+        if name not in self._models:
+            raise SpotError(f"the predictor was fitted without type {shown(name)}; fitted: {list(self._models)}")
+        return self._models[name]
+
+    def raw_outputs(self, name: str, bids, minutes) -> np.ndarray:
+        """The networks' outputs ``o`` (before Eq. 3) at ``minutes`` for maximum prices ``bids``."""
+        e = self._entry(name)
+        minutes = np.asarray(minutes, int).ravel()
+        bids = np.broadcast_to(np.asarray(bids, float), minutes.shape)
+        if len(minutes) and (minutes.min() < 0 or minutes.max() >= self.trace.n_minutes):
+            raise SpotError(f"minute outside the price trace (0 to {self.trace.n_minutes - 1})")
+        if e["model"] is None:
+            return np.full(len(minutes), 0.5)
+        torch = _torch()
+        _threads(torch, self.settings.threads)
+        price = self.trace.series(name)[minutes]
+        out = []
+        with torch.no_grad():
+            for lo in range(0, len(minutes), 4096):
+                sl = slice(lo, lo + 4096)
+                a, b = windows(self.kind, e["Zpad"], minutes[sl], (bids[sl] - price[sl]) / e["scale"])
+                out.append(torch.sigmoid(e["model"](torch.from_numpy(a), None if b is None else torch.from_numpy(b))).numpy())
+        return np.concatenate(out).astype(float) if out else np.zeros(0)
+
+    def probabilities(self, name: str, bids, minutes) -> np.ndarray:
+        """Eq. 3 (reconstructed, :func:`tt_core.spot.revocation.calibrate`) on :meth:`raw_outputs`: the
+        probability of a revocation within the hour after each of ``minutes``."""
+        e = self._entry(name)
+        if e["model"] is None:
+            return np.full(len(np.atleast_1d(minutes)), e["P"])
+        return np.asarray(R.calibrate(self.raw_outputs(name, bids, minutes), e["P"]), float)
+
+    def probability(self, name: str, bid: float, t: float) -> float:
+        self._entry(name)
+        m = R._minute(self.trace, t)
+        return float(self.probabilities(name, np.array([bid]), np.array([m]))[0])
+
+
+class RevPredPredictor(LSTMPredictor):
+    """RevPred (§III-B): split history/present network, Alg. 2 maximum prices in training."""
+
+    def __init__(self, settings: NetSettings | None = None, cache: bool = True, cache_dir=None):
+        super().__init__("revpred", settings, cache, cache_dir)
+
+
+class TributaryPredictor(LSTMPredictor):
+    """Tributary's predictor as the SpotTune authors re-implemented it: one LSTM, random maximum prices."""
+
+    def __init__(self, settings: NetSettings | None = None, cache: bool = True, cache_dir=None):
+        super().__init__("tributary", settings, cache, cache_dir)
+
+
+#: Every predictor by name: the models of :mod:`tt_core.spot.revocation` and the two LSTMs.
+PREDICTORS = {**R.PREDICTORS, "revpred": RevPredPredictor, "tributary": TributaryPredictor}
+
+
+def make_predictor(name: str, settings: NetSettings | None = None):
+    """A fresh predictor by name (``empirical``, ``logistic``, ``revpred``, ``tributary``); ``settings``
+    for the LSTMs."""
+    if name not in PREDICTORS:
+        raise SpotError(f"unknown revocation predictor {shown(name)}; known: {list(PREDICTORS)}")
+    if name in KINDS:
+        return PREDICTORS[name](settings)
+    return PREDICTORS[name]()
