@@ -102,7 +102,7 @@ def test_groups():
 
 @pytest.mark.parametrize("text, match", [
     ("nosuch", r"unknown optimizer 'nosuch'; known optimizers: \[.*trimtuner-dt.*\]"),
-    ("trimtuner-dt:nosuch", r"unknown filter 'nosuch'; known filters: \['cea', 'cmaes', 'direct', 'none', 'random'\]"),
+    ("trimtuner-dt:nosuch", r"unknown filter 'nosuch'; known filters: \['cea', 'cmaes', 'cmaes-raw', 'direct', 'direct-raw', 'none', 'random'\]"),
     ("trimtuner-dt:cea:abc", "fraction"),
     ("trimtuner-dt:cea:0", r"beta must be a fraction in \(0, 1\]"),
     ("trimtuner-dt:cea:150%", r"beta must be a fraction in \(0, 1\]"),
