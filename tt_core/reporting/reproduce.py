@@ -79,6 +79,8 @@ NOTEBOOKS: list[NotebookEntry] = [
                   ("spottune_fig7.png", "spottune_fig8.png")),
     NotebookEntry("14_spottune_earlycurve", "EarlyCurve vs a single-stage fit", "SpotTune Fig. 11; the top-3 claim",
                   ("spottune_fig11.png",)),
+    NotebookEntry("16_fabulinus_evaluation", "Fabulinus vs FABOLAS, EIc and EI", "Thesis ch. 7, Figs 7.1-7.2",
+                  ("thesis_fig7_2_rnn.png", "thesis_fig7_1_cnn.png")),
     NotebookEntry("98_discrepancies", "Every difference and its cause",
                   "all paper-vs-workbook rows that do not agree, with their measured causes (run last)"),
 ]
