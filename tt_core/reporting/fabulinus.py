@@ -45,7 +45,7 @@ def not_run(rows: list[dict]) -> list[dict]:
 
 
 def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, iterations: int,
-              networks=("cnn", "rnn", "mlp")) -> list[dict]:
+              networks=("cnn", "rnn", "mlp"), mix: pd.DataFrame | None = None) -> list[dict]:
     """Rows of the optimisation-cost reductions (§7.3, ch. 7 summary, ch. 8 "up to 6.6x") and of the
     initial-sampling cost reductions.
 
@@ -59,6 +59,10 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
         ``benchmark -> expected_initial_cost_ratio(...)`` (what the data say about charging).
     iterations : int
         Tests per run of the profile (the thesis ran 100).
+    mix : DataFrame, optional
+        Share of the BO tests per size fraction ``s`` for Fabulinus and FABOLAS
+        (:func:`tt_core.reporting.trimtuner_figs.size_mix`): the measured cause of a differing
+        Fabulinus-vs-FABOLAS row.
     """
     short = (f"{iterations} tests per run (thesis: {pv.SECTION_7_2['iterations']}); the total cost is "
              "dominated by the initial sampling in a shorter run") if iterations != pv.SECTION_7_2["iterations"] else ""
@@ -72,8 +76,16 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
                 continue
             w = _get(reduction, bench, "reduction_pct", baseline=base)
             paired = _get(reduction, bench, "paired_median_pct", baseline=base)
+            cause = ""
+            if base == "fabolas" and w is not None and abs(w - pct) > REDUCTION_TOL and mix is not None and len(mix):
+                m = mix[mix["benchmark"] == bench]
+                small = m[m["s"] == m["s"].min()].set_index("optimizer")["share"]
+                if {"fabulinus", "fabolas"} <= set(small.index):
+                    cause = (f"after the initial sampling FABOLAS runs {_fmt(100 * small['fabolas'], 0)}% of its tests "
+                             f"at the smallest size, Fabulinus {_fmt(100 * small['fabulinus'], 0)}% (table 'sizes' of "
+                             "notebook 16): both share the initial sampling, so the BO tests' sizes decide")
             rows.append({"source": SOURCE, "item": item, "paper": pct, "workbook": w, "abs_tol": REDUCTION_TOL,
-                         "not_comparable": short,
+                         "not_comparable": short, "cause": cause,
                          "note": f"mean total exploration cost after the run; median of per-seed reductions "
                                  f"{_fmt(paired)}%"})
         ip = paper["initial_cost_reduction_pct"]
