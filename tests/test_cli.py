@@ -140,7 +140,7 @@ def test_every_optimizer_runs_through_tt_runs(tmp_path, capsys):
     (["--optimizer", "eic", "--initial-budget", "1"], "'eic' has no option initial_budget"),
     (["--optimizer", "eic", "--iterations", "100000"], "exceeds the 288 candidate tests"),
     (["--optimizer", "trimtuner-dt", "--objective", "cost"], "optimises 'accuracy', not 'cost'"),
-    (["--optimizer", "bogus"], "known optimizers: ['cherrypick', 'eic', 'eic-usd', 'fabolas', 'lynceus'"),
+    (["--optimizer", "bogus"], "known optimizers: ['cherrypick', 'ei', 'eic', 'eic-usd', 'fabolas', 'fabulinus', 'lynceus'"),
 ])
 def test_a_limit_a_method_cannot_honour_is_one_line_and_exit_2(capsys, argv, message):
     code = main(["optimize", "--benchmark", "rnn", "--seed", "1", *argv])

@@ -17,7 +17,7 @@ ENTRY = re.compile(r"^(Eqs?|Alg)\. ([\d.]+)(?:-([\d.]+))?,", re.MULTILINE)
 REQUIRED = {
     "TrimTuner paper": {f"Eq. {i}" for i in range(1, 8)} | {"Alg. 1"},
     "Nephele / Fabulinus thesis": {"Eq. 2.15", "Eq. 2.17", "Eq. 3.1", "Eq. 3.2", "Eq. 6.1", "Eq. 6.2", "Eq. 7.1",
-                                   "Alg. 2", "Alg. 3"},
+                                   "Eq. 4.1", "Eq. 4.3", "Eq. 4.4", "Eq. 4.5", "Alg. 2", "Alg. 3", "Alg. 4", "Alg. 5"},
     "SpotTune paper": {f"Eq. {i}" for i in range(1, 8)} | {"Alg. 1", "Alg. 2"},
 }
 

@@ -126,7 +126,7 @@ def test_ask_tell_on_a_users_own_job():
 
 
 def test_clear_errors(rnn):
-    with pytest.raises(ValueError, match=r"unknown optimizer 'bogus'; known optimizers: \['cherrypick', 'eic'"):
+    with pytest.raises(ValueError, match=r"unknown optimizer 'bogus'; known optimizers: \['cherrypick', 'ei', 'eic'"):
         run_optimization(rnn, "bogus", seed=1)
     with pytest.raises(ValueError, match=r"iterations=3 is smaller than the initial design .* \(4 tests\)"):
         run_optimization(rnn, "trimtuner-dt", seed=1, iterations=3)

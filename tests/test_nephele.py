@@ -314,7 +314,7 @@ def test_grid_stores_one_file_per_run_and_resumes(toy, tmp_path):
 
 # ------------------------------------------------------------------------------- errors
 def test_unknown_optimizer_lists_the_known_ones(toy):
-    with pytest.raises(ValueError, match="known optimizers: \\['cherrypick', 'eic', 'eic-usd', 'fabolas', 'lynceus', "
+    with pytest.raises(ValueError, match="known optimizers: \\['cherrypick', 'ei', 'eic', 'eic-usd', 'fabolas', 'fabulinus', 'lynceus', "
                                          "'nephele', 'random', 'trimtuner-dt', 'trimtuner-gp'\\]"):
         make_nephele_optimizer("bogus", toy, seed=0, **TOY)
     with pytest.raises(ValueError, match="known optimizers"):

@@ -23,7 +23,7 @@ def test_paper_profile_is_the_papers_setup():
     assert fig4["seeds"] == list(range(1, 11))
 
 
-@pytest.mark.parametrize("study", ["fig1", "fig3", "fig4"])
+@pytest.mark.parametrize("study", ["fig1", "fig3", "fig4", "fabulinus"])
 def test_paper_profile_settings_match_the_paper(study):
     t = settings_table("paper", study)
     compared = t[t["same"].notna()]

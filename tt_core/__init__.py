@@ -49,8 +49,9 @@ Jobs in the Cloud via Sub-Sampling", MASCOTS 2020.
 Nephele / Fabulinus thesis
 --------------------------
 P. Mendes, "Leveraging Subsampling Techniques to Optimize Machine Learning Jobs in the Cloud", MSc
-thesis, Instituto Superior Técnico, Universidade de Lisboa, 2019. Nephele (ch. 3) is implemented;
-Fabulinus (ch. 4, Algs. 4-5) is not.
+thesis, Instituto Superior Técnico, Universidade de Lisboa, 2019. Nephele (ch. 3) and Fabulinus (ch. 4)
+are implemented; Fabulinus is TrimTuner-GP with the settings of ch. 4 (``fabulinus`` of
+:func:`tt_core.optimizers.registry.make_optimizer`, :data:`tt_core.optimizers.registry.FABULINUS_SETTINGS`).
 
 * Eq. 2.4, the Matérn 5/2 kernel -> :class:`tt_core.models.matern_gp.MaternGP` (the GP of the EIc and
   EIc/USD baselines); FABOLAS' kernel :func:`tt_core.models.fabolas_gp.fabolas_kernel` is a product of
@@ -68,10 +69,29 @@ Fabulinus (ch. 4, Algs. 4-5) is not.
 * Eq. 3.3, Gauss-Hermite quadrature over ``N`` cost and ``M`` accuracy points of the lookahead ->
   :meth:`tt_core.acquisitions.lookahead.Lookahead.paths` (nodes
   :func:`tt_core.acquisitions.trimtuner.gauss_hermite_normal`).
+* Eq. 4.1, maximise ``A(x, s=1)`` subject to ``C(x, s=1) <= C_max`` -> :class:`tt_core.optimizers.base.Problem`
+  with ``objective="accuracy"`` (as TrimTuner's Eq. 4).
+* Eqs. 4.2-4.3, FABOLAS' ``a_F`` -> :class:`tt_core.acquisitions.entropy_search.InformationGainPerCost`
+  (``C_overhead`` = 0).
+* Eqs. 4.4-4.5, constrained entropy search ``ES_C = a_F * CEA(x_inc)`` ->
+  :class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition` with ``factor="cea"`` (the fantasised
+  incumbent's predicted accuracy times its probability of meeting the limit).
+* Alg. 4, Fabulinus -> :class:`tt_core.optimizers.model_based.ModelBasedOptimizer` (``fabulinus``); lines
+  4-6, the initial sampling (3% of the configurations at every sub-sampled size, §7.2) ->
+  :func:`tt_core.bo.design.subsampled_configs` (:func:`tt_core.optimizers.registry.fabulinus_n_init`);
+  line 12 and §4.2, the incumbent with ``P >= 0.99`` -> :func:`tt_core.bo.incumbent.find_incumbent`
+  (``threshold``); sub-sampled tests only -> ``test_full_size=False``.
+* Alg. 5, selection of the next configuration: the top-beta CEA set Gamma (§4.2.2) and the argmax of
+  ES_C -> :func:`tt_core.bo.filters.filter_candidates`,
+  :meth:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition.argmax`.
 * Eq. 6.1, CNO -> :func:`tt_core.experiments.metrics.cno`.
 * Eq. 6.2, production-cost reduction by sub-sampling -> :func:`tt_core.analysis.subsampling.subsampling_gain`;
   over a grid of constraints (Fig. 6.8) -> :func:`tt_core.analysis.subsampling.cost_reduction_grid`.
-* Eq. 7.1, the thesis' Accuracy_C (0 when infeasible) -> :func:`tt_core.experiments.metrics.accuracy_c_thesis`.
+* Eq. 7.1, the thesis' Accuracy_C (0 when infeasible) -> :func:`tt_core.experiments.metrics.accuracy_c_thesis`;
+  the §7.1 baseline "BO with EI" -> :class:`tt_core.acquisitions.ei.EI` (``ei`` of the registry); Figs
+  7.1-7.2 -> :func:`tt_core.analysis.fabulinus.panel_curves`; §7.3's cost reductions and time ratios ->
+  :func:`tt_core.analysis.fabulinus.cost_reduction`, :func:`tt_core.analysis.fabulinus.initial_cost_reduction`,
+  :func:`tt_core.analysis.fabulinus.time_ratio`.
 * Alg. 2, Nephele -> :class:`tt_core.optimizers.budgeted.Nephele` on
   :class:`tt_core.optimizers.budgeted.BudgetedOptimizer` (budget stop, lines 24-26), driven by
   :func:`tt_core.experiments.replay.run_optimization`. Lines 7-10, the LHS(T) sampler ->

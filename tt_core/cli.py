@@ -171,7 +171,8 @@ def cmd_runs(args) -> int:
     from tt_core import experiments as ex
 
     if args.profile:
-        specs = ex.profile_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
+        study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs
+        specs = study_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
     else:
         if not (args.benchmarks and args.optimizers and args.seeds):
             raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
@@ -419,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)")
     ru.add_argument("--profile", choices=list(_profile_names()))
+    ru.add_argument("--study", choices=["fig1", "fabulinus"], default="fig1",
+                    help="with --profile: TrimTuner Figs 1-2 (default) or thesis ch. 7 (Fabulinus, Figs 7.1-7.2)")
     ru.add_argument("--benchmarks", nargs="+")
     ru.add_argument("--optimizers", nargs="+")
     ru.add_argument("--seeds", nargs="+", type=_whole("--seed", 0))

@@ -25,6 +25,12 @@ choice, and the default, is a single root (``y = mu_loss``, weight 1). The const
 always fantasised at their predicted mean. Without constraints the factor is 1 and
 ``alpha_T = alpha_F``.
 
+Fabulinus (thesis §4.2.1, Eqs. 4.4-4.5) is the same computation with another first factor:
+``ES_C(x, s) = a_F(x, s) * CEA(x, s)`` where ``CEA(x, s) = A(x_inc, s=1 | S') * P(C(x_inc, s=1) <= C_max | S')``
+multiplies the probability by the fantasised models' *predicted accuracy* of the fantasised
+incumbent ``x_inc`` (``factor="cea"``; the default ``factor="probability"`` is TrimTuner's Eq. 5). Its
+incumbent rule asks for ``P >= 0.99`` (thesis §4.2, ``feasibility_threshold=0.99``).
+
 Deviations from the original TrimTuner implementation
 -----------------------------------------------------
 * The original's fantasies were cumulative across candidates (each candidate's fantasy was added on top
@@ -81,12 +87,20 @@ class TrimTunerAcquisition:
     n_roots : int, default 1
         Gauss-Hermite roots over the loss prediction (1 = the paper's approximation).
     feasibility_threshold : float, default 0.5
-        Incumbent rule threshold (:data:`tt_core.bo.incumbent.FEASIBILITY_THRESHOLD`).
+        Incumbent rule threshold (:data:`tt_core.bo.incumbent.FEASIBILITY_THRESHOLD`; Fabulinus: 0.99).
+    factor : {"probability", "cea"}
+        First factor at the fantasised incumbent ``x*``: ``P(constraints)`` (TrimTuner Eq. 5) or
+        ``(1 - exp(mu_loss)) * P(constraints)``, the CEA of ``x*`` (Fabulinus, thesis Eq. 4.5).
     """
+
+    FACTORS = ("probability", "cea")
 
     def __init__(self, information_gain_per_cost: Callable, models: Mapping[str, object],
                  constraints: Iterable[Constraint], X_full, n_roots: int = 1,
-                 feasibility_threshold: float = FEASIBILITY_THRESHOLD):
+                 feasibility_threshold: float = FEASIBILITY_THRESHOLD, factor: str = "probability"):
+        if factor not in self.FACTORS:
+            raise ValueError(f"unknown factor {shown(factor)}; known: {list(self.FACTORS)}")
+        self.factor = factor
         if not callable(information_gain_per_cost):
             raise ValueError("information_gain_per_cost must be a callable X -> values (e.g. InformationGainPerCost)")
         self.information_gain_per_cost = information_gain_per_cost
@@ -125,7 +139,8 @@ class TrimTunerAcquisition:
         Returns
         -------
         term : ndarray of shape (n,)
-            ``sum_r p_r P(constraints hold at x*_r)``; ones when there are no constraints.
+            ``sum_r p_r P(constraints hold at x*_r)`` (``factor="cea"``: ``sum_r p_r A(x*_r) P(...)``);
+            ones when there are no constraints.
         incumbents : ndarray of int, shape (n, n_roots), only if ``return_incumbents``
         """
         X = check_X(X, self.X_full.shape[1])
@@ -155,7 +170,10 @@ class TrimTunerAcquisition:
                 p_full = probability_of_constraints(full, self.constraints)
                 inc = select_incumbent(full[LOSS][0], p_full, self.feasibility_threshold)
                 incumbents[i, r] = inc.index
-                total += w * p_full[inc.index]
+                value = p_full[inc.index]
+                if self.factor == "cea":  # thesis Eq. 4.5: predicted accuracy x probability at x_inc
+                    value = inc.predicted_accuracy * value
+                total += w * value
             self._terms[keys[i]] = (total, incumbents[i].copy())
         for i in range(n):
             term[i], incumbents[i] = self._terms[keys[i]]

@@ -2,6 +2,9 @@
 
 * :func:`subsampled_snapshot` -- one random configuration at the sub-sampled sizes closest to
   1/60, 1/10, 1/4 and 1/2 of the data (TrimTuner paper Sec. III; FABOLAS' design);
+* :func:`subsampled_configs` -- ``n`` random configurations, each at every sub-sampled size (thesis
+  §4.2 and §7.2: Fabulinus' initial models are built from configurations "randomly selected", 3% of the
+  search space, "evaluated on all the possible subsampled dataset sizes");
 * :func:`latin_hypercube_configs` -- ``n`` full-size configurations, each the nearest not-yet-chosen
   configuration to a point of a Latin hypercube in the encoded space (EIc, EIc/USD);
 * :func:`level_coordinates` and :func:`nearest_untested` -- the thesis' "LHS(T)" on a discrete space
@@ -31,15 +34,31 @@ def latin_hypercube(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 
 def subsampled_snapshot(space, rng: np.random.Generator, fractions=INIT_FRACTIONS) -> list[tuple[int, int]]:
     """One random configuration at the sub-sampled sizes nearest (in log) to ``fractions`` of the data."""
+    wanted = subsampled_sizes(space, fractions)
+    cid = int(rng.choice(space.config_ids))
+    return [(cid, int(s)) for s in wanted]
+
+
+def subsampled_sizes(space, fractions=INIT_FRACTIONS) -> list[int]:
+    """The sub-sampled sizes nearest (in log) to ``fractions`` of the largest size, ascending, distinct."""
     sub = [s for s in space.sizes if s < space.max_size]
     if not sub:
         raise ValueError(
             f"this optimiser tests sub-sampled sizes, but the benchmark has only size {space.max_size}; "
             "use a full-size optimiser (eic, eic-usd, random) or add smaller sizes"
         )
-    wanted = sorted({min(sub, key=lambda s: abs(np.log(s / (f * space.max_size)))) for f in fractions})
-    cid = int(rng.choice(space.config_ids))
-    return [(cid, int(s)) for s in wanted]
+    return [int(s) for s in sorted({min(sub, key=lambda s: abs(np.log(s / (f * space.max_size)))) for f in fractions})]
+
+
+def subsampled_configs(space, n: int, rng: np.random.Generator, fractions=INIT_FRACTIONS) -> list[tuple[int, int]]:
+    """``n`` distinct uniformly random configurations, each at every sub-sampled size (thesis §4.2, §7.2).
+
+    The configurations are those :func:`random_configs` draws with the same generator state, so a
+    full-size optimiser seeded alike starts from the same configurations at full size. Pairs are ordered
+    configuration by configuration, smallest size first.
+    """
+    sizes = subsampled_sizes(space, fractions)
+    return [(cid, s) for cid, _ in random_configs(space, n, rng) for s in sizes]
 
 
 def latin_hypercube_configs(space, n: int, rng: np.random.Generator) -> list[tuple[int, int]]:

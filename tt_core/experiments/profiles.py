@@ -17,6 +17,11 @@ beta = 10 % with CEA, DIRECT, CMA-ES and random, 10 runs; Fig. 4 runs TrimTuner-
 paper's betas (1 %, 10 %, 20 %, 50 %, no filter), 10 runs. The ``quick`` profile cuts seeds, optimisers
 and uses TrimTuner-DT for Fig. 3 (a GP run with DIRECT or CMA-ES costs minutes); every notebook prints
 its settings beside the paper's (:func:`tt_core.reporting.settings.settings_table`).
+``fabulinus`` Thesis ch. 7, Figs 7.1-7.2: Fabulinus vs FABOLAS vs BO with EIc vs BO with EI, each run with
+              the same initial configurations (3% of the configurations, random; at every sub-sampled
+              size for Fabulinus and FABOLAS, at full size for EIc and EI) and a fixed number of tests
+              (thesis: 100, 10 runs). The quick profile cuts runs and tests (a GP test at 100
+              observations costs several CPU seconds here).
 ``tables3_4`` TrimTuner Tables III-IV: recommendation-time plans (``tt bench recommend``).
 ``nephele``   Thesis Figs 6.10-6.13 and Table 6.1: seeds, budgets, lookahead settings.
 ``bench``     ``tt bench recommend --quick``.
@@ -43,6 +48,22 @@ INITIAL_BUDGETS = {"cnn": 5.0, "rnn": 1.0, "mlp": 2.0}
 EXPLORATION_BUDGETS = {"cnn": 20.0, "rnn": 2.5}
 
 _TABLE4_DT = "table4-dt"
+
+#: Thesis ch. 7: the four optimisers of Figs 7.1-7.3, in the thesis' order.
+FABULINUS_OPTIMIZERS = ["fabulinus", "fabolas", "eic", "ei"]
+#: Thesis §7.2: initial configurations, "3% of the search space size, randomly selected" (288 -> 9;
+#: :func:`tt_core.optimizers.registry.fabulinus_n_init`), for every optimiser alike.
+FABULINUS_N_INIT = 9
+#: Per-optimiser options that put the baselines on the thesis' setup (Fabulinus' own are its registry
+#: defaults). FABOLAS: same random initial configurations at every sub-sampled size, each test charged in
+#: full, sub-sampled tests only ("Algorithm 4 is the same used by Fabolas" except the cloud parameters
+#: and the constraint, §4.2). EIc and EI: the same configurations at full size.
+FABULINUS_OPTIONS = {
+    "fabulinus": {},
+    "fabolas": {"init_design": "random", "n_init": FABULINUS_N_INIT, "snapshot_init": False, "test_full_size": False},
+    "eic": {"init_design": "random", "n_init": FABULINUS_N_INIT},
+    "ei": {"init_design": "random", "n_init": FABULINUS_N_INIT},
+}
 
 #: SpotTune settings shared by every profile (the paper's where it gives them: theta 0.7 and 1.0, the
 #: refund rule, RevPred trained on the first 9 days; the rest are the simulator's documented assumptions).
@@ -72,6 +93,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 5.2, "rnn": 1.02}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": False, "seed_draws": 2},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        # one configuration in the initial design (4 sub-sampled tests or 1 full-size test), 7 tests
+        "fabulinus": {"benchmarks": ["rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1], "iterations": 7,
+                      "n_init": 1},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [], "curves": "quick",
                      "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0, "theta_seeds": [1]},
         "revpred": {**_REVPRED_COMMON, "types": ["r4.large", "m4.4xlarge"], "hidden": 8, "epochs": 1, "lr": 1e-2,
@@ -94,6 +118,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 7.0, "rnn": 1.5}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": True, "seed_draws": 30},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        # 2 runs of 50 tests (Fabulinus, FABOLAS: 36 initial + 14 BO tests); about 4-5 CPU minutes
+        "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1, 2],
+                      "iterations": 50, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
                                                    "rnn/t2.xlarge-x4"],
                      "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3],
@@ -119,6 +146,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 10.0, "rnn": 2.5}, "lookahead_max_paths": 10,
                     "timing_states": 5, "timing_full_gamma": True, "seed_draws": 30},
         "bench": {"n_obs": [8, 20, 44], "seeds": [1, 2], "repeats": 3},
+        # thesis §7.2: 10 runs, 100 iterations, 3% initial configurations, both public networks
+        "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": list(range(1, 11)),
+                      "iterations": 100, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
                      "curves": "full", "seeds": list(range(1, 11)), "theta_seeds": list(range(1, 11))},
         # every minute of the fit period a sample, every test minute scored; Fig. 10(c) on Fig. 7's job sets

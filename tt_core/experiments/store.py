@@ -111,6 +111,26 @@ def profile_specs(profile: str, smoke: bool = False, **overrides) -> list[RunSpe
     return grid(p["benchmarks"], p["optimizers"], p["seeds"], **kw)
 
 
+def fabulinus_specs(profile: str, smoke: bool = False, **overrides) -> list[RunSpec]:
+    """The thesis ch. 7 runs of a profile (Figs 7.1-7.2): networks x optimisers x seeds.
+
+    Every optimiser gets the profile's ``n_init`` initial configurations (the same ones for one seed)
+    and the options of :data:`tt_core.experiments.profiles.FABULINUS_OPTIONS`; Fabulinus' own settings
+    are its registry defaults (its folder name says only what the profile changes).
+    """
+    from tt_core.experiments.profiles import FABULINUS_N_INIT, FABULINUS_OPTIONS, settings
+
+    p = settings(profile, "fabulinus", smoke)
+    specs = []
+    for o in p["optimizers"]:
+        opts = dict(FABULINUS_OPTIONS[o])
+        if p["n_init"] != FABULINUS_N_INIT:
+            opts["n_init"] = p["n_init"]
+        kw = {"iterations": p["iterations"], "options": tuple(sorted(opts.items())), **overrides}
+        specs += [RunSpec(b, o, int(s), **kw) for b in p["benchmarks"] for s in p["seeds"]]
+    return specs
+
+
 def grid(benchmarks, optimizers, seeds, **kwargs) -> list[RunSpec]:
     """The full cross product of benchmarks x optimisers x seeds."""
     return [RunSpec(b, o, int(s), **kwargs) for b in benchmarks for o in optimizers for s in seeds]

@@ -233,7 +233,9 @@ class Optimizer:
                 raise ValueError(f"{label} must be a finite number >= 0, got {shown(v)}")
         key = (int(config_id), int(size))
         if not self.pool.contains(*key):
-            where = "at the full size" if self.full_size_only else "of the space"
+            where = ("at the full size" if self.full_size_only else
+                     "at a sub-sampled size (this optimiser never tests the full size)"
+                     if getattr(self, "test_full_size", True) is False else "of the space")
             raise ValueError(f"{self.name}: ({key[0]}, {key[1]}) is not a candidate {where}")
         phase = self._phase_of(key)
         self.pool.mark_tested(*key)  # raises if already tested
@@ -272,6 +274,16 @@ class Optimizer:
         raise NotImplementedError
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _restrict_pool(self, keep) -> None:
+        """Keep only the candidates where ``keep`` (a mask over ``pool.pairs()``) is true; before any test."""
+        if len(self._history):
+            raise RuntimeError("the candidate pool can only be restricted before the first test")
+        ids, sizes = self.pool.pairs
+        keep = np.asarray(keep, dtype=bool)
+        if not keep.any():
+            raise ValueError("no candidate test is left after the restriction")
+        self.pool = CandidatePool(ids[keep], sizes[keep])
+
     def _random_untested(self) -> tuple[int, int]:
         ids, sizes = self.pool.untested()
         i = int(self.rng.integers(len(ids)))

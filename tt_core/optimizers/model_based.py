@@ -7,9 +7,15 @@
 | fabolas        | FABOLAS GP (MCMC)         | all          | 1 random config at 1/60..1/2   | CMA-ES  | info gain / cost (Eq. 3)    | unconstrained        |
 | eic            | GP (ML-II Matern-5/2)     | full only    | 4 Latin-hypercube configs      | none    | EIc                         | constrained          |
 | eic-usd        | GP (ML-II Matern-5/2)     | full only    | 4 Latin-hypercube configs      | none    | EIc / predicted cost        | constrained          |
+| fabulinus      | FABOLAS GP (MCMC)         | sub-sampled  | 9 random configs at 1/60..1/2  | CEA     | ES_C (thesis Eq. 4.4)       | constrained, P>=0.99 |
+| ei             | GP (ML-II Matern-5/2)     | full only    | 4 Latin-hypercube configs      | none    | EI (no constraint)          | unconstrained        |
 | random         | -                         | full only    | 4 random configs               | -       | uniform random              | best observed feasible |
 
-FABOLAS ignores the constraint, as in the paper. Every optimiser takes an explicit ``seed``.
+FABOLAS ignores the constraint, as in the paper. Fabulinus (thesis ch. 4) is TrimTuner-GP with three
+settings changed: ``constraint_factor="cea"`` (Eq. 4.5), ``feasibility_threshold=0.99`` (§4.2) and
+``test_full_size=False`` (it "only tests configurations ... using subsampled datasets", ch. 4); its
+initial design is ``init_design="random"`` with ``n_init`` configurations at every sub-sampled size
+(§4.2, §7.2), each test charged in full. Every optimiser takes an explicit ``seed``.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from tt_core.bo.constraints import LOSS
-from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_snapshot
+from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_configs, subsampled_snapshot
 from tt_core.bo.history import loss_target
 from tt_core.bo.incumbent import best_observed
 from tt_core.bo.ties import argmax_random_ties
@@ -31,6 +37,8 @@ ModelFactory = Callable[[str, int, ConfigSpace], object]
 
 #: Incumbent rules of :class:`ModelBasedOptimizer` (``incumbent_rule``).
 INCUMBENT_RULES = ("paper", "tested-cea")
+#: Initial designs of :class:`ModelBasedOptimizer` (``init_design``).
+INIT_DESIGNS = ("paper", "random")
 
 
 class DesignedOptimizer(Optimizer):
@@ -110,7 +118,9 @@ class ModelBasedOptimizer(DesignedOptimizer):
     problem, seed : see :class:`tt_core.optimizers.base.Optimizer`
     model_factory : callable ``(kind, seed, space) -> Surrogate``
         ``kind`` is ``"loss"``, ``"cost"`` or ``"time"``.
-    acquisition : {"trimtuner", "fabolas", "eic", "eic-usd"}
+    acquisition : {"trimtuner", "fabolas", "eic", "eic-usd", "ei"}
+        ``"ei"``: expected improvement of the loss below the best *observed* loss, feasible or not (the
+        thesis' "BO with EI", §7.1: no constraint).
     filter : str
         Filter name (:mod:`tt_core.bo.filters`), applied to the untested candidates before the acquisition.
     beta : float in (0, 1]
@@ -132,6 +142,22 @@ class ModelBasedOptimizer(DesignedOptimizer):
         configurations (Alg. 1 line 19, :func:`tt_core.bo.incumbent.find_incumbent`); ``"tested-cea"``:
         as in the authors' code, the configuration of max CEA among those tested so far (any size),
         predicted at full size (:func:`tt_core.bo.incumbent.find_tested_incumbent`).
+    init_design : {"paper", "random"}
+        ``"paper"``: TrimTuner's one random configuration at 1/60, 1/10, 1/4, 1/2 of the data (with
+        ``subsampling``) or ``n_init`` Latin-hypercube full-size configurations (without); ``"random"``:
+        ``n_init`` uniformly random configurations, at every sub-sampled size (with ``subsampling``,
+        :func:`tt_core.bo.design.subsampled_configs`) or at full size (thesis §4.2, §7.2).
+    test_full_size : bool, default True
+        With ``subsampling``: whether the full size is a candidate test. False: only sub-sampled sizes
+        are tested, the full size only predicted (Fabulinus, thesis ch. 4 and §7.3.3: "Fabulinus only
+        predicts the cost and accuracy of the incumbent and never runs it").
+    constraint_factor : {"probability", "cea"}
+        First factor of the acquisition ``"trimtuner"`` at the fantasised incumbent: ``P(constraints)``
+        (TrimTuner Eq. 5) or CEA (Fabulinus, thesis Eq. 4.5); see
+        :class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition`.
+    feasibility_threshold : float, default 0.5
+        ``P(constraints)`` at which a configuration counts as predicted feasible, in the incumbent rule
+        and in the fantasised incumbent of the acquisition (Fabulinus: 0.99, thesis §4.2).
     random_ties : bool, default True
         Break ties of the filter (CEA), of the acquisition's maximum and of the incumbent uniformly at
         random with a generator derived from the seed and the step (:mod:`tt_core.bo.ties`); False:
@@ -142,10 +168,12 @@ class ModelBasedOptimizer(DesignedOptimizer):
     def __init__(self, problem, *, seed, model_factory: ModelFactory, acquisition: str,
                  filter: str = "cea", beta: float = 0.1, subsampling: bool = True, constrained_incumbent: bool = True,
                  n_init: int = 4, n_representers: int = 50, gh_roots: int = 1, snapshot_init: bool = True,
-                 finish_last_run: bool = True, incumbent_rule: str = "paper", random_ties: bool = True):
+                 finish_last_run: bool = True, incumbent_rule: str = "paper", random_ties: bool = True,
+                 init_design: str = "paper", test_full_size: bool = True, constraint_factor: str = "probability",
+                 feasibility_threshold: float = 0.5):
         if not (isinstance(beta, (int, float)) and 0.0 < beta <= 1.0):
             raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {shown(beta)}")
-        known = ("trimtuner", "fabolas", "eic", "eic-usd")
+        known = ("trimtuner", "fabolas", "eic", "eic-usd", "ei")
         if acquisition not in known:
             raise ValueError(f"unknown acquisition {shown(acquisition)}; known: {list(known)}")
         from tt_core.bo.filters import get_filter
@@ -154,6 +182,21 @@ class ModelBasedOptimizer(DesignedOptimizer):
         if incumbent_rule not in INCUMBENT_RULES:
             raise ValueError(f"unknown incumbent_rule {shown(incumbent_rule)}; known: {list(INCUMBENT_RULES)}")
         self.incumbent_rule = incumbent_rule
+        if init_design not in INIT_DESIGNS:
+            raise ValueError(f"unknown init_design {shown(init_design)}; known: {list(INIT_DESIGNS)}")
+        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
+        from tt_core.bo.incumbent import _check_threshold
+
+        if constraint_factor not in TrimTunerAcquisition.FACTORS:
+            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
+                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
+        self.feasibility_threshold = _check_threshold(feasibility_threshold)
+        self.init_design = init_design
+        self.constraint_factor = constraint_factor
+        self.test_full_size = bool(test_full_size)
+        if not subsampling and not test_full_size:
+            raise ValueError("test_full_size=False needs subsampling (an optimiser without sub-sampling tests only "
+                             "the full size)")
         self.model_factory = model_factory
         self.acquisition = acquisition
         self.filter = filter
@@ -165,6 +208,8 @@ class ModelBasedOptimizer(DesignedOptimizer):
         self.random_ties = bool(random_ties)
         super().__init__(problem, seed=seed, full_size_only=not subsampling, n_init=n_init,
                          finish_last_run=finish_last_run)
+        if not self.test_full_size:
+            self._restrict_pool(self.pool.pairs[1] < self.space.max_size)
         self.init_is_snapshot = subsampling and snapshot_init
         self.model_kinds = self._model_kinds()
         self.models: dict[str, object] = {}
@@ -179,6 +224,10 @@ class ModelBasedOptimizer(DesignedOptimizer):
         return tuple(kinds)
 
     def initial_design(self, n_init):
+        if self.init_design == "random":
+            if self.subsampling:
+                return subsampled_configs(self.space, n_init, self.rng)
+            return random_configs(self.space, n_init, self.rng)
         if self.subsampling:
             return subsampled_snapshot(self.space, self.rng)
         return latin_hypercube_configs(self.space, n_init, self.rng)
@@ -219,7 +268,8 @@ class ModelBasedOptimizer(DesignedOptimizer):
         from tt_core.bo.incumbent import find_incumbent
 
         cons = self.constraints if self.constrained_incumbent else ()
-        inc = find_incumbent(self.models, cons, self._X_full, rng=self._ties("incumbent"))
+        inc = find_incumbent(self.models, cons, self._X_full, threshold=self.feasibility_threshold,
+                             rng=self._ties("incumbent"))
         return Recommendation(int(self.space.config_ids[inc.index]), self.space.max_size)
 
     def _tested_cea_incumbent(self) -> Recommendation:
@@ -280,6 +330,11 @@ class ModelBasedOptimizer(DesignedOptimizer):
 
     def _build_acquisition(self):
         """The acquisition of this iteration: a callable ``X -> values`` (models fixed)."""
+        if self.acquisition == "ei":
+            from tt_core.acquisitions.ei import EI
+
+            h = self.history
+            return EI(self.models[LOSS], float(loss_target(h["accuracy"].to_numpy())[h["used"].to_numpy(bool)].min()))
         if self.acquisition in ("eic", "eic-usd"):
             from tt_core.acquisitions.ei import EIc, EIcPerUSD
 
@@ -296,4 +351,5 @@ class ModelBasedOptimizer(DesignedOptimizer):
             return info
         from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
 
-        return TrimTunerAcquisition(info, self.models, self.constraints, self._X_full, n_roots=self.gh_roots)
+        return TrimTunerAcquisition(info, self.models, self.constraints, self._X_full, n_roots=self.gh_roots,
+                                    feasibility_threshold=self.feasibility_threshold, factor=self.constraint_factor)

@@ -8,6 +8,8 @@ trimtuner-gp   model-based             FABOLAS GP (MCMC)           1 random conf
 fabolas        model-based             FABOLAS GP (MCMC)           1 random config at 1/60..1/2      max accuracy (ignores constraints)
 eic            model-based             GP (ML-II Matern-5/2)       4 Latin-hypercube configs         max accuracy
 eic-usd        model-based             GP (ML-II Matern-5/2)       4 Latin-hypercube configs         max accuracy
+fabulinus      model-based (thesis)    FABOLAS GP (MCMC)           3% of configs at 1/60..1/2        max accuracy
+ei             model-based             GP (ML-II Matern-5/2)       4 Latin-hypercube configs         max accuracy (ignores constraints)
 random         random                  -                           4 random configs / none           either
 nephele        budgeted (thesis)       5 bagged trees              LHS until B_init                  min cost
 lynceus        budgeted                5 bagged trees              LHS until B_init (full size)      min cost
@@ -16,7 +18,12 @@ cherrypick     budgeted                5 bagged trees              LHS until B_i
 
 TrimTuner and its baselines (paper Sec. IV): filter CEA for TrimTuner (beta 10 %), CMA-ES for FABOLAS,
 none for EIc and EIc/USD; acquisitions alpha_T (Eq. 5), information gain per cost (Eq. 3), EIc,
-EIc / predicted cost. Nephele, Lynceus and CherryPick (thesis §6.1) minimise cost under an accuracy
+EIc / predicted cost. Fabulinus (thesis ch. 4, evaluated in ch. 7) is TrimTuner-GP with the thesis'
+acquisition ES_C (Eq. 4.4-4.5: the fantasised incumbent's CEA, not only its probability of meeting the
+constraint), the incumbent rule "P(constraint) >= 0.99" (§4.2), sub-sampled tests only and an initial
+design of ``ceil(3% x configurations)`` random configurations at every sub-sampled size, each test
+charged in full (§4.2, §7.2). ``ei`` is the thesis' "BO with EI" (§7.1): EIc without the constraint,
+full size, unconstrained incumbent. Nephele, Lynceus and CherryPick (thesis §6.1) minimise cost under an accuracy
 and a time limit and stop when the exploration budget is spent. Random search samples full-size
 configurations when maximising accuracy and every size when minimising cost (thesis §6.1).
 
@@ -91,7 +98,8 @@ class OptimizerSpec:
     cls: type
 
 
-def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent):
+def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent, **defaults):
+    """Builder of a :class:`ModelBasedOptimizer`; ``defaults`` are method settings the caller may override."""
     def build(problem, *, seed, beta=None, filter_override=None, trees=None, **kw):
         factory = model_factory
         if trees is not None:
@@ -100,12 +108,32 @@ def _model_based(model_factory, acquisition, filter, subsampling, constrained_in
             if trees not in TREE_VARIANTS:
                 raise ValueError(f"unknown trees {shown(trees)}; known: {list(TREE_VARIANTS)}")
             factory = TREE_VARIANTS[trees]
+        settings = {**defaults, **kw}
+        if callable(settings.get("n_init")):
+            settings["n_init"] = settings["n_init"](problem.space)
         return ModelBasedOptimizer(
             problem, seed=seed, model_factory=factory, acquisition=acquisition,
             filter=filter_override or filter, beta=0.1 if beta is None else beta, subsampling=subsampling,
-            constrained_incumbent=constrained_incumbent, **kw,
+            constrained_incumbent=constrained_incumbent, **settings,
         )
     return build
+
+
+#: Share of the search space (configurations) in Fabulinus' initial design (thesis §7.2: "a number of
+#: configurations that corresponds to 3% of the search space size, randomly selected").
+FABULINUS_INIT_SHARE = 0.03
+
+
+def fabulinus_n_init(space: ConfigSpace) -> int:
+    """Configurations of Fabulinus' initial design: ``ceil(3% x configurations)`` (288 -> 9; thesis §7.2)."""
+    import math
+
+    return max(1, math.ceil(FABULINUS_INIT_SHARE * space.n_configs - 1e-9))
+
+
+#: Fabulinus' settings on top of TrimTuner-GP (thesis ch. 4 and §7.2).
+FABULINUS_SETTINGS = {"constraint_factor": "cea", "feasibility_threshold": 0.99, "test_full_size": False,
+                      "init_design": "random", "n_init": fabulinus_n_init, "snapshot_init": False}
 
 
 def _plain(cls):
@@ -128,6 +156,12 @@ REGISTRY: dict[str, OptimizerSpec] = {
                          _model_based(_matern_gp, "eic", "none", False, True), ModelBasedOptimizer),
     "eic-usd": OptimizerSpec("EIc/USD (Lynceus), full size", "model-based", "accuracy", _LIMITS_ALL,
                              _model_based(_matern_gp, "eic-usd", "none", False, True), ModelBasedOptimizer),
+    "fabulinus": OptimizerSpec("Fabulinus (thesis ch. 4): TrimTuner-GP with ES_C, P>=0.99 incumbent, sub-sampled tests",
+                               "model-based", "accuracy", _LIMITS_ALL,
+                               _model_based(_fabolas_gp, "trimtuner", "cea", True, True, **FABULINUS_SETTINGS),
+                               ModelBasedOptimizer),
+    "ei": OptimizerSpec("BO with EI (thesis §7.1), full size, ignores constraints", "model-based", "accuracy", _LIMITS_ALL,
+                        _model_based(_matern_gp, "ei", "none", False, False), ModelBasedOptimizer),
     "random": OptimizerSpec("random search", "random", None, _LIMITS_ALL, _plain(RandomSearch), RandomSearch),
     "nephele": OptimizerSpec("Nephele: min cost, sub-sampling, lookahead (thesis)", "budgeted", "cost",
                              _LIMITS_COST, _plain(Nephele), Nephele),
@@ -259,7 +293,7 @@ def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, 
         extra = [k for k, v in (("filter", filter), ("beta", beta)) if v is not None]
         if extra:
             raise ValueError(f"{shown(name)} has no candidate filter; {' and '.join(extra)} {'apply' if len(extra) > 1 else 'applies'} only to the model-based "
-                             "optimisers (trimtuner-dt, trimtuner-gp, fabolas, eic, eic-usd)")
+                             "optimisers (trimtuner-dt, trimtuner-gp, fabolas, fabulinus, eic, eic-usd, ei)")
     accepted = accepted_options(name)
     unknown = sorted(set(options) - set(accepted))
     if unknown:

@@ -22,6 +22,8 @@ METHOD_STYLES: dict[str, dict] = {
     "eic": {"color": "#2ca02c", "linestyle": "-.", "marker": "v", "label": "EIc"},
     "eic-usd": {"color": "#9467bd", "linestyle": "-.", "marker": "D", "label": "EIc/USD"},
     "random": {"color": "#7f7f7f", "linestyle": ":", "marker": "x", "label": "Random"},
+    "fabulinus": {"color": "#bcbd22", "linestyle": "-", "marker": "o", "label": "Fabulinus"},
+    "ei": {"color": "#000000", "linestyle": ":", "marker": "<", "label": "BO with EI"},
     "nephele": {"color": "#e377c2", "linestyle": "-", "marker": "P", "label": "Nephele"},
     "lynceus": {"color": "#8c564b", "linestyle": "--", "marker": "*", "label": "Lynceus"},
     "cherrypick": {"color": "#17becf", "linestyle": ":", "marker": "h", "label": "CherryPick"},

@@ -72,6 +72,22 @@ def _this_run(profile: str, study: str, smoke: bool) -> dict:
                 "observations per recommendation": ", ".join(str(n) for n in sorted({n for p in plans for n in p["n_obs"]})),
                 "time measured": "CPU seconds of one process (BLAS on 1 thread), median; settings interleaved "
                                  "at each optimiser state"}
+    if study == "fabulinus":
+        from tt_core.data.benchmarks import REGISTRY
+        from tt_core.optimizers.registry import FABULINUS_SETTINGS
+
+        init = "as many as the initial design" if s["n_init"] != profiles.FABULINUS_N_INIT else "3%"
+        return {"optimisers": ", ".join(s["optimizers"]), "networks": ", ".join(s["benchmarks"]),
+                "runs per optimiser": _seeds(s["seeds"]), "tests per run": str(s["iterations"]),
+                "initial samples": f"{init} of the configurations, random ({s['n_init']}; Fabulinus, FABOLAS: each at "
+                                   "every sub-sampled size; EIc, EI: at full size; same configurations per seed)",
+                "cost limit": ", ".join(f"{b} ${REGISTRY[b].max_cost:g}" for b in s["benchmarks"]),
+                "initial design charged": "each test in full (the RNN's 'almost 9%' needs it, see below)",
+                "beta (Fabulinus CEA filter)": f"{_pct(d['beta'])} (TrimTuner's)",
+                "incumbent rule (Fabulinus)": f"max predicted accuracy with P(cost <= C_max) >= "
+                                              f"{FABULINUS_SETTINGS['feasibility_threshold']:g} (§4.2)",
+                "C_overhead of Eq. 4.3": "0 (FABOLAS' information gain per predicted cost)",
+                "statistic of the curves": "mean over runs, 95% band"}
     if study == "nephele":
         return {"runs": _seeds(s["seeds"]), "initial budget B_init": ", ".join(
                     f"{b} ${v:g}" for b, v in profiles.INITIAL_BUDGETS.items()),
@@ -91,8 +107,9 @@ def _norm(text: str) -> frozenset:
 
 def settings_table(profile: str, study: str, smoke: bool = False) -> pd.DataFrame:
     """``setting | this run | paper | same`` for ``study`` (``fig1``, ``fig3``, ``fig4``, ``tables3_4``,
-    ``nephele``) in ``profile``. ``same`` compares the items of both texts, ignoring remarks in
-    parentheses and the MLP (its data are not public); None where the paper gives no value."""
+    ``nephele``, ``fabulinus``) in ``profile``. ``same`` compares the items of both texts, ignoring remarks in
+    parentheses and the MLP (its data are not public); None where the paper gives no value (or says
+    it is "not stated"/"not given")."""
     if study not in PAPER_SETUP:
         raise ValueError(f"no settings table for study {shown(study)}; known: {sorted(PAPER_SETUP)}")
     ours = _this_run(profile, study, smoke)
@@ -101,6 +118,7 @@ def settings_table(profile: str, study: str, smoke: bool = False) -> pd.DataFram
     for key in list(dict.fromkeys([*paper, *ours])):
         p = paper.get(key, "(not stated)")
         o = ours.get(key, "")
-        rows.append({"setting": key, "this run": o, "paper": p, "same": bool(_norm(o) == _norm(p)) if key in paper else None})
+        stated = key in paper and not str(p).startswith(("not stated", "not given"))
+        rows.append({"setting": key, "this run": o, "paper": p, "same": bool(_norm(o) == _norm(p)) if stated else None})
     name = "smoke" if smoke else profile
     return pd.DataFrame(rows).rename(columns={"this run": f"this run ({name} profile)"})
