@@ -187,13 +187,21 @@ class _SnappedObjective:
         return idx[np.argsort(-vals, kind="stable")]
 
 
-def _objective_or_cea(X, models, constraints, objective):
+def _given_objective(objective, models, names: str):
+    """``objective`` checked (None when CEA is to be used instead, which needs ``models``)."""
     if objective is not None:
         if not callable(objective):
             raise ValueError(f"objective must be a callable X -> values, got {type(objective).__name__}")
         return objective
     if models is None:
-        raise ValueError("filters 'direct' and 'cmaes' need objective=<acquisition callable> or models (to use CEA)")
+        raise ValueError(f"filters {names} need objective=<acquisition callable> or models (to use CEA)")
+    return None
+
+
+def _objective_or_cea(X, models, constraints, objective):
+    given = _given_objective(objective, models, "'direct' and 'cmaes'")
+    if given is not None:
+        return given
     scores = cea_scores(models, constraints, X)  # cheap: compute once, look up by row
     lookup = {row.tobytes(): v for row, v in zip(np.ascontiguousarray(X), scores)}
     return lambda Xs: np.array([lookup[np.ascontiguousarray(r).tobytes()] for r in Xs])
@@ -368,13 +376,8 @@ def _filter_cmaes_raw(X, k, *, models, constraints, objective, rng, space=None, 
 
 
 def _objective_at_any_point(models, constraints, objective):
-    if objective is not None:
-        if not callable(objective):
-            raise ValueError(f"objective must be a callable X -> values, got {type(objective).__name__}")
-        return objective
-    if models is None:
-        raise ValueError("filters 'direct-raw' and 'cmaes-raw' need objective=<acquisition> or models (to use CEA)")
-    return lambda Xs: cea_scores(models, constraints, Xs)
+    given = _given_objective(objective, models, "'direct-raw' and 'cmaes-raw'")
+    return given if given is not None else (lambda Xs: cea_scores(models, constraints, Xs))
 
 
 #: Registry of filters by name. A filter is ``fn(X, k, *, models, constraints, objective, rng) -> indices``.
