@@ -6,8 +6,13 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 PROFILE ?= quick
-# Extra pip options, e.g. PIP_EXTRA="--extra-index-url https://download.pytorch.org/whl/cpu" for PyTorch's
-# CPU-only build where no local wheel of torch 2.13.0+cpu is offered (see the README).
+# PyTorch (the nn extra, notebook 15): the package registry's Linux build of torch pulls several GB of
+# GPU libraries, so where PyTorch's CPU-only index answers (5 s timeout) pip also looks there and takes
+# torch 2.13.0+cpu. Where it does not answer (a closed network, e.g. this project's CI, which has a local
+# CPU wheel), nothing is added. Override with TORCH_INDEX= (none) or another index.
+TORCH_CPU_URL = https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?= $(shell $(PYTHON) -c "import urllib.request as u; u.urlopen('$(TORCH_CPU_URL)/torch/', timeout=5)" >/dev/null 2>&1 && echo --extra-index-url $(TORCH_CPU_URL))
+# Extra pip options (added after TORCH_INDEX).
 PIP_EXTRA ?=
 
 .PHONY: setup reproduce test test-fast bench clean notebooks-sync screenshot
@@ -16,7 +21,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 needed, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) -e '.[test,nn]'
+	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) $(PIP_EXTRA) -e '.[test,nn]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
 	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
 	@touch $(STAMP)
