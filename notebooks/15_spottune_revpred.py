@@ -38,8 +38,9 @@
 # **What the numbers measure.** Unless you supply the 2017 trace (`us-east-1.csv`, see notebook 12),
 # prices come from the workbook's seeded **synthetic** 2017-style market: the comparison then measures
 # how well each model learns *the synthetic generator*, not AWS's market, and every row is marked
-# *not comparable*. With the real file the same notebook reproduces the paper's split (train
-# 04/26-05/04, test 05/05-05/07). Trained weights are cached under `data/spot_revpred/` by seed,
+# *not comparable*. With the real file the same notebook reproduces the paper's calendar split (train
+# from the trace's start on 2017-04-26 to 05-05 00:00 UTC, test 05-05 00:00 to 05-08 00:00 UTC,
+# `studies.fig10_split`; a file not covering those dates is refused with one line naming them). Trained weights are cached under `data/spot_revpred/` by seed,
 # settings and the trace's checksum (a second run reads them).
 
 # %% tags=["parameters"]
@@ -69,7 +70,7 @@ spot_cfg = profiles.settings(profile, "spottune", smoke)
 trace = T.revpred_market(cfg, prices, seed)
 job_sets = T.fig10c_job_sets(cfg, spot_cfg, progress=True)
 print(f"prices: {trace.label}, {trace.n_minutes / 1440:.0f} days from {trace.start:%Y-%m-%d}")
-T.revpred_settings_table(cfg, trace.label, len(job_sets))
+T.revpred_settings_table(cfg, trace.label, len(job_sets), trace.synthetic)
 
 # %% [markdown]
 # ## How often is the training label positive?

@@ -210,3 +210,175 @@ def test_bench_revpred_reports_cpu_per_1000_windows(capsys):
     assert main(["bench", "revpred", "--type", "r3.xlarge"]) == 0
     out = capsys.readouterr().out
     assert "per 1000 windows per epoch" in out and "revpred" in out and "tributary" in out
+
+
+# ------------------------------------------------------------------------------------------------
+# Fig. 10's split on a real trace, Eq. 3 and the class weights of the LSTMs, n/a F1, --delta
+# ------------------------------------------------------------------------------------------------
+def spiky(n, period=300, base=0.1):
+    """Price ``base`` with a spike to 2 x base for 10 minutes every ``period`` minutes."""
+    p = np.full(n, base)
+    for s in range(100, n, period):
+        p[s:s + 10] = 2 * base
+    return p
+
+
+SPLIT_CFG = {"fit_days": 9.0, "test_days": 3.0, "test_stride": 1, "seed": 1, "delta": [0.00001, 0.2],
+             "label_deltas": [[0.00001, 0.2]]}
+
+
+def test_a_real_trace_is_split_at_the_papers_dates():
+    from tt_core.spot import studies as T
+
+    # 2017-04-26 12:00 to 2017-05-08 02:00 UTC: 11 days 14 h = 16680 minutes
+    start = pd.Timestamp("2017-04-26 12:00", tz="UTC")
+    tr = PriceTrace(start, {"r4.large": spiky(16680)}, "hand.csv", False, "ffill")
+    fit_end, test_end = T.fig10_split(tr, SPLIT_CFG)
+    # train until 05-05 00:00: 8 days 12 h = 12240 minutes; test until 05-08 00:00: 11 days 12 h = 16560 minutes
+    assert fit_end == 12240 * 60 and test_end == 16560 * 60            # not 9 and 12 days from the first record
+    # training samples: minutes 59 .. 12240 - 60 - 1 (59 of history, the label's hour inside the fit period)
+    rates = T.label_rates(tr, SPLIT_CFG)
+    assert set(rates["samples"]) == {12240 - 60 - 59}
+    preds = T.fig10_predictors(tr, SPLIT_CFG, names=("logistic",))
+    scores = T.fig10_scores(tr, preds, SPLIT_CFG, bids=("algorithm2",))
+    assert scores["samples"].tolist() == [3 * 1440]                   # every minute of 05-05, 05-06 and 05-07
+    # a synthetic trace with the same start keeps "the first fit_days, the next test_days"
+    syn = PriceTrace(start, {"r4.large": spiky(16680)}, "synthetic", True)
+    assert T.fig10_split(syn, SPLIT_CFG) == (9 * 86400, 12 * 86400)
+    # a file from 2017-04-25 12:00 loses its first 720 minutes (training starts on 04-26)
+    early = PriceTrace(start - pd.Timedelta(days=1), {"r4.large": spiky(16680 + 1440)}, "hand.csv", False)
+    cut = T.fig10_trace(early)
+    assert cut.start == pd.Timestamp("2017-04-26 00:00", tz="UTC") and cut.n_minutes == 16680 + 1440 - 720
+    assert T.fig10_split(cut, SPLIT_CFG) == (9 * 86400, 12 * 86400)
+    # files that miss the dates: one line naming them
+    late = PriceTrace(pd.Timestamp("2017-04-27 00:00", tz="UTC"), {"r4.large": spiky(16000)}, "hand.csv", False)
+    short = PriceTrace(start, {"r4.large": spiky(16500)}, "hand.csv", False)   # ends 05-07 23:00
+    for bad in (late, short):
+        with pytest.raises(SpotError) as exc:
+            T.fig10_trace(bad)
+        msg = str(exc.value)
+        assert "\n" not in msg and "2017-04-26 to 2017-05-04" in msg and "2017-05-05 to 2017-05-07" in msg
+
+
+def _sparse_csv(path, start, end):
+    """A headerless AWS-style file: each of the six types at 0.1 with 10-minute spikes to 0.2 every 5 h."""
+    rows = []
+    t = start
+    while t < end:
+        for name in ("r4.large", "r3.xlarge", "r4.xlarge", "m4.2xlarge", "r4.2xlarge", "m4.4xlarge"):
+            rows.append(f"{t:%Y-%m-%d %H:%M:%S}+00:00,{name},Linux/UNIX,us-east-1a,0.1000")
+            rows.append(f"{t + pd.Timedelta(minutes=100):%Y-%m-%d %H:%M:%S}+00:00,{name},Linux/UNIX,us-east-1a,0.2000")
+            rows.append(f"{t + pd.Timedelta(minutes=110):%Y-%m-%d %H:%M:%S}+00:00,{name},Linux/UNIX,us-east-1a,0.1000")
+        t += pd.Timedelta(minutes=300)
+    for name in ("r4.large", "r3.xlarge", "r4.xlarge", "m4.2xlarge", "r4.2xlarge", "m4.4xlarge"):
+        rows.append(f"{end:%Y-%m-%d %H:%M:%S}+00:00,{name},Linux/UNIX,us-east-1a,0.1000")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_cli_predictors_on_a_real_file_use_the_papers_dates(tmp_path, capsys):
+    import json
+
+    path = tmp_path / "hand.csv"
+    # records from 2017-04-26 12:00 to 2017-05-08 01:59: 16680 minutes
+    _sparse_csv(path, pd.Timestamp("2017-04-26 12:00", tz="UTC"), pd.Timestamp("2017-05-08 01:59", tz="UTC"))
+    argv = ["spot", "predictors", "--prices", str(path), "--predictors", "logistic", "--types", "r4.large"]
+    assert main(argv + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["synthetic_prices"] is False
+    assert out["fit_minutes"] == 12240 and out["test_minutes"] == 4320
+    assert [r["samples"] for r in out["scores"]] == [4320 // 5]       # the quick profile tests every 5th minute
+    assert main(argv + ["--fit-days", "2"]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("tt: error:")]
+    assert len(err) == 1 and "--fit-days" in err[0] and "2017-05-05 to 2017-05-07" in err[0]
+
+
+def test_lstm_probabilities_are_eq3_on_the_raw_outputs(monkeypatch):
+    tr = market.synthetic_market(2, types=["r4.large"], days=1)
+    minutes = np.arange(1100, 1300, 7)
+    bids = tr.series("r4.large")[minutes] + 0.01
+    for kind in RP.KINDS:
+        pred = RP.LSTMPredictor(kind, TINY, cache=False).fit(tr, until=18 * 3600)
+        o = pred.raw_outputs("r4.large", bids, minutes)
+        P = pred.fit_info["r4.large"]["P"]
+        assert 0 < P < 1 and pred._models["r4.large"]["model"] is not None
+        # Eq. 3 (reconstructed) written out: p = o P / (o P + (1 - o)(1 - P))
+        expected = o * P / (o * P + (1.0 - o) * (1.0 - P))
+        np.testing.assert_allclose(pred.probabilities("r4.large", bids, minutes), expected, rtol=1e-12)
+        # by hand: P = 0.2; o = 0.5 -> 0.1 / (0.1 + 0.4) = 0.2; o = 0.8 -> 0.16 / (0.16 + 0.16) = 0.5;
+        # o = 0.1 -> 0.02 / (0.02 + 0.72) = 1/37
+        pred._models["r4.large"]["P"] = 0.2
+        monkeypatch.setattr(pred, "raw_outputs", lambda name, b, m: np.array([0.5, 0.8, 0.1]))
+        np.testing.assert_allclose(pred.probabilities("r4.large", np.ones(3), np.array([100, 200, 300])),
+                                   [0.2, 0.5, 1 / 37], rtol=1e-12)
+
+
+def test_class_weights_are_n_for_positives_and_p_for_negatives():
+    # 1 positive in 5: P = 0.2, N = 0.8 -> the positive weighs 0.8, each negative 0.2
+    np.testing.assert_allclose(RP.class_weights([1, 0, 0, 0, 0]), [0.8, 0.2, 0.2, 0.2, 0.2], rtol=1e-6)
+    y = np.array([1, 0, 0, 0], np.float32)                 # P = 0.25, N = 0.75
+    rng = np.random.default_rng(0)
+    X = (rng.normal(size=(4, 59, 6)).astype(np.float32), rng.normal(size=(4, 7)).astype(np.float32))
+    st = RP.NetSettings(hidden=3, epochs=1, batch_size=8, seed=5)
+    _, info = RP.train_network("revpred", X, y, st)
+    assert info["weight_positive"] == pytest.approx(0.75) and info["weight_negative"] == pytest.approx(0.25)
+    # one epoch of one batch: the reported loss is the weighted cross-entropy of the initial network,
+    # sum(w * bce) / sum(w) with w = (0.75, 0.25, 0.25, 0.25)
+    torch.manual_seed(5)
+    net = RP.build_network("revpred", 3)
+    with torch.no_grad():
+        z = net(torch.from_numpy(X[0]), torch.from_numpy(X[1])).numpy().astype(float)
+    s = 1 / (1 + np.exp(-z))
+    bce = -(y * np.log(s) + (1 - y) * np.log(1 - s))
+    w = np.array([0.75, 0.25, 0.25, 0.25])
+    assert info["loss"] == pytest.approx(float((w * bce).sum() / w.sum()), rel=1e-5)
+
+
+def test_fig10_shows_an_undefined_f1_as_na_not_zero():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tt_core.spot import figures as F
+
+    rows = [{"type": t, "predictor": p, "bids": "random", "accuracy": 0.9,
+             "f1": float("nan") if (t, p) == ("r3.xlarge", "tributary") else 0.6}
+            for t in ("r4.large", "r3.xlarge") for p in ("revpred", "tributary", "logistic")]
+    fig = F.fig10(pd.DataFrame(rows), synthetic=True)
+    acc, f1 = fig.axes[:2]
+    assert len(acc.patches) == 6 and len(f1.patches) == 5          # no bar for the undefined F1
+    # 3 predictors: width 0.8 / 3, tributary in the middle -> its bar of the 2nd type is centred at x = 1
+    centres = sorted(round(b.get_x() + b.get_width() / 2, 6) for b in f1.patches)
+    assert 1.0 not in centres and centres == sorted(round(j + k * 0.8 / 3, 6) for j in (0, 1) for k in (-1, 0, 1)
+                                                    if (j, k) != (1, 0))
+    na = [t for t in f1.texts if t.get_text() == "n/a"]
+    assert len(na) == 1 and na[0].get_position()[0] == pytest.approx(1.0)
+    assert not [t for t in acc.texts if t.get_text() == "n/a"]
+    assert any("n/a" in t.get_text() for t in fig.texts)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("lo,hi", [("0", "0.2"), ("-0.1", "0.2"), ("0.2", "0.1"), ("0.1", "0.1"), ("0.1", "inf")])
+def test_cli_delta_rejects_a_bad_range_in_one_line(lo, hi, capsys):
+    assert main(["spot", "predictors", "--delta", lo, hi, "--predictors", "logistic"]) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("tt: error:") and "--delta" in lines[0] and "0 < LO < HI" in lines[0]
+    assert "Traceback" not in err
+
+
+def test_cli_delta_sets_tributarys_training_range(tmp_path, capsys, monkeypatch):
+    import json
+
+    monkeypatch.setattr(RP, "cache_root", lambda: tmp_path)
+    argv = ["spot", "predictors", "--types", "r4.large", "--epochs", "1", "--fit-days", "2", "--test-days", "1",
+            "--predictors", "tributary", "--delta", "0.001", "0.002", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["train_delta"] == [0.001, 0.002] and out["test_delta"] == [0.00001, 0.2]
+    blob = torch.load(next(tmp_path.glob("tributary-r4.large-*.pt")), weights_only=True)
+    assert blob["meta"]["settings"]["delta"] == [0.001, 0.002] and blob["meta"]["max_price"] == "random"
+    with pytest.raises(SystemExit) as exc:                 # argparse: not a number
+        main(["spot", "predictors", "--delta", "x", "0.2"])
+    assert exc.value.code == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--delta" in lines[0]

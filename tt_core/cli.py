@@ -599,30 +599,49 @@ def cmd_bench_spot(args) -> int:
 
 
 def cmd_spot_predictors(args) -> int:
-    """``tt spot predictors``: Fig. 10 (a, b) on the command line: fit on the first days, score on the next."""
+    """``tt spot predictors``: Fig. 10 (a, b) on the command line: fit on the first days, score on the next
+    (a real trace: the paper's calendar split, train 2017-04-26 to 05-04, test 05-05 to 05-07)."""
     from tt_core.experiments.profiles import settings as profile_settings
     from tt_core.spot import market as M, revpred as RP, studies as T
 
     cfg = profile_settings(args.profile, "revpred")
-    cfg.update({"fit_days": args.fit_days, "test_days": args.test_days, "seed": args.seed, "types": args.types})
+    train_cfg = {}
+    if args.delta is not None:
+        lo, hi = args.delta
+        if not (0 < lo < hi and math.isfinite(hi)):
+            raise ValueError(f"--delta LO HI needs 0 < LO < HI (USD per hour, finite), got {lo:g} {hi:g}")
+        train_cfg["delta"] = [lo, hi]
+    fit_days, test_days = args.fit_days or 9.0, args.test_days or 3.0
+    cfg.update({"fit_days": fit_days, "test_days": test_days, "seed": args.seed, "types": args.types})
     if args.epochs is not None:
         cfg["epochs"] = args.epochs
     trace = M.market(args.prices, seed=args.seed, days=cfg["market_days"], resampling=args.resampling)
     RP.check_history(trace.n_minutes)
+    if not trace.synthetic and (args.fit_days or args.test_days):
+        raise ValueError("--fit-days and --test-days apply to synthetic prices; a real trace is split as the paper "
+                         "(train 2017-04-26 to 2017-05-04, test 2017-05-05 to 2017-05-07, UTC)")
+    trace = T.fig10_trace(trace)
     if args.types:
         trace = trace.subset(args.types)
-    if (args.fit_days + args.test_days) * 86400 > trace.duration_s:
-        raise ValueError(f"--fit-days {args.fit_days:g} + --test-days {args.test_days:g} exceed the trace "
+    if trace.synthetic and (fit_days + test_days) * 86400 > trace.duration_s:
+        raise ValueError(f"--fit-days {fit_days:g} + --test-days {test_days:g} exceed the trace "
                          f"({trace.duration_s / 86400:.2f} days): choose fewer days")
-    preds = T.fig10_predictors(trace, cfg, names=args.predictors)
+    fit_end, test_end = T.fig10_split(trace, cfg)
+    # --delta changes the training maximum prices only; the test ones keep the profile's range
+    preds = T.fig10_predictors(trace, {**cfg, **train_cfg}, names=args.predictors)
     scores = T.fig10_scores(trace, preds, cfg, bids=(args.bids,))
     fits = T.fit_table(preds)
+    train_delta = list(train_cfg.get("delta", cfg["delta"]))
     if args.json:
         print(json.dumps(_jsonable({"prices": trace.label, "synthetic_prices": trace.synthetic, "bids": args.bids,
+                                    "fit_minutes": int(fit_end // 60), "test_minutes": int((test_end - fit_end) // 60),
+                                    "train_delta": train_delta, "test_delta": list(cfg["delta"]),
                                     "scores": scores.to_dict("records"), "fits": fits.to_dict("records")}), indent=2))
         return 0
-    print(f"{trace.label}: fit on the first {args.fit_days:g} days, tested on the next {args.test_days:g} "
-          f"({args.bids} maximum prices)" + (" (SYNTHETIC prices)" if trace.synthetic else ""))
+    when = (f"fit on the first {fit_days:g} days, tested on the next {test_days:g}" if trace.synthetic else
+            f"fit from {trace.start:%Y-%m-%d %H:%M} to 2017-05-05 00:00, tested to 2017-05-08 00:00 UTC (the paper's split)")
+    print(f"{trace.label}: {when} ({args.bids} maximum prices; Tributary trained with deltas in "
+          f"[{train_delta[0]:g}, {train_delta[1]:g}] USD/h)" + (" (SYNTHETIC prices)" if trace.synthetic else ""))
     print(scores[["type", "predictor", "samples", "positive_rate", "accuracy", "f1"]].to_string(index=False,
                                                                                              float_format="%.3f"))
     if len(fits):
@@ -692,7 +711,9 @@ def _add_spot_parser(sub) -> None:
     cu.set_defaults(func=cmd_spot_curves)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
                          description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
-                                     "--fit-days of a price trace and score them on the next --test-days.")
+                                     "--fit-days of a price trace and score them on the next --test-days (a "
+                                     "real trace: the paper's split, train 2017-04-26 to 05-04, test 05-05 to "
+                                     "05-07, UTC).")
     pr.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
     pr.add_argument("--seed", type=_whole("--seed", 0), default=1, help="market, weights and maximum prices")
     pr.add_argument("--predictors", nargs="+", choices=["revpred", "tributary", "logistic", "empirical"],
@@ -700,8 +721,13 @@ def _add_spot_parser(sub) -> None:
     pr.add_argument("--profile", choices=list(_profile_names()), default="quick", help="the LSTMs' training settings")
     pr.add_argument("--epochs", type=_count("--epochs"), help="override the profile's epochs")
     pr.add_argument("--types", nargs="+", help="instance types (default: all in the trace)")
-    pr.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0)
-    pr.add_argument("--test-days", type=_positive("--test-days"), default=3.0)
+    pr.add_argument("--fit-days", type=_positive("--fit-days"),
+                    help="synthetic prices: days to fit on (default 9; a real trace: the paper's dates)")
+    pr.add_argument("--test-days", type=_positive("--test-days"),
+                    help="synthetic prices: days to test on after them (default 3)")
+    pr.add_argument("--delta", nargs=2, type=float, metavar=("LO", "HI"),
+                    help="Tributary's training maximum price: present price + a delta uniform in [LO, HI] USD/h, "
+                         "0 < LO < HI (default: the profile's, the paper's 0.00001 0.2); test prices keep the profile's")
     pr.add_argument("--bids", choices=["random", "algorithm2"], default="random",
                     help="test maximum prices: random delta (the paper's inference) or Alg. 2")
     pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")

@@ -169,7 +169,9 @@ PREDICTOR_STYLES = {
 
 
 def fig10(scores: pd.DataFrame, synthetic: bool, bids: str = "random"):
-    """Fig. 10 (a, b): accuracy and F1 per instance type of each predictor on the test days."""
+    """Fig. 10 (a, b): accuracy and F1 per instance type of each predictor on the test days. An undefined
+    score (F1 with no positive prediction and no positive label: NaN in ``scores``) gets no bar but an
+    "n/a" at its place, never a bar of 0."""
     use_style()
     s = scores[scores["bids"] == bids]
     types = list(dict.fromkeys(s["type"]))
@@ -177,10 +179,16 @@ def fig10(scores: pd.DataFrame, synthetic: bool, bids: str = "random"):
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
     x = np.arange(len(types))
     w = 0.8 / max(1, len(preds))
+    undefined = False
     for ax, col, title in zip(axes, ("accuracy", "f1"), ("(a) accuracy", "(b) F1 score")):
         for i, p in enumerate(preds):
-            v = s[s["predictor"] == p].set_index("type").reindex(types)[col]
-            ax.bar(x + (i - (len(preds) - 1) / 2) * w, v.fillna(0), w, **PREDICTOR_STYLES[p])
+            v = s[s["predictor"] == p].set_index("type").reindex(types)[col].to_numpy(float)
+            xs = x + (i - (len(preds) - 1) / 2) * w
+            ok = np.isfinite(v)
+            ax.bar(xs[ok], v[ok], w, **PREDICTOR_STYLES[p])
+            for xi in xs[~ok]:
+                ax.text(xi, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize=7, color="0.3")
+            undefined |= bool((~ok).any())
         ax.set_xticks(x, types, rotation=25, ha="right", fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_title(title, loc="left", fontsize=10)
@@ -188,6 +196,9 @@ def fig10(scores: pd.DataFrame, synthetic: bool, bids: str = "random"):
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, ncol=len(preds), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.93))
     fig.subplots_adjust(top=0.78)
+    if undefined:
+        fig.text(0.99, 0.01, "n/a: undefined (F1 with no positive prediction and no positive label)", ha="right",
+                 va="bottom", fontsize=7, color="0.3")
     how = "random maximum prices" if bids == "random" else "Alg. 2 maximum prices"
     fig.suptitle(f"Fig. 10: revocation within the hour, {how} ({price_label(synthetic)})", fontsize=11)
     return fig

@@ -288,15 +288,24 @@ def trace_checksum(trace, name: str, end: int) -> str:
 # ------------------------------------------------------------------------------------------------
 # Training
 # ------------------------------------------------------------------------------------------------
+def class_weights(labels) -> np.ndarray:
+    """Per-sample loss weights (§III-B): a positive sample weighs the negative fraction ``N``, a negative one
+    the positive fraction ``P``, so that both classes carry half of the loss."""
+    y = np.asarray(labels, np.float32)
+    P = float(y.mean())
+    return np.where(y > 0.5, 1.0 - P, P).astype(np.float32)
+
+
 def train_network(kind: str, inputs, labels: np.ndarray, settings: NetSettings):
     """Train a :func:`build_network` on ``inputs`` (from :func:`windows`) with class weights ``N`` for
-    positives and ``P`` for negatives; returns ``(model, info)`` with the CPU seconds and the last loss."""
+    positives and ``P`` for negatives (:func:`class_weights`); returns ``(model, info)`` with the CPU
+    seconds, the last loss and the two weights the loss used (``weight_positive``, ``weight_negative``)."""
     torch = _torch()
     st = settings.checked()
     _threads(torch, st.threads)
     y = np.asarray(labels, np.float32)
     P = float(y.mean())
-    w = np.where(y > 0.5, 1.0 - P, P).astype(np.float32)
+    w = class_weights(y)
     c0 = time.process_time()
     with _deterministic(torch):
         torch.manual_seed(st.seed)
@@ -322,7 +331,10 @@ def train_network(kind: str, inputs, labels: np.ndarray, settings: NetSettings):
                 count += len(idx)
             last = total / max(1, count)
     model.eval()
-    return model, {"cpu_s": time.process_time() - c0, "loss": last, "samples": int(len(y)), "P": P}
+    used = W.numpy()
+    return model, {"cpu_s": time.process_time() - c0, "loss": last, "samples": int(len(y)), "P": P,
+                   **{f"weight_{c}": float(used[m][0]) if m.any() else float("nan")
+                      for c, m in (("positive", y > 0.5), ("negative", y <= 0.5))}}
 
 
 def cache_root() -> Path:

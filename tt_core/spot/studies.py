@@ -235,12 +235,62 @@ def predictor_scores(trace, fit_days: float = 9.0, test_days: float = 3.0, names
 FIG10_PREDICTORS = ("revpred", "tributary", "logistic")
 
 
+#: The paper's calendar split of Fig. 10 on the real 2017 trace (UTC): train 04/26-05/04, i.e. until
+#: 05-05 00:00; test 05/05-05/07, i.e. from 05-05 00:00 until 05-08 00:00.
+PAPER_TRAIN_FROM = pd.Timestamp("2017-04-26 00:00", tz="UTC")
+PAPER_TEST_FROM = pd.Timestamp("2017-05-05 00:00", tz="UTC")
+PAPER_TEST_END = pd.Timestamp("2017-05-08 00:00", tz="UTC")
+
+
+def _paper_dates_error(trace) -> M.SpotError:
+    end = trace.start + pd.Timedelta(minutes=trace.n_minutes)
+    return M.SpotError(f"the price trace ({trace.source}) covers {trace.start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} "
+                       "UTC; Fig. 10 on a real trace uses the paper's split, train 2017-04-26 to 2017-05-04 and test "
+                       "2017-05-05 to 2017-05-07 (UTC), so the trace must start on 2017-04-26 and reach "
+                       "2017-05-08 00:00: use the 2017 trace (or the synthetic market)")
+
+
+def fig10_trace(trace) -> M.PriceTrace:
+    """Fig. 10's trace: a synthetic one as it is; a real one from 2017-04-26 00:00 UTC (earlier minutes
+    dropped), with a SpotError (one line naming the dates) unless it covers the paper's split
+    (:func:`fig10_split`)."""
+    if trace.synthetic:
+        return trace
+    if trace.start < PAPER_TRAIN_FROM:
+        k = int((PAPER_TRAIN_FROM - trace.start) // pd.Timedelta(minutes=1))
+        if k >= trace.n_minutes:
+            raise _paper_dates_error(trace)
+        trace = M.PriceTrace(trace.start + pd.Timedelta(minutes=k), {n: trace.series(n)[k:].copy() for n in trace.types},
+                             trace.source, trace.synthetic, trace.resampling)
+    fig10_split(trace, {})
+    return trace
+
+
+def fig10_split(trace, cfg: dict) -> tuple[float, float]:
+    """Fig. 10's split, in seconds from the trace's start: ``(fit_end, test_end)``; the predictors are
+    fitted on ``[0, fit_end)`` and tested on ``[fit_end, test_end)``.
+
+    * synthetic trace: the first ``cfg["fit_days"]`` days, then the next ``cfg["test_days"]``;
+    * real trace: the paper's calendar split (UTC), train from the trace's start (which must lie on
+      2017-04-26, see :func:`fig10_trace`) to 2017-05-05 00:00, test from 2017-05-05 00:00 to
+      2017-05-08 00:00 (the last test minute needs its hour after it in the trace, as every test minute).
+      A trace not covering these dates is a SpotError naming them.
+    """
+    if trace.synthetic:
+        return cfg["fit_days"] * 86400.0, (cfg["fit_days"] + cfg["test_days"]) * 86400.0
+    end = trace.start + pd.Timedelta(minutes=trace.n_minutes)
+    if not (PAPER_TRAIN_FROM <= trace.start < PAPER_TRAIN_FROM + pd.Timedelta(days=1) and end >= PAPER_TEST_END):
+        raise _paper_dates_error(trace)
+    return ((PAPER_TEST_FROM - trace.start).total_seconds(), (PAPER_TEST_END - trace.start).total_seconds())
+
+
 def revpred_market(cfg: dict, prices="synthetic", seed: int = 1) -> M.PriceTrace:
-    """Fig. 10's trace: ``market_days`` of the synthetic market (or the user's trace), the profile's types."""
-    trace = cached_market(prices, seed, cfg["market_days"])
+    """Fig. 10's trace: ``market_days`` of the synthetic market (or the user's trace, from 2017-04-26,
+    :func:`fig10_trace`), the profile's types."""
+    trace = fig10_trace(cached_market(prices, seed, cfg["market_days"]))
     if cfg.get("types"):
         trace = trace.subset(cfg["types"])
-    need = (cfg["fit_days"] + cfg["test_days"]) * 86400
+    need = fig10_split(trace, cfg)[1]
     if trace.duration_s < need:
         raise M.SpotError(f"the price trace covers {trace.duration_s / 86400:.2f} days; Fig. 10 trains on "
                           f"{cfg['fit_days']:g} and tests on {cfg['test_days']:g} days: use a longer trace")
@@ -249,8 +299,9 @@ def revpred_market(cfg: dict, prices="synthetic", seed: int = 1) -> M.PriceTrace
 
 def label_rates(trace, cfg: dict) -> pd.DataFrame:
     """How often the training label is positive per type under each choice of the training maximum price:
-    Alg. 2 (RevPred) and a random delta in each of ``cfg["label_deltas"]`` (Tributary: the first)."""
-    end = int(cfg["fit_days"] * 1440)
+    Alg. 2 (RevPred) and a random delta in each of ``cfg["label_deltas"]`` (Tributary: the first), on the
+    fit period of :func:`fig10_split`."""
+    end = int(fig10_split(trace, cfg)[0] // 60)
     rows = []
     for i, name in enumerate(trace.types):
         choices = [("Alg. 2 (RevPred)", "algorithm2", None)]
@@ -267,29 +318,32 @@ def label_rates(trace, cfg: dict) -> pd.DataFrame:
 
 
 def fig10_predictors(trace, cfg: dict, names=FIG10_PREDICTORS, progress: bool = False) -> dict:
-    """Each predictor fitted on the trace's first ``fit_days`` (the LSTMs with the profile's
-    :class:`~tt_core.spot.revpred.NetSettings`, trained or read from the weight cache)."""
+    """Each predictor fitted on the fit period of :func:`fig10_split` (the trace's first ``fit_days``, or
+    until 2017-05-05 on a real trace; the LSTMs with the profile's :class:`~tt_core.spot.revpred.NetSettings`,
+    trained or read from the weight cache)."""
     from tqdm.auto import tqdm
 
     settings = RP.settings_from(cfg)
+    until = fig10_split(trace, cfg)[0]
     out = {}
     for n in tqdm(names, desc="fitting predictors", disable=not progress):
-        out[n] = RP.make_predictor(n, settings).fit(trace, until=cfg["fit_days"] * 86400)
+        out[n] = RP.make_predictor(n, settings).fit(trace, until=until)
     return out
 
 
 def fit_table(predictors: dict) -> pd.DataFrame:
     """Per LSTM predictor and type: training samples, positive fraction, CPU seconds, cached or trained."""
-    rows = [{"predictor": n, "type": t, **{k: v for k, v in info.items() if k != "path"}}
+    rows = [{"predictor": n, "type": t, **{k: v for k, v in info.items() if k not in ("path", "weight_positive",
+                                                                                     "weight_negative")}}
             for n, p in predictors.items() for t, info in getattr(p, "fit_info", {}).items()]
     return pd.DataFrame(rows)
 
 
 def fig10_scores(trace, predictors: dict, cfg: dict, bids=("random", "algorithm2")) -> pd.DataFrame:
-    """Fig. 10(a, b): accuracy and F1 per type and predictor on the test days after the fit period, at
-    random maximum prices (the paper's inference rule, seeded) and at Alg. 2 ones (for comparison)."""
-    start = cfg["fit_days"] * 86400
-    end = start + cfg["test_days"] * 86400
+    """Fig. 10(a, b): accuracy and F1 per type and predictor on the test days after the fit period
+    (:func:`fig10_split`), at random maximum prices (the paper's inference rule, seeded) and at Alg. 2
+    ones (for comparison)."""
+    start, end = fig10_split(trace, cfg)
     out = [evaluate(p, trace, start, end, cfg["test_stride"], bids=b, seed=cfg["seed"], delta=tuple(cfg["delta"]))
            for b in bids for p in predictors.values()]
     return pd.concat(out, ignore_index=True)
@@ -322,7 +376,8 @@ def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: d
     plugged into the provisioner, bids ``cfg["fig10c_bid"]``; one row per simulation (plus ``predictor``)."""
     from tqdm.auto import tqdm
 
-    st = sim_settings(spot_cfg, bid=cfg["fig10c_bid"], fit_days=cfg["fit_days"], types=tuple(trace.types))
+    st = sim_settings(spot_cfg, bid=cfg["fig10c_bid"], fit_days=fig10_split(trace, cfg)[0] / 86400,
+                      types=tuple(trace.types))
     rows = []
     bar = tqdm(total=len(seeds) * len(job_sets) * len(predictors), desc="Fig. 10(c) simulations", disable=not progress)
     for seed in seeds:
@@ -351,13 +406,15 @@ def fig10c_summary(grid: pd.DataFrame, reference: str = "tributary") -> pd.DataF
     return out.reindex(order).reset_index()
 
 
-def revpred_settings_table(cfg: dict, prices_label: str, n_job_sets: int) -> pd.DataFrame:
-    """Fig. 10's settings beside the paper's (for notebook 15)."""
+def revpred_settings_table(cfg: dict, prices_label: str, n_job_sets: int, synthetic: bool = True) -> pd.DataFrame:
+    """Fig. 10's settings beside the paper's (for notebook 15; ``synthetic``: the trace's, which decides
+    the split, :func:`fig10_split`)."""
+    split = (f"first {cfg['fit_days']:g} days / next {cfg['test_days']:g} days" if synthetic else
+             "trace start (2017-04-26) to 2017-05-04 / 2017-05-05 to 2017-05-07 (UTC)")
     rows = [
         ("prices", prices_label, "AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08, interpolated"),
         ("instance types", ", ".join(cfg["types"]) if cfg.get("types") else "the six of Table III", "the six of Table III"),
-        ("train / test", f"first {cfg['fit_days']:g} days / next {cfg['test_days']:g} days",
-         "04/26-05/04 / 05/05-05/07"),
+        ("train / test", split, "04/26-05/04 / 05/05-05/07"),
         ("training samples", f"one every {cfg['stride']} minute(s)", "every minute"),
         ("test samples", f"one every {cfg['test_stride']} minute(s)", "every minute (not stated)"),
         ("history / present", f"{RP.HISTORY} records x 6 features / 6 features + maximum price",
@@ -389,11 +446,12 @@ def bench_revpred(cfg: dict, prices="synthetic", seed: int = 1, name: str | None
     name = name or trace.types[0]
     one = trace.subset([name])
     settings = RP.settings_from(cfg)
+    until = fig10_split(one, cfg)[0]
     rows = []
     for kind in RP.KINDS:
-        pred = RP.LSTMPredictor(kind, settings, cache=False).fit(one, until=cfg["fit_days"] * 86400)
+        pred = RP.LSTMPredictor(kind, settings, cache=False).fit(one, until=until)
         info = pred.fit_info[name]
-        lo = int(cfg["fit_days"] * 1440)
+        lo = int(until // 60)
         minutes = np.arange(lo, lo + n_infer) % (one.n_minutes - 60)
         p = one.series(name)
         c0 = time.process_time()
