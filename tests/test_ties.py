@@ -147,3 +147,45 @@ def test_trimtuner_dt_first_bo_test_is_no_longer_configuration_0():
     assert firsts[:3] == again  # same seed, same choice
     assert sum(c == 0 for c, _ in firsts) <= 1
     assert len({c for c, _ in firsts}) >= 8
+
+
+def test_tested_incumbent_ties_follow_random_ties():
+    """The authors' incumbent rule (max CEA among tested configurations): two tested configurations with
+    exactly the same predictions tie; with random ties each is picked for about half of the seeds, with
+    ``random_ties=False`` always the lowest row (the first tested), as before."""
+    from tt_core.bo.constraints import Constraint
+    from tt_core.bo.incumbent import find_tested_incumbent
+    from tt_core.data.benchmarks import load_benchmark
+    from tt_core.optimizers import make_optimizer
+
+    class Const:  # the same prediction for every configuration: every tested configuration ties exactly
+        def __init__(self, mean):
+            self.mean = mean
+
+        def predict(self, X, return_std=False):
+            m = np.full(len(X), self.mean)
+            return (m, np.full(len(X), 0.3)) if return_std else m
+
+    models = {"loss": Const(np.log(0.1)), "cost": Const(np.log(0.01))}
+    X = np.column_stack([np.arange(3.0), np.ones(3)])
+    cons = [Constraint("cost", upper=0.02)]
+    picks = [find_tested_incumbent(models, cons, X, rng=np.random.default_rng(s)).index for s in range(N_SEEDS)]
+    _check_uniform(_counts(picks), {0, 1, 2}, N_SEEDS)
+    assert find_tested_incumbent(models, cons, X).index == 0
+
+    bench = load_benchmark("rnn")
+    tested = [(17, 60000), (5, 1000)]  # config 17 first: the lowest row of the tested configurations
+    picked = {True: [], False: []}
+    for random_ties in (True, False):
+        for seed in range(40):
+            opt = make_optimizer("trimtuner-dt", bench, seed=seed, max_cost=bench.max_cost,
+                                 incumbent_rule="tested-cea", random_ties=random_ties)
+            for c, s in tested:
+                opt.observe(c, s, 0.8, 0.005, 10.0)
+            opt.models = {"loss": models["loss"], "cost": models["cost"]}
+            assert set(opt.models) >= {c.model for c in opt.constraints}
+            rec = opt.incumbent()
+            assert rec == opt.incumbent()  # the same answer when asked again
+            picked[random_ties].append(int(rec[0]))
+    assert set(picked[True]) == {17, 5} and 8 <= picked[True].count(5) <= 32
+    assert set(picked[False]) == {17}

@@ -13,7 +13,8 @@ import pandas as pd
 from tt_core.experiments.bench import _pct
 from tt_core.data.io import shown
 
-__all__ = ["heuristic_label", "label_runs", "run_metrics", "level_summary", "cost_ratio", "beta_trend", "test_costs"]
+__all__ = ["heuristic_label", "label_runs", "run_metrics", "level_summary", "cost_ratio", "beta_trend", "test_costs",
+           "ordering_bootstrap"]
 
 _FILTER_LABELS = {"cea": "CEA", "direct": "DIRECT", "cmaes": "CMA-ES", "random": "Random", "none": "no filter",
                   "direct-raw": "DIRECT (raw box)", "cmaes-raw": "CMA-ES (raw box)"}
@@ -144,6 +145,129 @@ def beta_trend(metrics: pd.DataFrame, value: str = "mean_accuracy_c") -> pd.Data
                      "no_filter_minus_beta10": (nof.mean() - ten.mean()) if len(ten) and len(nof) else np.nan,
                      "welch_p": p, "runs_per_level": int(m.groupby("variant").size().min())})
     return pd.DataFrame(rows)
+
+
+def _beta_of(variant: str) -> float:
+    """beta of a ``label_runs(..., "beta")`` label (``no filter`` = 1)."""
+    return 1.0 if variant == "no filter" else float(variant.split()[1].rstrip("%")) / 100.0
+
+
+def _percent(share: float) -> str:
+    """A share in words, never rounded to 0% or 100% unless exact: ``<1%``, ``23%``, ``>99%``."""
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{100 * share:.0f}%"
+
+
+def _resampled_means(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Means of ``n_boot`` resamples (with replacement, same size) of ``values``: shape (n_boot,)."""
+    return values[rng.integers(0, values.size, size=(n_boot, values.size))].mean(axis=1)
+
+
+def _rowwise_spearman(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Spearman rho of ``x`` (n,) against every row of ``Y`` (B, n); NaN where a row (or x) is constant."""
+    from scipy.stats import rankdata
+
+    rx = rankdata(x)
+    rx = rx - rx.mean()
+    ry = rankdata(Y, axis=1)
+    ry = ry - ry.mean(axis=1, keepdims=True)
+    den = np.sqrt((rx ** 2).sum() * (ry ** 2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (ry @ rx) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def ordering_bootstrap(metrics: pd.DataFrame, study: str, n_boot: int = 2000,
+                       seed: int | np.random.Generator = 0, value: str = "mean_accuracy_c",
+                       method: str = "CEA", baselines: Sequence[str] = ("DIRECT", "CMA-ES", "Random")) -> pd.DataFrame:
+    """How often the paper's ordering of Fig. 3 or Fig. 4 holds across bootstrap resamples of the runs.
+
+    Each resample draws, within every level (a filter for Fig. 3, a beta for Fig. 4) and independently,
+    as many runs (seeds) as the level has, with replacement, and recomputes the statistic of the
+    notebooks from the per-run ``value`` (:func:`run_metrics`; default the BO-phase mean Accuracy_C):
+
+    * ``study="filter"``, TrimTuner (Mendes et al., MASCOTS 2020) Fig. 3: ``method``'s (CEA's) mean
+      over runs strictly above each baseline's (DIRECT, CMA-ES, random), each separately and all at once;
+    * ``study="beta"``, Fig. 4: the Spearman rho between beta (no filter = 100%) and ``value`` over the
+      pooled runs is > 0 (as :func:`beta_trend`), and "no filter" has the strictly largest mean
+      (the paper: "the best results are achieved when the no filtering heuristic is employed").
+
+    Parameters
+    ----------
+    metrics : DataFrame
+        :func:`run_metrics` rows (``benchmark, optimizer, variant, seed`` and ``value``); ``variant``
+        labelled by :func:`label_runs` for ``study``. Runs whose ``value`` is NaN are left out.
+    study : {"filter", "beta"}
+    n_boot : int, default 2000
+        Number of resamples B.
+    seed : int or numpy.random.Generator, default 0
+        The resampling's generator (``numpy.random.default_rng(seed)``): the same seed, the same shares.
+    value : str, default "mean_accuracy_c"
+    method, baselines : str, sequence of str
+        Fig. 3 only: the filter expected on top and those it is compared with (absent ones are skipped).
+
+    Returns
+    -------
+    DataFrame
+        One row per benchmark, optimiser and ordering: ``ordering`` (the paper's claim, in words),
+        ``observed`` (whether it holds in the runs themselves), ``share`` (fraction of the ``resamples``
+        in which it holds), ``runs`` (runs involved) and ``runs_per_level`` (the smallest level's), and
+        ``evidence``: the share in words, for the ``cause``/``note`` of a paper-vs-workbook row.
+    """
+    if study not in ("filter", "beta"):
+        raise ValueError(f"study must be 'filter' or 'beta', got {shown(study)}")
+    n_boot = int(n_boot)
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be a positive number of resamples, got {n_boot}")
+    rng = np.random.default_rng(seed)
+    rows = []
+
+    def add(bench, opt, ordering, observed, holds, levels):
+        runs = int(sum(v.size for v in levels))
+        share = float(np.mean(holds))
+        unit = "filter" if study == "filter" else "level"
+        rows.append({"benchmark": bench, "optimizer": opt, "ordering": ordering, "observed": bool(observed),
+                     "share": share, "resamples": n_boot, "runs": runs,
+                     "runs_per_level": int(min(v.size for v in levels)),
+                     "evidence": f"paper's ordering ({ordering}) in {_percent(share)} of {n_boot} bootstrap resamples "
+                                 f"of the {runs} runs (resampled within each {unit})"})
+
+    for (bench, opt), m in metrics.groupby(["benchmark", "optimizer"], sort=False):
+        m = m[m[value].notna()]
+        groups = {v: g[value].to_numpy(float) for v, g in m.groupby("variant", sort=False)}
+        if study == "filter":
+            if method not in groups:
+                continue
+            base = [b for b in baselines if b in groups]
+            top = _resampled_means(groups[method], n_boot, rng)
+            others = {b: _resampled_means(groups[b], n_boot, rng) for b in base}
+            for b in base:
+                add(bench, opt, f"{method} above {b}", groups[method].mean() > groups[b].mean(), top > others[b],
+                    [groups[method], groups[b]])
+            if len(base) > 1:
+                add(bench, opt, f"{method} above {', '.join(base)} at once",
+                    all(groups[method].mean() > groups[b].mean() for b in base),
+                    np.logical_and.reduce([top > others[b] for b in base]),
+                    [groups[method]] + [groups[b] for b in base])
+        else:
+            if len(groups) < 2:
+                continue
+            names = sorted(groups, key=_beta_of)
+            x = np.concatenate([np.full(groups[v].size, _beta_of(v)) for v in names])
+            draws = {v: groups[v][rng.integers(0, groups[v].size, size=(n_boot, groups[v].size))] for v in names}
+            Y = np.concatenate([draws[v] for v in names], axis=1)
+            rho_obs = _rowwise_spearman(x, np.concatenate([groups[v] for v in names])[None, :])[0]
+            add(bench, opt, "Spearman rho of beta vs Accuracy_C > 0", rho_obs > 0,
+                _rowwise_spearman(x, Y) > 0, list(groups.values()))
+            if "no filter" in groups:
+                others = [v for v in names if v != "no filter"]
+                means = {v: draws[v].mean(axis=1) for v in names}
+                add(bench, opt, "no filter is best", all(groups["no filter"].mean() > groups[v].mean() for v in others),
+                    np.logical_and.reduce([means["no filter"] > means[v] for v in others]), list(groups.values()))
+    return pd.DataFrame(rows, columns=["benchmark", "optimizer", "ordering", "observed", "share", "resamples", "runs",
+                                       "runs_per_level", "evidence"])
 
 
 

@@ -136,11 +136,13 @@ def find_incumbent(models: Mapping[str, object], constraints: Iterable[Constrain
     return select_incumbent(preds[LOSS][0], p, threshold, rng)
 
 
-def find_tested_incumbent(models: Mapping[str, object], constraints: Iterable[Constraint], X_tested_full) -> Incumbent:
+def find_tested_incumbent(models: Mapping[str, object], constraints: Iterable[Constraint], X_tested_full,
+                          rng: np.random.Generator | None = None) -> Incumbent:
     """The authors' code's incumbent: max CEA among the configurations tested so far, predicted at full size.
 
     CEA = ``(1 - exp(mu_loss)) * P(constraints)`` (paper Eq. 6) at ``s = 1``; without constraints it is
-    the predicted accuracy. Ties go to the lowest row.
+    the predicted accuracy. Ties go to a uniform choice with ``rng`` (:mod:`tt_core.bo.ties`, as in
+    :func:`select_incumbent`), or to the lowest row without one.
 
     Parameters
     ----------
@@ -150,6 +152,8 @@ def find_tested_incumbent(models: Mapping[str, object], constraints: Iterable[Co
     X_tested_full : array-like of shape (n, d + 1)
         The encoded tested configurations (each once, whatever size it was tested at) *at full size*
         (last column 1).
+    rng : numpy.random.Generator, optional
+        Breaks ties at random (None: lowest row).
 
     Returns
     -------
@@ -168,7 +172,7 @@ def find_tested_incumbent(models: Mapping[str, object], constraints: Iterable[Co
     p = probability_of_constraints(preds, constraints)
     acc = -np.expm1(np.asarray(preds[LOSS][0], dtype=float).ravel())
     p = np.broadcast_to(np.asarray(p, dtype=float).ravel(), acc.shape)
-    idx = int(np.argmax(acc * p))
+    idx = argmax_random_ties(acc * p, rng)
     return Incumbent(idx, float(acc[idx]), float(p[idx]), bool(p[idx] >= FEASIBILITY_THRESHOLD))
 
 

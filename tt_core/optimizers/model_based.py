@@ -159,7 +159,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         ``P(constraints)`` at which a configuration counts as predicted feasible, in the incumbent rule
         and in the fantasised incumbent of the acquisition (Fabulinus: 0.99, thesis §4.2).
     random_ties : bool, default True
-        Break ties of the filter (CEA), of the acquisition's maximum and of the incumbent uniformly at
+        Break ties of the filter (CEA), of the acquisition's maximum and of the incumbent (either rule) uniformly at
         random with a generator derived from the seed and the step (:mod:`tt_core.bo.ties`); False:
         lowest index first (the behaviour before; with trees it made configuration 0 the first BO
         test of TrimTuner-DT in 8 of 10 RNN runs).
@@ -280,7 +280,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         ids = np.array(list(dict.fromkeys(h.loc[h["used"].to_numpy(bool), "config_id"].astype(int))))
         X = self.space.encode(ids, np.full(ids.size, self.space.max_size))
         cons = self.constraints if self.constrained_incumbent else ()
-        inc = find_tested_incumbent(self.models, cons, X)
+        inc = find_tested_incumbent(self.models, cons, X, rng=self._ties("incumbent"))
         return Recommendation(int(ids[inc.index]), self.space.max_size)
 
     # -- acquisition -----------------------------------------------------------------------------
