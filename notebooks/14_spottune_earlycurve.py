@@ -123,10 +123,12 @@ causes = {
 rows = report.claim_rows(values, causes, synthetic_prices=True)
 rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error over settings, EarlyCurve (%)", "paper": None,
              "workbook": round(100 * errors["earlycurve_error"].mean(), 2),
-             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)"})
+             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)",
+             "note": report.rests_on("fig11_errors")})
 rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error over settings, single-stage (%)", "paper": None,
              "workbook": round(100 * errors["single-stage_error"].mean(), 2),
-             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)"})
+             "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)",
+             "note": report.rests_on("fig11_errors")})
 summary = report.summary(rows)
 save_comparison(summary, "14_spottune_earlycurve", out)
 summary[["item", "paper", "workbook", "status", "cause"]]

@@ -45,6 +45,40 @@ def test_simulate_a_users_job_csv(capsys, tmp_path):
     assert "line 3, column 'metric': 'abc'" in capsys.readouterr().err
 
 
+#: Flat prices (USD/h) per type, and step times 240 s / vCPUs, so that the provisioner's first estimate of
+#: the step times (from the vCPUs) is exact: step cost price x 240 / vCPUs is lowest on m4.2xlarge (0.015
+#: USD/h per vCPU; r4.large 0.02, r4.xlarge and r4.2xlarge 0.025, r3.xlarge and m4.4xlarge 0.03).
+FLAT = {"r4.large": (0.04, 2), "r3.xlarge": (0.12, 4), "r4.xlarge": (0.10, 4), "m4.2xlarge": (0.12, 8),
+        "r4.2xlarge": (0.20, 8), "m4.4xlarge": (0.48, 16)}
+
+
+def test_simulate_on_a_hand_made_flat_price_file(capsys, tmp_path):
+    """End to end: ``--prices`` a headerless trace file (two records per type, three days), a job CSV with
+    every type's step time; the charges are computed by hand (per second at the flat price, never revoked)."""
+    trace = tmp_path / "flat.csv"
+    trace.write_text("".join(f"2017-04-{d} 00:00:00+00:00,{t},Linux/UNIX,us-east-1a,{p}\n"
+                             for d in (26, 29) for t, (p, _) in FLAT.items()))
+    rows = ["setting,step,metric," + ",".join(f"seconds_{t}" for t in FLAT)]
+    rows += [f"s{s},{k},{1 / k + 0.1 * s:.6f}," + ",".join(str(240 // v) for _, v in FLAT.values())
+             for s in range(4) for k in range(1, 31)]
+    jobs = tmp_path / "jobs.csv"
+    jobs.write_text("\n".join(rows) + "\n")
+    out = _json(capsys, ["spot", "simulate", "--workload", str(jobs), "--prices", str(trace), "--predictor", "empirical",
+                         "--fit-days", "1", "--theta", "1", "--json"])
+    assert out["synthetic_prices"] is False and "flat.csv" in out["prices"]
+    by = {r["approach"]: r for r in out["approaches"]}
+    # checkpoint of 100 MB: 62.83 + (134.22 - 62.83) * log2(vCPUs) / 4 MB/s (the paper's two speeds)
+    ckpt = {2: 100 / 80.6775, 8: 100 / 116.3725, 16: 100 / 134.22}
+    cheap = 4 * 0.04 * (60 + 30 * 120 + ckpt[2]) / 3600          # 4 jobs, start-up, 30 steps, final checkpoint
+    fast = 4 * 0.48 * (60 + 30 * 15 + ckpt[16]) / 3600
+    spot = 4 * 0.12 * (60 + 30 * 30 + ckpt[8]) / 3600            # every job on m4.2xlarge, one deployment
+    assert by["single-cheapest"]["cost"] == pytest.approx(cheap, rel=1e-9)      # 0.16272
+    assert by["single-fastest"]["cost"] == pytest.approx(fast, rel=1e-9)        # 0.27240
+    assert by["spottune-1"]["cost"] == pytest.approx(spot, rel=1e-9)            # 0.12811
+    assert by["spottune-1"]["jct_s"] == pytest.approx(60 + 900 + ckpt[8], rel=1e-9)
+    assert all(r["refunded"] == 0 and r["steps_free"] == 0 for r in out["approaches"])     # flat: never revoked
+
+
 def test_data_list(capsys):
     out = _json(capsys, ["spot", "data", "list", "--json"])
     assert "sklearn/mlp" in out["workloads"] and "cnn/t2.small-x8" in out["workloads"]

@@ -142,6 +142,34 @@ def test_capacity_interruptions_under_todays_rules():
     assert res.summary["steps_total"] == 100
 
 
+def test_capacity_interruption_rate_matches_the_exponential_law():
+    """Monte Carlo: under today's rules (capacity interruptions, a Poisson process of rate lambda), a
+    deployment exposed for h = 1 h is interrupted with probability 1 - exp(-lambda h). lambda = 0.5 / h
+    here (today's assumed 5 % a month would need millions of deployments); model_mb = 0 and 60 s steps
+    make every deployment with at least 59 steps to go last exactly an hour unless interrupted."""
+    from dataclasses import replace
+
+    from tt_core.spot.rules import rules as get_rules
+
+    lam = 0.5
+    today = replace(get_rules("aws-today"), name="today-fast", hazard_per_hour={"r4.large": lam})
+    steps = 12000
+    js = W.job_set("many", [np.linspace(1.0, 0.5, steps) + 0.01 * i for i in range(8)], {"r4.large": 60.0},
+                   model_mb=0.0)
+    tr = hand_trace(r4_large=[0.04] * (400 * 60))
+    res = S.simulate(js, tr, "spottune-1.0", settings(rules=today, k=1), seed=5)
+    tl = res.timeline
+    done_before = tl.groupby("job")["steps_kept"].transform(lambda x: x.cumsum() - x)
+    full_hour = (steps - done_before) >= 59                 # horizon = launch + 60 s start-up + 59 steps = 1 h
+    n = int(full_hour.sum())
+    rate = float((tl.loc[full_hour, "reason"] == "revoked").mean())
+    p = 1 - math.exp(-lam * 1.0)                            # 0.3935
+    se = math.sqrt(p * (1 - p) / n)
+    assert n > 1800 and abs(rate - p) < 4 * se, (n, rate, p, se)
+    hourly = tl[full_hour & (tl["reason"] == "hourly")]
+    np.testing.assert_allclose(hourly["end"] - hourly["launch"], 3600.0)      # the exposure h really is 1 h
+
+
 # ---------------------------------------------------------------- whole runs: conservation, seeds, errors
 @pytest.fixture(scope="module")
 def synthetic_run():

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tt_core.experiments.profiles import settings
-from tt_core.spot import studies as T, workloads as W
+from tt_core.spot import market, report, studies as T, workloads as W
 
 
 def hand_grid():
@@ -39,6 +39,66 @@ def test_fig7_ratios_by_hand():
     assert s["free_step_share_st07"] == pytest.approx(0.5) and s["st07_cheapest_of_all"] == 1.0
 
 
+def test_jct_readings_by_hand():
+    """θ = 0.7 selects after 4 h and its top-k finish at 6 h; the baselines' two readings coincide."""
+    grid = hand_grid()
+    grid["completion_s"] = grid["jct_s"] + np.where(grid["approach"] == "spottune-0.7", 2 * 3600.0, 0.0)
+    r = T.jct_readings(grid).set_index("jct_ends")
+    assert r.loc["selection", "jct_fastest_over_st07"] == pytest.approx(2 / 4)
+    assert r.loc["top-k trained", "jct_fastest_over_st07"] == pytest.approx(2 / 6)
+    assert r.loc["selection", "jct_cheapest_over_st07"] == pytest.approx(10 / 4)
+    assert r.loc["top-k trained", "jct_cheapest_over_st07"] == pytest.approx(10 / 6)
+    # PCR = 1 / (JCT h x cost): θ=0.7 1/(6 x 1) against the cheapest's 1/(10 x 4) (job set a; b scales costs)
+    assert r.loc["top-k trained", "pcr_st07_over_cheapest"] == pytest.approx(40 / 6)
+    rows = report.jct_reading_rows(T.jct_readings(grid), synthetic_prices=True)
+    assert [row["workbook"] for row in rows] == [pytest.approx(1 / 3, abs=1e-4), pytest.approx(5 / 3, abs=1e-4)]
+    assert all("completion_s" in row["note"] and row["not_comparable"] for row in rows)
+
+
+def test_pcr_claim_of_spottune_at_theta_1_by_hand():
+    grid = hand_grid()
+    # PCR: SpotTune θ=1 1/(5 x 2) = 0.1 > fastest 1/(2 x 8) = 0.0625 > cheapest 1/(10 x 4) = 0.025
+    assert T.claims(T.per_job_set(grid))["pcr_st1_above_singles"] is True
+    # θ=1 at 9 h: 1/18 = 0.056 < the fastest's 0.0625 (still above the cheapest's): the claim fails
+    grid.loc[grid["approach"] == "spottune-1", "jct_s"] = 9 * 3600.0
+    assert T.claims(T.per_job_set(grid))["pcr_st1_above_singles"] is False
+    assert "pcr_st1_above_singles" in report.CLAIMS
+
+
+def test_every_row_names_the_reconstructions_it_rests_on():
+    assert set(report.PAPER) | set(report.CLAIMS) <= set(report.RESTS_ON)
+    with pytest.raises(KeyError):
+        report.rests_on("a_new_row")
+    values = {k: 0.5 for k in report.PAPER}
+    notes = {r["item"]: r["note"] for r in report.fig7_rows(values, True)}
+    # θ = 1: no early stop (no EarlyCurve) and the JCT ends when every job has finished (no JCT reading)
+    st1 = notes[report.PAPER["saving_st1_vs_cheapest"][1]]
+    assert "Eqs. 1-2" in st1 and "Eq. 3" in st1 and "EarlyCurve" not in st1 and "JCT" not in st1
+    jct = notes[report.PAPER["jct_fastest_over_st07"][1]]
+    assert all(piece in jct for piece in ("Eqs. 1-2", "Eq. 3", "Eqs. 4-7", "JCT = submission to top-k selection"))
+    claims = report.claim_rows({"top3_at_07": True, "jct_between_baselines": True}, synthetic_prices=True)
+    assert "Eqs. 4-7" in claims[1]["note"] and "Eqs. 1-2" not in claims[1]["note"]      # top-3: curves only
+    assert "JCT" in claims[0]["note"] and "synthetic" in claims[0]["note"]
+    assert all(r["note"] == "rests on no reconstructed equation" for r in report.table3_rows())
+
+
+def test_csv_tables_carry_the_prices_label():
+    grid = pd.concat([hand_grid().assign(seed=s) for s in (2, 1)], ignore_index=True)
+    grid["prices"], grid["synthetic_prices"] = "synthetic 2017-style market", True
+    assert set(T.per_job_set(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
+    assert set(T.refund_shares(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
+    one = grid[grid["seed"] == 1].assign(prices="AWS spot trace (data/us-east-1.csv)", synthetic_prices=False)
+    assert set(T.per_job_set(one)["prices"]) == {"AWS spot trace (data/us-east-1.csv)"}
+    tr = market.synthetic_market(3, types=["r4.large"], days=2.5)
+    assert set(T.revocation_stats(tr, margins=(0.0,))["prices"]) == {"synthetic 2017-style market (seed 3)"}
+    scores = T.predictor_scores(tr, fit_days=2.0, test_days=0.25, names=("empirical",))
+    assert set(scores["prices"]) == {"synthetic 2017-style market (seed 3)"}
+    today = market.synthetic_market(4, types=["r4.large"], days=1, style="today")
+    assert T.prices_label(today) == "synthetic today-style market (seed 4)"
+    real = market.PriceTrace(market.TRACE_START, {"r4.large": np.full(120, 0.04)}, "/data/us-east-1.csv (ffill)")
+    assert "us-east-1.csv" in set(T.revocation_stats(real, margins=(0.0,))["prices"]).pop()
+
+
 def test_prediction_errors_and_topk_on_hand_curves():
     k = np.arange(1, 101)
     curves = [1 / (0.05 * k + 1) + c for c in (0.3, 0.1, 0.2, 0.4)]
@@ -57,6 +117,10 @@ def test_smoke_grid_runs_and_is_consistent():
     grid = T.run_grid(sets, cfg["seeds"], settings=T.sim_settings(cfg), market_days=cfg["market_days"])
     assert set(grid["approach"]) == {"single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"}
     per = T.per_job_set(grid)
+    # the JCT reading matters only where EarlyCurve selects: at θ = 1 and for the baselines both coincide
+    same = grid[grid["approach"] != "spottune-0.7"]
+    np.testing.assert_allclose(same["jct_s"], same["completion_s"])
+    assert set(per["prices"]) == {f"synthetic 2017-style market (seed {cfg['seeds'][0]})"} and len(cfg["seeds"]) == 1
     assert (per.loc[per["approach"] == "single-cheapest", "jct_h"].to_numpy()
             > per.loc[per["approach"] == "single-fastest", "jct_h"].to_numpy()).all()
     stats = T.revocation_stats(T.study_market(cfg, 1), margins=(0.0, 1.0))

@@ -4,7 +4,8 @@ The paper's numbers are typed from its text (§IV); the workbook's come from :mo
 Every simulated number is computed on substituted workloads (TrimTuner curves, scikit-learn models) and,
 unless the user supplied the 2017 trace, on synthetic prices: those rows are ``not comparable`` and say
 so. Claims of direction and ordering (who is cheaper, faster, ...) are compared as booleans and agree
-or differ; a difference names the evidence.
+or differ; a difference names the evidence. Every row's note also names the reconstructed pieces it
+rests on (:data:`RESTS_ON`: Eqs. 1-2, Eq. 3 with Alg. 2, Eqs. 4-7, and the simulator's reading of JCT).
 """
 
 from __future__ import annotations
@@ -41,7 +42,47 @@ CLAIMS = {
     "top3_at_07": (True, "§IV-A4/IV-B2: top-3 accuracy reaches 100% at θ >= 0.7 (on every workload)"),
     "earlycurve_better": (True, "§IV-E, Fig. 11(b): EarlyCurve's prediction error is lower than the single-stage "
                                 "fit's (mean over settings)"),
+    "pcr_st1_above_singles": (True, "§IV-B1: SpotTune (θ=1.0) has a higher PCR than both Single-Spot baselines "
+                                    "(2.65x and 3.36x, mean ratio over workloads; direction)"),
 }
+
+#: The reconstructed pieces a simulated number can rest on (the paper's Eqs. 1-7 and Alg. 1-2 were lost in
+#: its text extraction; the reconstructions are written in the docstrings of spot.provisioner, spot.revocation,
+#: spot.earlycurve and spot.simulator).
+RECONSTRUCTED = {
+    "eqs12": "Eqs. 1-2 provisioner",
+    "eq3": "Eq. 3 revocation probability (+ Alg. 2 bid)",
+    "eqs47": "Eqs. 4-7 EarlyCurve",
+    "jct": "JCT = submission to top-k selection (simulator's reading)",
+    "jct_completion": "JCT = submission to top-k trained (completion_s, the other reading)",
+}
+_SPOT1 = ("eqs12", "eq3")                 # SpotTune at θ = 1: no early stop, JCT = completion
+_SPOT07 = ("eqs12", "eq3", "eqs47")       # SpotTune at θ = 0.7: selection by EarlyCurve
+#: What each paper-vs-workbook row rests on (keys of PAPER and CLAIMS and the extra rows' keys).
+RESTS_ON = {
+    "saving_st1_vs_cheapest": _SPOT1, "saving_st1_vs_fastest": _SPOT1, "pcr_st1_over_cheapest": _SPOT1,
+    "pcr_st1_over_fastest": _SPOT1, "st1_cheaper_than_cheapest": _SPOT1, "pcr_st1_above_singles": _SPOT1,
+    "saving_st07_vs_st1": _SPOT07, "saving_st07_vs_cheapest_max": _SPOT07, "saving_st07_vs_fastest_max": _SPOT07,
+    "free_step_share_st07": _SPOT07, "st07_cheapest": _SPOT07,
+    "jct_fastest_over_st07": _SPOT07 + ("jct",), "jct_cheapest_over_st07": _SPOT07 + ("jct",),
+    "pcr_st07_over_cheapest": _SPOT07 + ("jct",), "pcr_st07_over_fastest": _SPOT07 + ("jct",),
+    "jct_between_baselines": _SPOT07 + ("jct",), "pcr_st07_highest": _SPOT07 + ("jct",),
+    "top3_at_07": ("eqs47",), "earlycurve_better": ("eqs47",), "fig11_errors": ("eqs47",),
+    "jct_fastest_over_st07_completion": _SPOT07 + ("jct_completion",),
+    "jct_cheapest_over_st07_completion": _SPOT07 + ("jct_completion",),
+    "table3": (), "checkpoint": (),
+}
+
+
+def rests_on(key: str) -> str:
+    """The note naming the reconstructed pieces row ``key`` rests on (or that it rests on none); a key
+    without an entry in :data:`RESTS_ON` is an error (a new row must say what it rests on)."""
+    parts = RESTS_ON[key]
+    if not parts:
+        return "rests on no reconstructed equation"
+    return "reconstructed: " + "; ".join(RECONSTRUCTED[p] for p in parts)
+
+
 #: §IV-D, Fig. 10: RevPred against the authors' re-implementation of Tributary's predictor.
 FIG10 = {
     "accuracy_gain": (0.2032, "§IV-D, Fig. 10(a): RevPred's accuracy gain over Tributary predict"),
@@ -65,10 +106,12 @@ def table3_rows() -> list[dict]:
     t = table3()
     for (name, cpus, mem, price), (_, r) in zip(TABLE_III, t.iterrows()):
         rows += [
-            {"source": f"{SOURCE} Table III", "item": f"{name}: CPUs (count)", "paper": cpus, "workbook": int(r["CPUs"])},
-            {"source": f"{SOURCE} Table III", "item": f"{name}: memory (GB)", "paper": mem, "workbook": r["Memory(GB)"]},
+            {"source": f"{SOURCE} Table III", "item": f"{name}: CPUs (count)", "paper": cpus, "workbook": int(r["CPUs"]),
+             "note": rests_on("table3")},
+            {"source": f"{SOURCE} Table III", "item": f"{name}: memory (GB)", "paper": mem, "workbook": r["Memory(GB)"],
+             "note": rests_on("table3")},
             {"source": f"{SOURCE} Table III", "item": f"{name}: on-demand price (USD/h)", "paper": price,
-             "workbook": r["On-demand Price(USD/hr)"]},
+             "workbook": r["On-demand Price(USD/hr)"], "note": rests_on("table3")},
         ]
     return rows
 
@@ -77,21 +120,37 @@ def checkpoint_rows(max_model_gb) -> list[dict]:
     """§IV-F: the largest checkpointable model = speed x 120 s (the workbook's arithmetic on the paper's speeds)."""
     return [{"source": f"{SOURCE} §IV-F", "item": f"largest model checkpointed in the notice, {n} vCPU (GB)",
              "paper": gb, "workbook": round(max_model_gb(n), 2), "abs_tol": 0.005,
-             "note": f"{speed} MB/s x 120 s / 1024"} for n, (speed, gb) in CHECKPOINT.items()]
+             "note": f"{speed} MB/s x 120 s / 1024; {rests_on('checkpoint')} (the paper's measured speed)"}
+            for n, (speed, gb) in CHECKPOINT.items()]
 
 
 def fig7_rows(statements: dict, synthetic_prices: bool) -> list[dict]:
-    """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices)."""
+    """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices); each row's note names
+    the reconstructions it rests on (:func:`rests_on`)."""
     why = substitution(synthetic_prices)
     return [{"source": f"{SOURCE} Fig. 7/9", "item": text, "paper": value, "workbook": round(statements[key], 4),
-             "not_comparable": why} for key, (value, text) in PAPER.items() if key in statements]
+             "not_comparable": why, "note": rests_on(key)} for key, (value, text) in PAPER.items() if key in statements]
+
+
+def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
+    """The two JCT statements of §IV-B1 under the other reading of JCT (ending when the top-k have finished
+    training, ``completion_s``), from :func:`tt_core.spot.studies.jct_readings`: not comparable, and
+    measuring what the reconstructed JCT definition does to the comparison."""
+    r = readings.set_index("jct_ends")
+    why = substitution(synthetic_prices)
+    return [{"source": f"{SOURCE} Fig. 7", "item": PAPER[key][1] + ", JCT read as submission -> top-k trained",
+             "paper": PAPER[key][0], "workbook": round(float(r.loc["top-k trained", key]), 4), "not_comparable": why,
+             "note": f"{rests_on(key + '_completion')}; the selection reading gives "
+                     f"{float(r.loc['selection', key]):.4f}"}
+            for key in ("jct_fastest_over_st07", "jct_cheapest_over_st07")]
 
 
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True) -> list[dict]:
     """Direction and ordering claims, compared as booleans; ``causes`` names the evidence of a difference."""
     causes = causes or {}
     return [{"source": f"{SOURCE} claims", "item": text, "paper": paper, "workbook": bool(values[key]),
-             "cause": causes.get(key, "") if bool(values[key]) != paper else "", "note": substitution(synthetic_prices)}
+             "cause": causes.get(key, "") if bool(values[key]) != paper else "",
+             "note": f"{substitution(synthetic_prices)}; {rests_on(key)}"}
             for key, (paper, text) in CLAIMS.items() if key in values]
 
 

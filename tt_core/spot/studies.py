@@ -87,9 +87,34 @@ def run_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Settings
     return pd.DataFrame(rows)
 
 
+def prices_label(trace) -> str:
+    """The label of a price trace for the tables it feeds: ``"synthetic 2017-style market (seed 1)"`` (the
+    style and seed from the generator's source) or the real trace's label (with its file name)."""
+    src = str(trace.source)
+    if trace.synthetic and src.startswith("synthetic ") and " (" in src:
+        head, rest = src.split(" (", 1)
+        return f"{head} market ({rest}"
+    return trace.label
+
+
+def grid_prices_label(grid: pd.DataFrame) -> str:
+    """The prices of a grid of simulations (its ``prices`` and ``seed`` columns): the trace's label, with
+    the seeds of a synthetic market (``"synthetic 2017-style market (seeds 1, 2, 3)"``)."""
+    if "prices" not in grid.columns or grid.empty:
+        return "not recorded"
+    parts = []
+    for label, g in grid.groupby("prices", sort=False):
+        synthetic = bool(g["synthetic_prices"].any()) if "synthetic_prices" in g.columns else "synthetic" in str(label)
+        if synthetic and "seed" in g.columns:
+            seeds = sorted({int(x) for x in g["seed"]})
+            label = f"{label} (seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))})"
+        parts.append(str(label))
+    return "; ".join(parts)
+
+
 def per_job_set(grid: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
     """Fig. 7: per (job set, approach), seed-mean cost, JCT (h) and PCR, and each normalised to ``reference``
-    (cost / JCT relative to it; PCR relative to it, the reference = 1)."""
+    (cost / JCT relative to it; PCR relative to it, the reference = 1); ``prices``: :func:`grid_prices_label`."""
     g = grid.assign(jct_h=grid["jct_s"] / 3600.0)
     mean = g.groupby(["job_set", "approach"], sort=False)[["cost", "jct_h", "refunded", "usage", "free_step_share",
                                                           "refunded_share", "top1", "top3", "steps_total"]].mean()
@@ -98,7 +123,20 @@ def per_job_set(grid: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
     out = mean.reset_index()
     for col in ("cost", "jct_h", "pcr"):
         out[f"{col}_norm"] = out[col] / out["job_set"].map(ref[col])
+    out["prices"] = grid_prices_label(grid)
     return out
+
+
+def jct_readings(grid: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
+    """§IV-B1's JCT and PCR ratios (mean over job sets, as :func:`paper_statements`) under both readings of
+    JCT, from the same simulations: ending at the top-k selection (``jct_s``, the simulator's) and when the
+    top-k have been trained to the end (``completion_s``). The baselines' two readings coincide."""
+    keys = ("jct_fastest_over_st07", "jct_cheapest_over_st07", "pcr_st07_over_cheapest", "pcr_st07_over_fastest")
+    rows = []
+    for ends, col in (("selection", "jct_s"), ("top-k trained", "completion_s")):
+        r = ratio_table(per_job_set(grid.assign(jct_s=grid[col]), reference))
+        rows.append({"jct_ends": ends, "column": col, **{k: float(r[k].mean()) for k in keys}})
+    return pd.DataFrame(rows)
 
 
 def ratio_table(per: pd.DataFrame) -> pd.DataFrame:
@@ -144,7 +182,9 @@ def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
 def refund_shares(grid: pd.DataFrame, approaches=("spottune-1", "spottune-0.7")) -> pd.DataFrame:
     """Fig. 9: share of steps run on refunded instances and share of the usage refunded, per job set."""
     g = grid[grid["approach"].isin(approaches)]
-    return g.groupby(["job_set", "approach"], sort=False)[["free_step_share", "refunded_share"]].mean().reset_index()
+    out = g.groupby(["job_set", "approach"], sort=False)[["free_step_share", "refunded_share"]].mean().reset_index()
+    out["prices"] = grid_prices_label(grid)
+    return out
 
 
 def theta_sweep(job_sets, seeds, thetas, settings: S.Settings | None = None, market_days=30.0, prices="synthetic",
@@ -199,7 +239,7 @@ def topk_claim(job_sets, thetas, k: int = 3, method: str = "earlycurve") -> pd.D
 def revocation_stats(trace, margins=(0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0), start: float = 0.0,
                      end: float | None = None) -> pd.DataFrame:
     """Per type and relative bid margin: the fraction of minutes from which a bid that much above the price
-    is crossed within the hour, and the trace's price statistics."""
+    is crossed within the hour, and the trace's price statistics (``prices``: :func:`prices_label`)."""
     rows = []
     lo = int(start // 60)
     for name in trace.types:
@@ -214,18 +254,19 @@ def revocation_stats(trace, margins=(0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0), star
             rows.append({"type": name, "margin": m, "p_revoked_within_hour": float((rise > m).mean()),
                          "mean_price": float(cur.mean()), "mean_fraction_of_on_demand": float(cur.mean() / od),
                          "minutes_above_on_demand_per_day": float((cur > od).mean() * 1440),
-                         "price_changes_per_hour": float((np.diff(cur) != 0).mean() * 60)})
+                         "price_changes_per_hour": float((np.diff(cur) != 0).mean() * 60),
+                         "prices": prices_label(trace)})
     return pd.DataFrame(rows)
 
 
 def predictor_scores(trace, fit_days: float = 9.0, test_days: float = 3.0, names=("empirical", "logistic")) -> pd.DataFrame:
     """Fig. 10-style accuracy and F1 of the predictors: trained on the first ``fit_days``, tested on the next
-    ``test_days`` (the paper: 04/26-05/04, then 05/05-05/07)."""
+    ``test_days`` (the paper: 04/26-05/04, then 05/05-05/07); ``prices``: :func:`prices_label`."""
     out = []
     for n in names:
         pred = make_predictor(n).fit(trace, until=fit_days * 86400)
         out.append(evaluate(pred, trace, fit_days * 86400, (fit_days + test_days) * 86400))
-    return pd.concat(out, ignore_index=True)
+    return pd.concat(out, ignore_index=True).assign(prices=prices_label(trace))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -530,6 +571,9 @@ def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataF
         "jct_between_baselines": bool(w["jct_h"]["single-fastest"].mean() < w["jct_h"][REFERENCE].mean()
                                       < w["jct_h"]["single-cheapest"].mean()),
         "pcr_st07_highest": bool(w["pcr"].mean().idxmax() == REFERENCE),
+        # as the paper's 2.65x / 3.36x: the mean over job sets of the per-job-set PCR ratio, above 1 for both
+        "pcr_st1_above_singles": bool((w["pcr"]["spottune-1"] / w["pcr"]["single-cheapest"]).mean() > 1
+                                      and (w["pcr"]["spottune-1"] / w["pcr"]["single-fastest"]).mean() > 1),
     }
     if topk is not None:
         high = topk[topk["theta"] >= 0.7 - 1e-9]
