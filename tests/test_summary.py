@@ -45,3 +45,23 @@ def test_collect_completes_old_tables(tmp_path):
     df = collect(tmp_path)
     assert df["status"].tolist() == ["agrees", "differs", "paper only"]
     assert df["cause"].tolist() == ["", "cause not measured yet", ""]
+
+
+def test_deduplicate_keeps_one_row_per_item_and_value_and_lists_its_notebooks():
+    import pandas as pd
+
+    from tt_core.reporting.summary import deduplicate
+
+    rows = pd.DataFrame([
+        {"source": "S", "item": "x", "paper": 3.0, "workbook": 0.1 + 0.2, "status": "agrees", "notebook": "13_a"},
+        {"source": "S", "item": "x", "paper": 3.0, "workbook": 0.3, "status": "agrees", "notebook": "14_b"},  # same to 12 digits
+        {"source": "S", "item": "x", "paper": 3.0, "workbook": 0.31, "status": "differs", "notebook": "14_b"},  # other value
+        {"source": "T", "item": "x", "paper": 3.0, "workbook": 0.3, "status": "agrees", "notebook": "14_b"},  # other source
+        {"source": "S", "item": "y", "paper": "True", "workbook": True, "status": "agrees", "notebook": "13_a"},
+        {"source": "S", "item": "y", "paper": "True", "workbook": "True", "status": "agrees", "notebook": "13_a"},
+    ])
+    out = deduplicate(rows)
+    assert len(out) == 4
+    assert out.loc[0, "notebook"] == "13_a, 14_b"
+    assert list(out["workbook"][:3]) == [0.1 + 0.2, 0.31, 0.3]
+    assert out.loc[3, "notebook"] == "13_a"  # the same notebook twice is listed once

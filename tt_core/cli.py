@@ -204,9 +204,9 @@ def cmd_runs(args) -> int:
 
 def cmd_summary(args) -> int:
     from tt_core.data.benchmarks import PROJECT_DIR
-    from tt_core.reporting.summary import collect, to_markdown
+    from tt_core.reporting.summary import collect, deduplicate, to_markdown
 
-    df = collect(args.figures or PROJECT_DIR / "figures")
+    df = deduplicate(collect(args.figures or PROJECT_DIR / "figures"))
     if args.grep:
         df = df[df["item"].str.contains(args.grep, case=False, regex=True) | df["source"].str.contains(args.grep, case=False, regex=True)]
     if df.empty:
@@ -217,7 +217,8 @@ def cmd_summary(args) -> int:
     counts = df["status"].value_counts()
     unexplained = int(((df["status"] == "differs") & (df["cause"] == NO_CAUSE_YET)).sum())
     print("\n" + ", ".join(f"{int(counts.get(s, 0))} {s}" for s in STATUSES)
-          + f" ({unexplained} of the differing rows without a measured cause yet)", file=sys.stderr)
+          + f" ({unexplained} of the differing rows without a measured cause yet; duplicates counted once, as in the report)",
+          file=sys.stderr)
     return 0
 
 

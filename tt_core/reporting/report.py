@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from tt_core.data.io import atomic_path, write_text
-from tt_core.reporting.summary import NO_CAUSE_YET
+from tt_core.reporting.summary import NO_CAUSE_YET, deduplicate
 
 __all__ = ["ReportNotebook", "format_like", "tidy", "totals", "write_index"]
 
@@ -161,20 +161,7 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
     """
     if summary.empty:
         return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[])
-    df = summary.copy()
-    if "notebook" not in df.columns:
-        df["notebook"] = ""
-    df["notebook"] = df["notebook"].fillna("").astype(str)
-
-    def key(v):
-        x = _number(v)
-        return f"{x:.12g}" if x is not None else str(v)
-
-    df["_k"] = list(zip(df["source"].astype(str), df["item"].astype(str), df["paper"].map(key), df["workbook"].map(key)))
-    notebooks = df.groupby("_k", sort=False)["notebook"].agg(lambda s: ", ".join(dict.fromkeys(x for x in s if x)))
-    df = df.drop_duplicates("_k").copy()
-    df["notebook"] = df["_k"].map(notebooks)
-    df = df.drop(columns="_k")
+    df = deduplicate(summary)
     ps = [_paper_and_section(s) for s in df["source"]]
     df["paper_name"] = [p for p, _ in ps]
     df["section"] = [s for _, s in ps]

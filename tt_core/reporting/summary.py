@@ -25,6 +25,37 @@ STATUSES = ("agrees", "differs", "not comparable", "paper only")
 NO_CAUSE_YET = "cause not measured yet"
 
 
+def _key_value(v) -> str:
+    """A row value as a de-duplication key: numbers to 12 significant digits, anything else as text."""
+    if v is None or isinstance(v, bool):
+        return str(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if isinstance(v, str) and v.strip() in ("True", "False"):
+        return v.strip()
+    return "nan" if math.isnan(f) else f"{f:.12g}"
+
+
+def deduplicate(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows with duplicates dropped: rows with the same source, item, paper and workbook value,
+    written by several notebooks (the same item checked twice), are kept once, with every notebook
+    that wrote it listed in ``notebook`` (comma-separated). ``tt summary`` and the report count these."""
+    if df.empty:
+        return df
+    df = df.copy()
+    if "notebook" not in df.columns:
+        df["notebook"] = ""
+    df["notebook"] = df["notebook"].fillna("").astype(str)
+    df["_k"] = list(zip(df["source"].astype(str), df["item"].astype(str), df["paper"].map(_key_value),
+                        df["workbook"].map(_key_value)))
+    notebooks = df.groupby("_k", sort=False)["notebook"].agg(lambda s: ", ".join(dict.fromkeys(x for x in s if x)))
+    df = df.drop_duplicates("_k").copy()
+    df["notebook"] = df["_k"].map(notebooks)
+    return df.drop(columns="_k").reset_index(drop=True)
+
+
 def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | None = None) -> bool | None:
     """Whether a computed value matches the paper's (None when either side is missing).
 
