@@ -10,6 +10,8 @@ Studies
 ``fig4``      TrimTuner Fig. 4: TrimTuner-DT with CEA at each beta.
 ``variants``  TrimTuner-DT on the RNN with each "as in the authors' code" setting
               (:mod:`tt_core.analysis.variants`); ``combined``: also all of them at once.
+``alpha_trace`` TrimTuner-DT on the RNN, its acquisition traced per size at each beta
+              (:mod:`tt_core.analysis.alpha_trace`, notebook 03).
 
 The ``paper`` profile is the paper's setup (TrimTuner §IV): Figs 1-2 run all six optimisers on both
 public networks, 10 runs of 44 tests with 4 initial samples; Fig. 3 runs TrimTuner-GP on the RNN at
@@ -87,6 +89,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig3": {"plan": {"trimtuner-dt": {"seeds": [1], "iterations": 6}}, "n_jobs": 1},
         "fig4": {"seeds": [1], "iterations": 6, "networks": ["rnn"], "betas": [0.01, 0.1, 1.0], "n_jobs": 1},
         "variants": {"seeds": [1], "iterations": 6, "combined": False},
+        "alpha_trace": {"seeds": [1], "iterations": 6, "betas": [0.1]},
         "tables3_4": {"plans": [{"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT],
                                  "n_obs": [8], "seeds": [1], "repeats": 1}]},
         "nephele": {"seeds": [1, 2], "budgets": {"cnn": 6.5, "rnn": 1.4}, "lookahead_seeds": [1],
@@ -109,6 +112,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig4": {"seeds": [1, 2, 3], "iterations": 44, "networks": ["rnn", "cnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
         "variants": {"seeds": [1, 2, 3], "iterations": 44, "combined": False},
+        # about 1 CPU minute (a traced DT run: 20-40 s)
+        "alpha_trace": {"seeds": [1], "iterations": 44, "betas": [0.1, 1.0]},
         "tables3_4": {"plans": [
             {"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT], "n_obs": [8, 20, 44], "seeds": [1],
              "repeats": 1},
@@ -139,6 +144,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig4": {"seeds": list(range(1, 11)), "iterations": 44, "networks": ["rnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
         "variants": {"seeds": list(range(1, 11)), "iterations": 44, "combined": True},
+        # about 5-6 CPU minutes
+        "alpha_trace": {"seeds": [1, 2, 3, 4, 5], "iterations": 44, "betas": [0.1, 1.0]},
         "tables3_4": {"plans": [
             {"benchmark": b, "settings": ["table3"] + (["table4"] if b == "rnn" else []), "n_obs": [8, 20, 44],
              "seeds": [1, 2, 3], "repeats": 3} for b in ("rnn", "cnn")]},

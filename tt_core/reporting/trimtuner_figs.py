@@ -50,7 +50,7 @@ AUTHORS_TREES = "trees without information: tests the max-CEA candidate (authors
 
 
 def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame,
-              variants: pd.DataFrame | None = None) -> list[dict]:
+              variants: pd.DataFrame | None = None, alpha_trace: dict | None = None) -> list[dict]:
     """Comparison rows of notebook 03 (cost per test, sub-sampling rate) with measured causes.
 
     Parameters
@@ -60,6 +60,10 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
     size_mix : :func:`size_mix` (the share of TrimTuner-DT's BO tests at each size).
     variants : :func:`tt_core.analysis.variants.variant_effects`, optional: the size fraction and cost
         per test of the authors'-code tree variant (:data:`AUTHORS_TREES`) join the causes.
+    alpha_trace : dict, optional
+        ``benchmark -> measured cause`` of the size mix (:func:`tt_core.analysis.alpha_trace.measured_cause` of
+        the traced runs, ``fig1_alpha_trace.csv``); it replaces the unmeasured explanation of that benchmark's
+        sub-sampling row.
     """
     v = None
     if variants is not None and len(variants):
@@ -101,8 +105,10 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                      "paper": FIG1_TEXT["sub_sampling_rate"], "workbook": mean_s, "factor": 2.0,
                      "note": "paper: 'approx. 1/4'",
                      "cause": f"TrimTuner-DT runs {100 * smallest:.0f}% of its BO tests at the smallest size (1/60) "
-                              f"(fig1_size_mix.csv): with trees the information gain hardly depends on the size, so "
-                              f"information per cost favours the cheapest size"
+                              f"(fig1_size_mix.csv): "
+                              + (f"{alpha_trace[bench]} (fig1_alpha_trace.csv)" if (alpha_trace or {}).get(bench) else
+                                 "with trees the information gain hardly depends on the size, so information per "
+                                 "cost favours the cheapest size")
                               + (f"; the authors' trees give no information at all and test the max-CEA candidate: "
                                  f"mean size fraction {float(v.loc[bench, 'mean_size_fraction']):.2f} "
                                  f"(fig1_authors_code_variants.csv)" if v is not None and bench in v.index else "")})
