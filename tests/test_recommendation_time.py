@@ -79,3 +79,21 @@ def test_fantasy_cause_reports_the_median_counts_at_common_states():
     text = rt.fantasy_cause(m, "dt-direct", "dt-cea")
     assert "median of 141 candidates" in text and "CEA (10%) for 7 of its 142 kept" in text  # n_obs 44 left out
     assert rt.fantasy_cause(m.drop(columns="n_fantasised"), "dt-direct", "dt-cea") == ""
+
+
+def test_a_ratio_timed_at_one_state_only_is_not_comparable():
+    from tt_core.reporting.summary import comparison
+
+    summary = _summary()
+    t3 = rt.table3(summary)
+    one = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary), measured=_measured())}
+    # GP and DT share only n_obs = 20 in _measured(): a single state, while the paper's times are over runs
+    assert "20 observations only" in one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]["not_comparable"]
+    status = comparison([one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]]).iloc[0]["status"]
+    assert status == "not comparable"
+    # GP timed at 8, 20 and 44 as well: the states cover the run, so the row is compared
+    extra = pd.DataFrame([{"benchmark": "rnn", "setting": "trimtuner-gp", "n_obs": n, "seed": 1, "cpu_s": c,
+                           "total_s": 50 * c} for n, c in ((8, 5.0), (44, 900.0))])
+    rows = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary),
+                                                     measured=pd.concat([_measured(), extra], ignore_index=True))}
+    assert "not_comparable" not in rows["RNN: recommendation time trimtuner-gp / trimtuner-dt"]
