@@ -68,3 +68,36 @@ def test_cost_scale_cause_by_hand():
     assert "becomes 1.50 (agrees" in out[0]["cause"] and "2.5x (full size) and 2.0x (random size)" in out[0]["cause"]
     assert not out[1].get("cause") and "becomes 1.25, still not the thesis'" in out[1]["note"]  # 1.0 * 1.25
     assert out[2] == rows[2]  # not an exploration-cost ratio
+
+
+def _spend_grid():
+    # three spend grid points; values typed by hand
+    return pd.DataFrame({"nephele": [4.0, 2.0, 1.0], "lynceus": [8.0, 3.0, 2.5], "cherrypick": [6.0, 5.0, 2.0]},
+                        index=pd.Index([1.0, 2.0, 3.0], name="cumulative_cost"))
+
+
+def test_best_case_ratio_by_hand():
+    piv = _spend_grid()
+    # lynceus / nephele: 2, 1.5, 2.5 -> 2.5; cherrypick / nephele: 1.5, 2.5, 2 -> 2.5
+    assert report.best_case_ratio(piv, "lynceus") == 2.5
+    assert report.best_case_ratio(piv, "cherrypick") == 2.5
+    assert np.isnan(report.best_case_ratio(piv.iloc[:0], "lynceus"))
+
+
+def test_always_worst_by_hand():
+    piv = _spend_grid()
+    # cherrypick is the highest at 2.0 only (5 > 3, 2); at 1.0 lynceus (8) and at 3.0 lynceus (2.5) are higher
+    assert report.always_worst(piv, "cherrypick", ["nephele", "lynceus"]) == (False, 1, 3)
+    # a tie counts as worst
+    tied = piv.assign(cherrypick=[8.0, 5.0, 2.5])
+    assert report.always_worst(tied, "cherrypick", ["nephele", "lynceus"]) == (True, 3, 3)
+
+
+def test_value_when_by_hand():
+    piv = _spend_grid()
+    # nephele first reaches 1.0 at spend 3.0, where lynceus is at 2.5
+    assert report.value_when(piv, "lynceus") == (3.0, 2.5)
+    # it first reaches 2.0 at spend 2.0, where cherrypick is at 5.0
+    assert report.value_when(piv, "cherrypick", target=2.0) == (2.0, 5.0)
+    x, v = report.value_when(piv, "lynceus", target=0.5)
+    assert np.isnan(x) and np.isnan(v)

@@ -23,7 +23,7 @@ from tt_core.experiments.replay import THESIS_MAX_TIME as DEFAULT_MAX_TIME
 from tt_core.experiments.replay import THESIS_MIN_ACCURACY as DEFAULT_MIN_ACCURACY
 
 __all__ = ["optima_table", "section_6_4_rows", "section_6_5_rows", "seed_intervals", "with_seed_causes",
-           "with_cost_scale_causes",
+           "with_cost_scale_causes", "best_case_ratio", "always_worst", "value_when",
            "table_6_1_rows", "reach_table", "projected_total_time", "projected_time_rows"]
 
 def optima_table(benchmarks: dict, min_accuracy: float = DEFAULT_MIN_ACCURACY,
@@ -108,22 +108,45 @@ def table_6_1_rows(df: pd.DataFrame, n_candidates: dict, budget_check: pd.DataFr
     return rows
 
 
+def best_case_ratio(piv: pd.DataFrame, opt: str, ref: str = "nephele") -> float:
+    """Largest ``opt`` / ``ref`` ratio over the rows (spend grid points) of ``piv`` (columns: optimisers);
+    NaN when there is no row."""
+    r = piv[opt] / piv[ref]
+    return float(r.max()) if len(r) else np.nan
+
+
+def always_worst(piv: pd.DataFrame, opt: str, others) -> tuple[bool, int, int]:
+    """Whether ``opt`` has the highest value of ``piv`` at every row (ties count as worst): ``(holds, rows
+    where it is, rows)``."""
+    w = piv[opt] >= piv[list(others)].max(axis=1) - 1e-12
+    return bool(w.all()), int(w.sum()), int(len(w))
+
+
+def value_when(piv: pd.DataFrame, opt: str, ref: str = "nephele", target: float = 1.0) -> tuple[float, float]:
+    """``(x, value)``: the first row index ``x`` of ``piv`` (a spend grid) at which ``ref`` is at most ``target``,
+    and ``opt``'s value there; ``(nan, nan)`` if ``ref`` never gets there."""
+    hit = piv.index[piv[ref] <= target + 1e-12]
+    return (float(hit[0]), float(piv.loc[hit[0], opt])) if len(hit) else (np.nan, np.nan)
+
+
 def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25) -> list[dict]:
     """Thesis §6.4 statements (Figs. 6.10-6.11 and the chapter summary) next to the workbook's values.
 
     Ratios agree when within ``rel_tol`` of the thesis'; statements are compared as booleans.
     """
+    from tt_core.reporting.summary import agree
+
     rows = []
     curves = iteration_curves(df, q)
     main = df[df["horizon"] == 0]
     grid_cache = {}
 
-    def at_cost(bench):
-        if bench not in grid_cache:
+    def at_cost(bench, value="cno"):
+        if (bench, value) not in grid_cache:
             d = main[main["benchmark"] == bench]
             grid = np.geomspace(d["cumulative_cost"].min(), d["budget"].max(), 200)
-            grid_cache[bench] = curve_at_cost(d, grid, q)
-        return grid_cache[bench]
+            grid_cache[bench, value] = curve_at_cost(d, grid, q, value=value)
+        return grid_cache[bench, value]
 
     def ratio_row(bench, opt, target, paper, value, note):
         reach = cost_to_reach(curves[curves["benchmark"] == bench], target, value=value)
@@ -184,9 +207,21 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
         fin = last.groupby("optimizer")["incumbent_cost"].apply(lambda s: float(percentile(s, q)))
         if "random" in fin.index:
             rc = float(percentile(last.loc[last["optimizer"] == "random", "cno"], q))
+            w = round(rc, 2) if np.isfinite(rc) else None
+            note, cause = "thesis: 'around ten times higher'; here random samples all sizes", ""
+            gc = at_cost("cnn").pivot(index="cumulative_cost", columns="optimizer", values="cno")
+            if w is not None and not agree(p["random_cno"], w, 0.5) and {"nephele", "random"} <= set(gc.columns):
+                # the other reading of "compared with when Nephele finds the optimum": random's CNO at that spend
+                x, r_at = value_when(gc, "random")
+                if np.isfinite(r_at):
+                    text = (f"random's p{q:g} CNO at the spend where Nephele's p{q:g} curve reaches the optimum "
+                            f"(${x:.2f}) gives {r_at:.2f}")
+                    if agree(p["random_cno"], round(r_at, 2), 0.5):
+                        cause = f"reading of the thesis' sentence: {text} (agrees; nephele_equal_spend.csv)"
+                    else:
+                        note += f"; the other reading, {text} (nephele_equal_spend.csv)"
             rows.append({"source": "thesis §6.4", "item": "CNN: random search's final CNO (ratio)",
-                         "paper": p["random_cno"], "workbook": round(rc, 2) if np.isfinite(rc) else None,
-                         "rel_tol": 0.5, "note": "thesis: 'around ten times higher'; here random samples all sizes"})
+                         "paper": p["random_cno"], "workbook": w, "rel_tol": 0.5, "note": note, "cause": cause})
         if {"nephele", "lynceus"} <= set(fin.index):
             red = 100 * (1 - fin["nephele"] / fin["lynceus"])
             rows.append({"source": "thesis §6 summary", "item": "CNN: production-cost reduction of Nephele's final incumbent vs Lynceus' (%)",
@@ -209,15 +244,41 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
         g = at_cost("rnn")
         if {"nephele", "lynceus", "cherrypick"} <= set(g["optimizer"]):
             piv = g.pivot(index="cumulative_cost", columns="optimizer", values="cno")
-            fin_piv = piv[np.isfinite(piv[["nephele", "lynceus", "cherrypick"]]).all(axis=1)]
-            worst = bool((fin_piv["cherrypick"] >= fin_piv[["nephele", "lynceus"]].max(axis=1) - 1e-12).all())
+            three = ["nephele", "lynceus", "cherrypick"]
+            fin_piv = piv[np.isfinite(piv[three]).all(axis=1)]
+            # the other reading: the thesis reads Fig. 6.11 as CNO "in the respective search space" (own-space CNO;
+            # its Lynceus reaches CNO 2, below the full-size floor), the workbook's other RNN curves
+            sp = at_cost("rnn", "cno_space").pivot(index="cumulative_cost", columns="optimizer", values="cno_space")
+            sp = sp[np.isfinite(sp[three]).all(axis=1)]
+            worst, _, _ = always_worst(fin_piv, "cherrypick", ["nephele", "lynceus"])
+            note = f"p{q:g} CNO at equal spend ({len(fin_piv)} grid points)"
+            cause = ""
+            if not worst and len(sp):
+                w_sp, k_sp, n_sp = always_worst(sp, "cherrypick", ["nephele", "lynceus"])
+                if w_sp:
+                    cause = (f"reading of the curves: on the own-space CNO (the thesis' 'in the respective search space') "
+                             f"the statement holds at all {n_sp} grid points (nephele_equal_spend.csv)")
+                else:
+                    note += f"; the other reading, own-space CNO, holds at {k_sp} of {n_sp} grid points, not always"
             rows.append({"source": "thesis §6.4", "item": "RNN: CherryPick is always the worst (statement)", "paper": True,
-                         "workbook": worst, "note": f"p{q:g} CNO at equal spend ({len(fin_piv)} grid points)"})
+                         "workbook": worst, "note": note, "cause": cause})
+            sp_best = {o: best_case_ratio(sp, o) if len(sp) else np.nan for o in ("lynceus", "cherrypick")}
             for opt in ("lynceus", "cherrypick"):
-                r = (fin_piv[opt] / fin_piv["nephele"]).max()
+                r = best_case_ratio(fin_piv, opt)
+                w = round(r, 2) if np.isfinite(r) else None
+                paper, note, cause = p[f"best_case_cheaper_vs_{opt}"], f"maximum over spend of the p{q:g} CNO ratio", ""
+                r_sp = sp_best[opt]
+                other = "cherrypick" if opt == "lynceus" else "lynceus"
+                if w is not None and not agree(paper, w, rel_tol) and np.isfinite(r_sp):
+                    if agree(paper, round(r_sp, 2), rel_tol):
+                        cause = (f"reading of the curves: the maximum over spend of the p{q:g} own-space CNO ratio (the "
+                                 f"thesis' Fig. 6.11 reading) gives {r_sp:.2f} (agrees); on the CNO vs the optimum at any "
+                                 f"size, the deployment-cost ratio, {w:.2f}; on the own-space reading {other}'s best case is "
+                                 f"{sp_best[other]:.2f} (thesis: {p[f'best_case_cheaper_vs_{other}']:g}) (nephele_equal_spend.csv)")
+                    else:
+                        note += f"; the other reading, own-space CNO, gives {r_sp:.2f}"
                 rows.append({"source": "thesis §6.4", "item": f"RNN: best case, {opt}'s incumbent cost / Nephele's at equal spend (ratio)",
-                             "paper": p[f"best_case_cheaper_vs_{opt}"], "workbook": round(float(r), 2) if len(fin_piv) else None,
-                             "rel_tol": rel_tol, "note": f"maximum over spend of the p{q:g} CNO ratio"})
+                             "paper": paper, "workbook": w, "rel_tol": rel_tol, "note": note, "cause": cause})
         last = main[main["benchmark"] == "rnn"].sort_values("iteration").groupby(["optimizer", "seed"]).tail(1)
         fin = last.groupby("optimizer")["incumbent_cost"].apply(lambda s: float(percentile(s, q)))
         if {"nephele", "lynceus"} <= set(fin.index):
