@@ -50,7 +50,8 @@ AUTHORS_TREES = "trees without information: tests the max-CEA candidate (authors
 
 
 def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame,
-              variants: pd.DataFrame | None = None, alpha_trace: dict | None = None) -> list[dict]:
+              variants: pd.DataFrame | None = None, alpha_trace: dict | None = None,
+              eic_usd: dict | None = None) -> list[dict]:
     """Comparison rows of notebook 03 (cost per test, sub-sampling rate) with measured causes.
 
     Parameters
@@ -64,6 +65,9 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
         ``benchmark -> measured cause`` of the size mix (:func:`tt_core.analysis.alpha_trace.measured_cause` of
         the traced runs, ``fig1_alpha_trace.csv``); it replaces the unmeasured explanation of that benchmark's
         sub-sampling row.
+    eic_usd : dict, optional
+        ``benchmark -> measured mechanism`` of EIc/USD's choices (:func:`tt_core.analysis.eic_usd.measured_cause`,
+        ``fig1_eic_usd_mechanism.csv``), appended to that benchmark's "EIc-USD / TrimTuner-DT" row.
     """
     v = None
     if variants is not None and len(variants):
@@ -98,6 +102,8 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                     cause += (f"; with the authors' trees (no information: it tests the max-CEA candidate) a "
                               f"TrimTuner-DT test costs ${vt:.4f} ({vt / pt:.2f}x the paper's; mean size fraction "
                               f"{float(v.loc[bench, 'mean_size_fraction']):.2f}; fig1_authors_code_variants.csv)")
+            if base == "eic-usd" and (eic_usd or {}).get(bench):
+                cause += f"; why EIc/USD costs about as much as EIc: {eic_usd[bench]} (fig1_eic_usd_mechanism.csv)"
             rows.append({"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
                          "paper": FIG1_TEXT[base], "workbook": b / tt, "factor": 2.0,
                          "note": "paper: average over networks", "cause": cause})
