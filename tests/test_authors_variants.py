@@ -155,5 +155,5 @@ def test_trees_option_is_for_the_tree_optimiser_only(rnn):
 
     with pytest.raises(ValueError, match="has no option trees"):
         make_optimizer("trimtuner-gp", rnn, seed=1, trees="authors")
-    with pytest.raises(ValueError, match=r"unknown trees 'ours'; known: \['workbook', 'authors'\]"):
+    with pytest.raises(ValueError, match=r"unknown trees 'ours'; known: \['workbook', 'authors', 'overhead'\]"):
         make_optimizer("trimtuner-dt", rnn, seed=1, trees="ours")
