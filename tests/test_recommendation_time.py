@@ -88,7 +88,7 @@ def test_a_ratio_timed_at_one_state_only_is_not_comparable():
     t3 = rt.table3(summary)
     one = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary), measured=_measured())}
     # GP and DT share only n_obs = 20 in _measured(): a single state, while the paper's times are over runs
-    assert "20 observations only" in one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]["not_comparable"]
+    assert "timed at 20 observations only" in one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]["not_comparable"]
     status = comparison([one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]]).iloc[0]["status"]
     assert status == "not comparable"
     # GP timed at 8, 20 and 44 as well: the states cover the run, so the row is compared
@@ -97,3 +97,21 @@ def test_a_ratio_timed_at_one_state_only_is_not_comparable():
     rows = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary),
                                                      measured=pd.concat([_measured(), extra], ignore_index=True))}
     assert "not_comparable" not in rows["RNN: recommendation time trimtuner-gp / trimtuner-dt"]
+
+
+def test_a_table4_ratio_timed_at_one_state_only_is_not_comparable(monkeypatch):
+    from tt_core.experiments import bench
+
+    summary = _summary()
+    monkeypatch.setitem(bench.SETTING_GROUPS, "table4", [type("S", (), {"label": lab})() for lab in set(summary["setting"])])
+    t3, t4 = rt.table3(summary), rt.table4(summary)
+
+    def measured(n_obs):
+        return pd.DataFrame([{"benchmark": "rnn", "setting": s, "n_obs": n, "seed": 1, "cpu_s": c, "total_s": c}
+                             for n in n_obs for s, c in (("trimtuner-dt/direct-10%", 6.0), ("trimtuner-dt", 3.0))])
+
+    item = "RNN trimtuner-dt: DIRECT (10%) / CEA (10%) time"
+    one = {r["item"]: r for r in rt.comparison_rows(t3, t4, measured=measured([20]))}[item]
+    assert one["workbook"] == pytest.approx(2.0) and "timed at 20 observations only" in one["not_comparable"]
+    two = {r["item"]: r for r in rt.comparison_rows(t3, t4, measured=measured([8, 20]))}[item]
+    assert two["workbook"] == pytest.approx(2.0) and "not_comparable" not in two
