@@ -57,11 +57,17 @@ def paired_ratio(measured: pd.DataFrame, a: str, b: str, benchmark: str = "rnn",
     return med[0] / med[1]
 
 
+def _common_n_obs(measured: pd.DataFrame, a: str, b: str, benchmark: str = "rnn") -> list:
+    """The numbers of observations at which both settings were timed, ascending."""
+    m = measured[measured["benchmark"] == benchmark]
+    return sorted(set(m.loc[m["setting"] == a, "n_obs"]) & set(m.loc[m["setting"] == b, "n_obs"]))
+
+
 def ratio_by_n_obs(measured: pd.DataFrame, a: str, b: str, benchmark: str = "rnn", value: str = VALUE) -> pd.DataFrame:
     """:func:`paired_ratio` of ``a`` over ``b`` at each number of observations both were measured at."""
     m = measured[measured["benchmark"] == benchmark]
     rows = []
-    for n in sorted(set(m.loc[m["setting"] == a, "n_obs"]) & set(m.loc[m["setting"] == b, "n_obs"])):
+    for n in _common_n_obs(measured, a, b, benchmark):
         sub = m[m["n_obs"] == n]
         rows.append({"benchmark": benchmark, "ratio": f"{a} / {b}", "n_obs": int(n),
                      f"{a} median {value}": float(sub.loc[sub["setting"] == a, value].median()),
@@ -150,8 +156,7 @@ def _single_state(measured: pd.DataFrame, a: str, b: str, benchmark: str = "rnn"
     """The reason a ratio of ``a`` over ``b`` is not comparable with the paper's when both were timed at one
     number of observations only (the quick profile), else "". The paper's times are over whole runs, and
     the ratios move with the observations (measured: TrimTuner-GP / -DT 6.0x, 8.1x, 12.9x at 8, 20, 44)."""
-    m = measured[measured["benchmark"] == benchmark]
-    common = sorted(set(m.loc[m["setting"] == a, "n_obs"]) & set(m.loc[m["setting"] == b, "n_obs"]))
+    common = _common_n_obs(measured, a, b, benchmark)
     if len(common) != 1:
         return ""
     return (f"timed at {int(common[0])} observations only (this profile); the paper's times are over whole runs "
