@@ -164,3 +164,26 @@ def test_make_optimizer_passes_the_limits_it_is_given():
     assert opt.min_accuracy == 0.95 and opt.max_time == 100 and opt.budget == 3.0 and opt.initial_budget == 0.5
     lim = {(c.quantity, c.lower, c.upper) for c in opt.constraints}
     assert lim == {("accuracy", 0.95, None), ("time", None, 100)}
+
+
+def test_runs_profile_is_narrowed_by_the_given_flags_not_silently_ignored(tmp_path, capsys):
+    """`tt runs --profile paper --benchmarks rnn --seeds 1` once ran the whole paper grid (80 runs of 100
+    tests): the flags were dropped. Narrowed, the report lists exactly the one run asked for (not computed:
+    --report); a seed the profile does not run is one line and exit code 2."""
+    code = main(["runs", "--profile", "paper", "--study", "fabulinus", "--benchmarks", "rnn", "--optimizers", "eic",
+                 "--seeds", "3", "--runs-dir", str(tmp_path), "--report", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["runs"] + out["missing"] == 1
+    from tt_core import experiments as ex
+    from tt_core.cli import _narrow_specs
+    import argparse
+
+    args = argparse.Namespace(benchmarks=["rnn"], optimizers=["eic", "ei"], seeds=[2, 3], profile="paper",
+                              study="fabulinus")
+    specs = _narrow_specs(ex.fabulinus_specs("paper"), args)
+    assert sorted((s.benchmark, s.optimizer, s.seed) for s in specs) == [
+        ("rnn", "ei", 2), ("rnn", "ei", 3), ("rnn", "eic", 2), ("rnn", "eic", 3)]
+    code = main(["runs", "--profile", "paper", "--study", "fabulinus", "--seeds", "11", "--runs-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--seeds 11: not in profile 'paper'" in err and "1 2 3 4 5 6 7 8 9 10" in err
+    assert len(err.strip().splitlines()) == 1 and not list(tmp_path.iterdir())

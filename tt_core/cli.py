@@ -167,12 +167,29 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def _narrow_specs(specs, args) -> list:
+    """The profile's runs narrowed to ``--benchmarks``, ``--optimizers`` and ``--seeds`` where given; a
+    value the profile does not run is a ValueError listing the ones it does (never silently ignored)."""
+    for flag, attr in (("--benchmarks", "benchmark"), ("--optimizers", "optimizer"), ("--seeds", "seed")):
+        wanted = getattr(args, flag[2:])
+        if not wanted:
+            continue
+        known = list(dict.fromkeys(getattr(s, attr) for s in specs))
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise ValueError(f"{flag} {' '.join(map(str, unknown))}: not in profile {args.profile!r} "
+                             f"(study {args.study}), which runs {flag} {' '.join(map(str, known))}")
+        specs = [s for s in specs if getattr(s, attr) in wanted]
+    return specs
+
+
 def cmd_runs(args) -> int:
     from tt_core import experiments as ex
 
     if args.profile:
         study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs
         specs = study_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
+        specs = _narrow_specs(specs, args)
     else:
         if not (args.benchmarks and args.optimizers and args.seeds):
             raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
