@@ -48,7 +48,7 @@ profile = "quick"          # "quick" (2 runs of 50 tests) or "paper" (10 runs of
 smoke = False              # tiny run for the tests
 figures_dir = "../figures"
 runs_dir = "../runs"       # runs are stored under <runs_dir>/<network>/<optimiser...>/ and resumed
-n_jobs = 1                 # parallel runs (GP runs are CPU-heavy; 1 on a shared machine)
+n_jobs = 2                 # parallel runs (processes; each pins BLAS to one thread)
 
 # %%
 from pathlib import Path

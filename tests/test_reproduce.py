@@ -69,3 +69,13 @@ def test_runner_silences_the_kernel_tcp_warning_only(tmp_path, monkeypatch, capf
     err = capfd.readouterr().err
     assert "kernel stderr line" in err               # the kernel's own stderr still gets through
     assert "without encryption" not in err
+
+
+def test_paper_profile_cells_are_not_cut_at_an_hour():
+    """papermill's execution_timeout is per cell; the paper profile's grid cells (thesis ch. 7: 80 runs of
+    100 tests in one `ensure_runs`) run longer than an hour on 2 cores, so that profile gets no limit."""
+    from tt_core.reporting.reproduce import default_timeout
+
+    assert default_timeout("paper") is None and default_timeout("quick") == 3600
+    with pytest.raises(ValueError, match="known profiles"):
+        default_timeout("papr")

@@ -117,6 +117,7 @@ def cmd_reproduce(args) -> int:
 
     index, results = reproduce.run(
         profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
+        timeout=args.timeout if args.timeout is not None else reproduce.default_timeout(args.profile),
     )
     failed = [r for r in results if not r.ok]
     wall = sum(r.seconds for r in results)
@@ -419,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--figures", help="figures folder (default figures/)")
     rp.add_argument("--only", nargs="+", help="notebook prefixes, e.g. 02 08")
     rp.add_argument("--smoke", action="store_true", help="tiny settings (CI)")
+    rp.add_argument("--timeout", type=_count("--timeout"),
+                    help="seconds one notebook cell may run (default: 3600 in the quick profile, none in the paper "
+                         "profile, whose grids run for hours in one cell)")
     rp.set_defaults(func=cmd_reproduce)
 
     op = sub.add_parser("optimize", help="run one optimiser on a benchmark and print its trajectory")

@@ -118,6 +118,12 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def default_timeout(profile: str) -> int | None:
+    """Seconds one cell may run: an hour in the quick and smoke settings (a hung kernel fails there), none
+    in the paper profile, where one cell computes a whole grid (thesis ch. 7: 80 runs of 100 tests)."""
+    return None if check_profile(profile) == "paper" else 3600
+
+
 def run(
     profile: str = "quick",
     out_dir: str | Path | None = None,
@@ -141,6 +147,9 @@ def run(
         Notebook stem prefixes to run (e.g. ``["02", "08"]``).
     smoke : bool
         Passed to the notebooks: tiny settings for CI.
+    timeout : int or None
+        Seconds one cell may run (papermill's per-cell limit); None: no limit. ``tt reproduce`` passes
+        :func:`default_timeout` of the profile.
 
     Returns
     -------
