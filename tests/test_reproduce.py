@@ -79,3 +79,21 @@ def test_paper_profile_cells_are_not_cut_at_an_hour():
     assert default_timeout("paper") is None and default_timeout("quick") == 3600
     with pytest.raises(ValueError, match="known profiles"):
         default_timeout("papr")
+
+
+def test_a_profile_run_in_parts_reports_every_part_once(tmp_path):
+    """`tt reproduce --only ...` into a folder an earlier run wrote: the report keeps the earlier notebooks
+    (whose executed copies are there), replaces a notebook run again, and drops one whose copy is gone."""
+    e = {x.stem: x for x in reproduce.NOTEBOOKS}
+    earlier = [{"notebook": "03_fig1_accuracy_vs_cost", "ok": True, "seconds": 100.0, "cpu_seconds": 190.0, "error": ""},
+               {"notebook": "01_dataset_analysis", "ok": True, "seconds": 5.0, "cpu_seconds": 9.0, "error": ""},
+               {"notebook": "02_table2_feasibility", "ok": True, "seconds": 3.0, "cpu_seconds": 4.0, "error": ""}]
+    (tmp_path / "status.json").write_text(json.dumps(earlier))
+    for stem in ("03_fig1_accuracy_vs_cost", "01_dataset_analysis"):   # 02's executed copy is gone
+        (tmp_path / f"{stem}.ipynb").write_text("{}")
+    now = [reproduce.NotebookResult(e["09_nephele_optimizer"], True, 50.0, "", 95.0),
+           reproduce.NotebookResult(e["03_fig1_accuracy_vs_cost"], False, 7.0, "boom", 8.0)]
+    merged = reproduce.merge_earlier(tmp_path, now)
+    assert [(r.entry.stem, r.ok, r.seconds) for r in merged] == [
+        ("01_dataset_analysis", True, 5.0), ("03_fig1_accuracy_vs_cost", False, 7.0), ("09_nephele_optimizer", True, 50.0)]
+    assert reproduce.merge_earlier(tmp_path / "absent", now) == sorted(now, key=lambda r: r.entry.stem)

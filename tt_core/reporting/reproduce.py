@@ -190,8 +190,28 @@ def run(
             bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
         if executed.is_file():
             _to_html(executed)
-    index = write_report(out, figs, results, profile)
+    index = write_report(out, figs, merge_earlier(out, results), profile)
     return index, results
+
+
+def merge_earlier(out: Path, results: list[NotebookResult]) -> list[NotebookResult]:
+    """``results`` plus the notebooks an earlier ``tt reproduce`` into the same folder ran and this one did
+    not (read from its ``status.json``, kept only where the executed notebook is still there), in running
+    order. A notebook run again replaces its earlier entry (never counted twice), so a long profile can be
+    run in parts (``--only``) and the report lists every part."""
+    path = out / "status.json"
+    try:
+        earlier = json.loads(path.read_text()) if path.is_file() else []
+    except (OSError, ValueError):
+        earlier = []
+    now = {r.entry.stem for r in results}
+    by_stem = {e.stem: e for e in NOTEBOOKS}
+    kept = [NotebookResult(by_stem[d["notebook"]], bool(d["ok"]), float(d["seconds"]), d.get("error") or "",
+                           float(d.get("cpu_seconds", float("nan"))))
+            for d in earlier if isinstance(d, dict) and d.get("notebook") in by_stem and d["notebook"] not in now
+            and (out / f"{d['notebook']}.ipynb").is_file()]
+    order = {e.stem: i for i, e in enumerate(NOTEBOOKS)}
+    return sorted(results + kept, key=lambda r: order[r.entry.stem])
 
 
 def _forward_kernel_stderr(read_fd: int, drop: re.Pattern = KERNEL_TCP_WARNING) -> None:
