@@ -132,3 +132,26 @@ def test_tracing_does_not_change_the_run(toy):
     pd.testing.assert_frame_equal(plain.drop(columns=["overhead_s", "cumulative_wall"]),
                                   traced.drop(columns=["overhead_s", "cumulative_wall"]))
     assert (trace["role"] == "chosen").sum() == 6
+
+
+def test_an_observer_sees_every_choice_and_changes_nothing():
+    """The one tracing hook (ModelBasedOptimizer.on_select): each BO step's observed choice is the test the
+    run then makes, the kept rows index the candidates, and the trajectory is the one without observers."""
+    from tt_core.experiments.replay import Replay
+
+    def run(with_observer: bool):
+        replay = Replay.from_benchmark("rnn", "trimtuner-dt", seed=3)
+        seen = []
+        if with_observer:
+            replay.optimizer.on_select(lambda step: seen.append(step))
+        traj = replay.run(10)
+        return traj, seen
+
+    plain, _ = run(False)
+    traced, seen = run(True)
+    cols = ["config_id", "size", "accuracy", "cost"]
+    assert plain[cols].equals(traced[cols])
+    bo = traced[traced["phase"] == "bo"]
+    assert [s.choice for s in seen] == list(zip(bo["config_id"].astype(int), bo["size"].astype(int)))
+    for s in seen:
+        assert s.keep.size and s.keep.max() < s.ids.size and len(s.X) == s.ids.size

@@ -64,39 +64,21 @@ def true_cost_ratios(benchmark) -> dict[int, float]:
 
 
 class _Tracer:
-    """Wraps one optimiser's ``_select`` and records the acquisition's factors before the choice is observed."""
+    """Observes one optimiser's choices (:meth:`ModelBasedOptimizer.on_select`) and records the acquisition's
+    factors before the chosen test is run."""
 
     def __init__(self, opt, replay, true_ratios: dict[int, float], costs: pd.DataFrame):
         self.opt, self.replay, self.true_ratios = opt, replay, true_ratios
         self.log_costs = np.log(costs.reindex(opt.space.config_ids))  # configurations x sizes
         self.rows: list[dict] = []
-        self._acq = self._keep = None
-        build, apply_filter, select = opt._build_acquisition, opt._apply_filter, opt._select
+        opt.on_select(self._record)
 
-        def _build():
-            self._acq = build()
-            return self._acq
-
-        def _filter(X, acquisition):
-            self._keep = apply_filter(X, acquisition)
-            return self._keep
-
-        def _select():
-            self._acq = self._keep = None
-            choice = select()
-            if self._acq is not None:
-                self._record(choice)
-            return choice
-
-        opt._build_acquisition, opt._apply_filter, opt._select = _build, _filter, _select
-
-    def _record(self, choice) -> None:
-        opt, acq = self.opt, self._acq
+    def _record(self, step) -> None:
+        opt, acq, choice = self.opt, step.acquisition, step.choice
         if not hasattr(acq, "constraint_term"):
             raise ValueError(f"the trace needs TrimTuner's acquisition (alpha_T); {opt.name} uses {type(acq).__name__}")
         space = opt.space
-        ids, sizes, X = opt._candidates()
-        keep = np.asarray(self._keep, dtype=int)
+        ids, sizes, X, keep = step.ids, step.sizes, step.X, step.keep
         info = acq.information_gain_per_cost  # RowMemo(InformationGainPerCost)
         igpc = getattr(info, "fn", info)
         es_model, cost_model = igpc.entropy_search, igpc.cost_model

@@ -91,31 +91,26 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = 44, **options
     replay = Replay.from_benchmark(benchmark, "eic-usd", seed=int(seed), **options)
     opt = replay.optimizer
     rows: list[dict] = []
-    select = opt._select
 
-    def _select():
-        choice = select()
-        if opt.models:
-            ids, sizes, X = opt._candidates()
-            acq = opt._build_acquisition()
-            eic = np.asarray(EIc._value(acq, acq._preds(X)), dtype=float)
-            cost = np.asarray(acq.expected_cost(X), dtype=float)
-            rec = step_record(eic, cost)
-            true = np.array([replay.score(int(c), int(s)).cost for c, s in zip(ids, sizes)], dtype=float)
-            j = int(np.flatnonzero((ids == choice[0]) & (sizes == choice[1]))[0])
-            if eic[j] / cost[j] < eic[rec["i_usd"]] / cost[rec["i_usd"]] * (1 - 1e-9):
-                raise RuntimeError(f"the traced choice {choice} is not a maximum of EIc/USD")
-            rec.update({"seed": int(seed), "iteration": len(opt._history) + 1, "n_candidates": int(ids.size),
-                        "chosen": int(choice[0]), "pick_eic": int(ids[rec["i_eic"]]),
-                        "pred_cost_usd": float(cost[j]), "true_cost_usd": float(true[j]),
-                        "pred_cost_eic": float(cost[rec["i_eic"]]), "true_cost_eic": float(true[rec["i_eic"]]),
-                        "pred_cost_min": float(cost.min()), "true_cost_min": float(true.min()),
-                        "true_cost_median": float(np.median(true)), "best_feasible": acq.best_feasible is not None})
-            rec["same"] = bool(int(ids[rec["i_usd"]]) == rec["pick_eic"])
-            rows.append(rec)
-        return choice
+    def _record(step) -> None:
+        ids, sizes, X, acq, choice = step.ids, step.sizes, step.X, step.acquisition, step.choice
+        eic = np.asarray(EIc._value(acq, acq._preds(X)), dtype=float)
+        cost = np.asarray(acq.expected_cost(X), dtype=float)
+        rec = step_record(eic, cost)
+        true = np.array([replay.score(int(c), int(s)).cost for c, s in zip(ids, sizes)], dtype=float)
+        j = int(np.flatnonzero((ids == choice[0]) & (sizes == choice[1]))[0])
+        if eic[j] / cost[j] < eic[rec["i_usd"]] / cost[rec["i_usd"]] * (1 - 1e-9):
+            raise RuntimeError(f"the traced choice {choice} is not a maximum of EIc/USD")
+        rec.update({"seed": int(seed), "iteration": len(opt._history) + 1, "n_candidates": int(ids.size),
+                    "chosen": int(choice[0]), "pick_eic": int(ids[rec["i_eic"]]),
+                    "pred_cost_usd": float(cost[j]), "true_cost_usd": float(true[j]),
+                    "pred_cost_eic": float(cost[rec["i_eic"]]), "true_cost_eic": float(true[rec["i_eic"]]),
+                    "pred_cost_min": float(cost.min()), "true_cost_min": float(true.min()),
+                    "true_cost_median": float(np.median(true)), "best_feasible": acq.best_feasible is not None})
+        rec["same"] = bool(int(ids[rec["i_usd"]]) == rec["pick_eic"])
+        rows.append(rec)
 
-    opt._select = _select
+    opt.on_select(_record)  # the acquisition the choice was made with, not a rebuilt one
     replay.run(iterations)
     return pd.DataFrame(rows)
 

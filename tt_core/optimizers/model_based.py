@@ -20,6 +20,7 @@ initial design is ``init_design="random"`` with ``n_init`` configurations at eve
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -39,6 +40,20 @@ ModelFactory = Callable[[str, int, ConfigSpace], object]
 INCUMBENT_RULES = ("paper", "tested-cea")
 #: Initial designs of :class:`ModelBasedOptimizer` (``init_design``).
 INIT_DESIGNS = ("paper", "random")
+
+
+@dataclass(frozen=True)
+class SelectionStep:
+    """What one model-based choice saw, handed to each observer of :meth:`ModelBasedOptimizer.on_select`
+    before the chosen test is run: the untested candidates (``ids``, ``sizes``, encoded ``X``), the
+    acquisition built for this step (models fixed), the rows of ``X`` the filter kept and the choice."""
+
+    ids: np.ndarray
+    sizes: np.ndarray
+    X: np.ndarray
+    acquisition: object
+    keep: np.ndarray
+    choice: tuple[int, int]
 
 
 class DesignedOptimizer(Optimizer):
@@ -298,12 +313,26 @@ class ModelBasedOptimizer(DesignedOptimizer):
         ties = self._ties("acquisition")
         if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)
             i, _, _ = acquisition.argmax(X[keep], rng=ties)
-            return int(ids[keep[i]]), int(sizes[keep[i]])
-        values = np.asarray(acquisition(X[keep]), dtype=float)
-        if not np.all(np.isfinite(values)):
-            values = np.where(np.isfinite(values), values, -np.inf)
-        best = keep[argmax_random_ties(values, ties)]
-        return int(ids[best]), int(sizes[best])
+            best = keep[i]
+        else:
+            values = np.asarray(acquisition(X[keep]), dtype=float)
+            if not np.all(np.isfinite(values)):
+                values = np.where(np.isfinite(values), values, -np.inf)
+            best = keep[argmax_random_ties(values, ties)]
+        choice = int(ids[best]), int(sizes[best])
+        for observer in self._observers:
+            observer(SelectionStep(ids, sizes, X, acquisition, np.asarray(keep, dtype=int), choice))
+        return choice
+
+    @property
+    def _observers(self) -> list:
+        return self.__dict__.setdefault("_observer_list", [])
+
+    def on_select(self, observer: Callable[[SelectionStep], None]) -> None:
+        """Call ``observer(step)`` (a :class:`SelectionStep`) at every model-based choice, before the chosen
+        test runs. One hook for the analyses that trace a run (:mod:`tt_core.analysis.alpha_trace`,
+        :mod:`tt_core.analysis.eic_usd`); observers only read, so the run is the one it would be without them."""
+        self._observers.append(observer)
 
     def _ties(self, purpose: str):
         """The generator that breaks this step's ties for ``purpose`` (None when ``random_ties`` is off)."""
