@@ -21,6 +21,10 @@ def test_paper_profile_is_the_papers_setup():
     fig4 = profiles.settings("paper", "fig4")
     assert fig4["networks"] == ["rnn"] and fig4["betas"] == [0.01, 0.1, 0.2, 0.5, 1.0]
     assert fig4["seeds"] == list(range(1, 11))
+    # issue 13: Fig. 2's readings with bootstrap intervals over at least 20 seeds (Fig. 1's 10 among them)
+    fig2 = profiles.settings("paper", "fig2")
+    assert len(fig2["readings_seeds"]) >= 20 and set(range(1, 11)) <= set(fig2["readings_seeds"])
+    assert {"trimtuner-dt", "eic", "eic-usd"} <= set(fig2["readings_optimizers"])
 
 
 @pytest.mark.parametrize("study", ["fig1", "fig3", "fig4", "fabulinus"])
