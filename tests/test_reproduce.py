@@ -97,3 +97,28 @@ def test_a_profile_run_in_parts_reports_every_part_once(tmp_path):
     assert [(r.entry.stem, r.ok, r.seconds) for r in merged] == [
         ("01_dataset_analysis", True, 5.0), ("03_fig1_accuracy_vs_cost", False, 7.0), ("09_nephele_optimizer", True, 50.0)]
     assert reproduce.merge_earlier(tmp_path / "absent", now) == sorted(now, key=lambda r: r.entry.stem)
+
+
+def test_a_killed_run_keeps_the_record_of_the_notebooks_it_finished(tmp_path, monkeypatch):
+    """status.json is written after every notebook: a run stopped during the second notebook (here the
+    executor raises KeyboardInterrupt, as Ctrl-C would) leaves the first one's entry, with its times."""
+    import papermill as pm
+
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    for s in ("a_ok", "b_killed"):
+        _nb(nbdir / f"{s}.ipynb", "x = 1")
+    monkeypatch.setattr(reproduce, "NOTEBOOK_DIR", nbdir)
+    monkeypatch.setattr(reproduce, "NOTEBOOKS", [reproduce.NotebookEntry(s, s, "test") for s in ("a_ok", "b_killed")])
+    real = pm.execute_notebook
+
+    def execute(source, executed, **kw):
+        if "b_killed" in str(source):
+            raise KeyboardInterrupt
+        return real(source, executed, **kw)
+
+    monkeypatch.setattr(pm, "execute_notebook", execute)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce.run("quick", out_dir=tmp_path / "out", figures_dir=tmp_path / "figs", progress=False)
+    status = json.loads((tmp_path / "out" / "status.json").read_text())
+    assert [(s["notebook"], s["ok"]) for s in status] == [("a_ok", True)] and status[0]["seconds"] > 0

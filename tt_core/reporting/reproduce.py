@@ -190,8 +190,18 @@ def run(
             bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
         if executed.is_file():
             _to_html(executed)
+        # after every notebook, so a run killed half-way keeps the record of what it finished
+        write_status(out, merge_earlier(out, results))
     index = write_report(out, figs, merge_earlier(out, results), profile)
     return index, results
+
+
+def write_status(out: Path, results: list[NotebookResult]) -> None:
+    """``status.json``: each notebook's outcome, wall and CPU seconds and error (written atomically)."""
+    write_text(out / "status.json", json.dumps(
+        [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "cpu_seconds": round(r.cpu_seconds, 2),
+          "error": r.error} for r in results],
+        indent=2))
 
 
 def merge_earlier(out: Path, results: list[NotebookResult]) -> list[NotebookResult]:
@@ -279,10 +289,7 @@ def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: 
 
     summary = collect(figs)
     write_csv(summary, out / "summary.csv")
-    write_text(out / "status.json", json.dumps(
-        [{"notebook": r.entry.stem, "ok": r.ok, "seconds": round(r.seconds, 2), "cpu_seconds": round(r.cpu_seconds, 2),
-          "error": r.error} for r in results],
-        indent=2))
+    write_status(out, results)
     notebooks = [ReportNotebook(r.entry.stem, r.entry.title, r.entry.reproduces, r.ok, r.seconds, r.error,
                                 r.entry.figures, r.cpu_seconds) for r in results]
     seeds = len(settings(profile, "fig1")["seeds"])
