@@ -104,11 +104,15 @@ def plot_fig2_bars(ours: pd.DataFrame, bars: pd.DataFrame, readings: pd.DataFram
                             va="bottom", fontsize=8, color="0.3")
         ax.axhline(1.0, color="0.3", lw=0.8)
         ax.set_yscale("log")
-        ax.set_xticks(x, [f"{network_label(k[0]).split()[0]}\n{variant_style(k[1])['label']}" for k in keys], fontsize=8)
+        # one word per line ("TrimTuner (GP)" -> "TrimTuner\n(GP)"), so neighbouring labels do not run together
+        ax.set_xticks(x, [f"{network_label(k[0]).split()[0]}\n" + variant_style(k[1])["label"].replace(" ", "\n")
+                          for k in keys], fontsize=8)
         ax.set_ylabel(f"{q} to target: baseline / TrimTuner-DT")
         ax.set_title(f"Fig. 2{'a' if q == 'time' else 'b'}: {q} savings")
-        ax.legend(fontsize=8, loc="upper right")
+        ax.grid(axis="x", visible=False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=9, frameon=False)  # below, off the bars
     if suptitle:
         fig.suptitle(suptitle)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
