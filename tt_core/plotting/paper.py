@@ -49,6 +49,7 @@ def overlay_paper_curves(fig, paper: pd.DataFrame, panels: Sequence, *, panel: s
     if paper is None or paper.empty:
         return fig
     label = label or f"{LABEL}: dotted"
+    drawn = False
     for ax, pv in zip(fig.axes, panels):
         pc = paper if panel is None else paper[paper[panel] == pv]
         if only is not None:
@@ -58,10 +59,23 @@ def overlay_paper_curves(fig, paper: pd.DataFrame, panels: Sequence, *, panel: s
             continue
         for variant, c in pc.groupby("variant", sort=False):
             ax.plot(c["x"], c["y"], color=_color(str(variant)), ls=":", lw=1.4, marker="o", ms=2.5, alpha=0.9)
-        handles, labels = ax.get_legend_handles_labels()
-        handles.append(Line2D([], [], color="0.2", ls=":", lw=1.4, marker="o", ms=2.5))
+        drawn = True
+    if drawn:
+        # one legend for all panels, below them (a legend inside a panel hid the curves' lower right)
+        handles, labels = {}, []
+        for ax in fig.axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in handles:
+                    handles[lab] = h
+                    labels.append(lab)
+            if ax.get_legend() is not None:
+                ax.get_legend().remove()
+        for leg in list(fig.legends):
+            leg.remove()
+        handles[label] = Line2D([], [], color="0.2", ls=":", lw=1.4, marker="o", ms=2.5)
         labels.append(label)
-        ax.legend(handles, labels, fontsize=8, loc="lower right")
+        fig.legend([handles[k] for k in labels], labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                   ncol=min(4, len(labels)), fontsize=8, frameon=False)
     return fig
 
 
