@@ -190,3 +190,28 @@ def test_expected_initial_cost_ratio_by_hand():
     rows = [{"x": x, "size": s, "accuracy": 0.5, "cost": c} for x, cs in costs.items() for s, c in zip(sizes, cs)]
     r = fab.expected_initial_cost_ratio(benchmark_from_table(pd.DataFrame(rows), ["x"]))
     assert r["in_full"] == pytest.approx(7 / 10) and r["snapshot"] == pytest.approx(2.5 / 10)
+
+
+def test_cost_ceiling_by_hand():
+    # full-size costs 1, 5, 3, 2 with accuracies 0.9, 0.1, 0.8, 0.7: the two costliest sum to 5 + 3 = 8,
+    # the two most accurate to 1 + 3 = 4; sub-sampled rows do not count
+    sizes = [1000, 60000]
+    full = {0: (1.0, 0.9), 1: (5.0, 0.1), 2: (3.0, 0.8), 3: (2.0, 0.7)}
+    rows = [{"x": x, "size": s, "accuracy": a, "cost": c if s == 60000 else 100.0}
+            for x, (c, a) in full.items() for s in sizes]
+    ceil = fab.cost_ceiling(benchmark_from_table(pd.DataFrame(rows), ["x"]), 2)
+    assert ceil == {"tests": 2, "costliest": 8.0, "most_accurate": 4.0, "grid": 11.0}
+
+
+def test_a_reduction_beyond_the_cost_ceiling_names_the_measurements_as_cause():
+    from tt_core.reporting import fabulinus as freport
+
+    # Fabulinus $5 per run, EI $20; a thesis reduction of 90% needs EI to spend 5 / 0.1 = $50, more than the
+    # ceiling of $40 (at most 1 - 5/40 = 87.5%); 70% would need $16.7, which the ceiling allows
+    red = pd.DataFrame([{"benchmark": "cnn", "method": "fabulinus", "baseline": "ei", "cost_method": 5.0,
+                         "cost_baseline": 20.0, "reduction_pct": 75.0, "ratio": 4.0, "paired_median_pct": 75.0}])
+    ceil = {"tests": 100, "costliest": 40.0, "most_accurate": 30.0, "grid": 60.0}
+    cause = freport._ceiling_cause(red, ceil, "cnn", "ei", 90.0)
+    assert "$50.00" in cause and "($40.00: at most 87.5%)" in cause and "$20.00" in cause
+    assert freport._ceiling_cause(red, ceil, "cnn", "ei", 70.0) == ""
+    assert freport._ceiling_cause(red, None, "cnn", "ei", 90.0) == ""

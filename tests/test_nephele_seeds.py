@@ -101,3 +101,68 @@ def test_value_when_by_hand():
     assert report.value_when(piv, "cherrypick", target=2.0) == (2.0, 5.0)
     x, v = report.value_when(piv, "lynceus", target=0.5)
     assert np.isnan(x) and np.isnan(v)
+
+
+def _runs_by_hand():
+    """RNN, two seeds. Lynceus and CherryPick share two initial tests (configs 1, 2), then differ; target CNO 2."""
+    rows = []
+    def run(opt, seed, steps):
+        c = 0.0
+        for i, (phase, cfg, cost, cno) in enumerate(steps, 1):
+            c += cost
+            rows.append({"benchmark": "rnn", "optimizer": opt, "seed": seed, "horizon": 0, "iteration": i,
+                         "phase": phase, "config_id": cfg, "charged_cost": cost, "cumulative_cost": c,
+                         "cno": cno, "cno_space": cno})
+    for seed in (1, 2):
+        run("nephele", seed, [("init", 7, 0.5, 3.0), ("init", 8, 0.5, 2.0 if seed == 1 else 3.0), ("bo", 9, 0.1, 1.0)])
+        run("lynceus", seed, [("init", 1, 0.5, 3.0), ("init", 2, 0.5, 1.5), ("bo", 3, 0.4, 1.0)])
+        run("cherrypick", seed, [("init", 1, 0.5, 3.0), ("init", 2, 0.5, 1.5), ("bo", 4, 0.2, 1.0)])
+    return pd.DataFrame(rows)
+
+
+def test_values_at_spend_by_hand():
+    from tt_core.analysis.nephele import values_at_spend
+
+    d = _runs_by_hand()
+    lyn = d[(d["optimizer"] == "lynceus")]
+    # seed 1's run: $0.5 -> CNO 3, $1.0 -> 1.5, $1.4 -> 1.0; before $0.5 nothing (+inf)
+    assert values_at_spend(lyn, 0.4).tolist() == [np.inf, np.inf]
+    assert values_at_spend(lyn, 0.99).tolist() == [3.0, 3.0]
+    assert values_at_spend(lyn, 1.0).tolist() == [1.5, 1.5]
+    assert values_at_spend(lyn, 5.0).tolist() == [1.0, 1.0]
+
+
+def test_shared_start_by_hand():
+    from tt_core.analysis.nephele import shared_start
+
+    st = shared_start(_runs_by_hand(), 2.0, q=50.0).set_index("optimizer")
+    # Nephele: seed 1 reaches CNO <= 2 at its last initial test ($1.0), seed 2 only with its BO test ($1.1)
+    assert st.loc["nephele", "share_after_init"] == 0.5
+    assert st.loc["nephele", "spend_to_target"] == pytest.approx(1.05) and st.loc["nephele", "init_spend"] == 1.0
+    # CherryPick repeats Lynceus' two initial tests, then its own (cheaper) BO test
+    assert st.loc["cherrypick", "same_as_lynceus"] == 2 and st.loc["lynceus", "same_as_lynceus"] == 3
+    assert st.loc["cherrypick", "bo_test_cost"] == pytest.approx(0.2) and st.loc["lynceus", "bo_test_cost"] == pytest.approx(0.4)
+    assert st.loc["lynceus", "share_after_init"] == 1.0 and st.loc["lynceus", "bo_tests"] == 1.0
+    cause = report.shared_start_cause(_runs_by_hand(), 2.0, q=50.0)
+    assert "nephele 50%, lynceus 100%, cherrypick 100%" in cause and "0.50x Lynceus'" in cause
+    worst = report.shared_start_cause(_runs_by_hand(), 2.0, q=50.0, worst_at=(40, 48))
+    assert "identical for their first 2 explorations" in worst and "at 8 of 48 spend points" in worst
+    # a target the initial sampling does not reach for half the runs: no cause from it
+    assert report.shared_start_cause(_runs_by_hand(), 1.2, q=50.0) == ""
+
+
+def test_floor_cause_by_hand():
+    # Lynceus sits on its floor 4.0 at $2 in both runs, Nephele at the optimum: every reading is 4.0
+    rows = []
+    for seed in (1, 2):
+        for opt, cnos in (("nephele", [3.0, 1.0]), ("lynceus", [8.0, 4.0])):
+            for i, cno in enumerate(cnos, 1):
+                rows.append({"benchmark": "cnn", "optimizer": opt, "seed": seed, "horizon": 0, "iteration": i,
+                             "cumulative_cost": float(i), "cno": cno})
+    d = pd.DataFrame(rows)
+    optima = pd.DataFrame([{"network": "cnn", "cno_floor_full_size": 4.0}])
+    cause = report.floor_cause(d, 2.0, optima, "cnn", 2.5, q=90.0)
+    assert "100% of Nephele's runs are at the optimum and 100% of Lynceus' at its floor" in cause
+    assert "(p90 4.00, median 4.00, mean 4.00)" in cause and "75% reduction" in cause
+    assert report.floor_cause(d, 2.0, optima, "cnn", 4.2, q=90.0) == ""   # a reading agrees: not the floor
+    assert report.floor_cause(d, 1.0, optima, "cnn", 2.5, q=90.0) == ""   # at $1 nobody is at floor/optimum

@@ -223,3 +223,21 @@ def expected_initial_cost_ratio(benchmark, fractions=None) -> dict:
     t = benchmark.table.pivot_table(index="config_id", columns="size", values="cost")
     full = float(t[space.max_size].mean())
     return {"in_full": float(t[sizes].sum(axis=1).mean()) / full, "snapshot": float(t[max(sizes)].mean()) / full}
+
+
+def cost_ceiling(benchmark, n_tests: int) -> dict:
+    """The most ``n_tests`` distinct full-size tests can cost on these measurements.
+
+    ``costliest``: the summed cost of the ``n_tests`` costliest full-size configurations (no run of BO
+    with EIc or EI, which test each configuration once, can spend more); ``most_accurate``: the summed
+    cost of the ``n_tests`` most accurate ones (what a purely exploiting, unconstrained search would
+    pay); ``grid``: all full-size configurations. Used to test whether a cost reduction the thesis
+    reports (``100 (1 - C_Fabulinus / C_baseline)``, §7.3) is reachable with these costs at all.
+    """
+    t = benchmark.table
+    full = t[t["size"] == t["size"].max()]
+    n = min(int(n_tests), len(full))
+    by_cost = full["cost"].sort_values(ascending=False)
+    by_acc = full.sort_values(["accuracy", "cost"], ascending=[False, False])["cost"]
+    return {"tests": n, "costliest": float(by_cost.iloc[:n].sum()), "most_accurate": float(by_acc.iloc[:n].sum()),
+            "grid": float(full["cost"].sum())}

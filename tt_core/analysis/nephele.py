@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["percentile", "iteration_curves", "curve_at_cost", "cost_to_reach", "cost_to_reach_per_run",
-           "reach_ratios", "lookahead_table", "initial_sampling_table", "GROUP"]
+__all__ = ["percentile", "iteration_curves", "curve_at_cost", "values_at_spend", "cost_to_reach",
+           "cost_to_reach_per_run", "reach_ratios", "lookahead_table", "initial_sampling_table", "shared_start",
+           "GROUP"]
 
 #: Columns identifying one optimiser variant in a table of runs.
 GROUP = ["benchmark", "optimizer", "horizon"]
@@ -113,17 +114,72 @@ def curve_at_cost(df: pd.DataFrame, grid, q: float = 90.0, x: str = "cumulative_
     out = []
     for key, g in df.groupby(list(group), sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        vals = []
-        for _, r in g.sort_values("iteration").groupby("seed"):
-            xs, ys = r[x].to_numpy(), r[value].to_numpy(dtype=float)
-            i = np.searchsorted(xs, grid, side="right") - 1
-            v = np.where(i >= 0, ys[np.clip(i, 0, None)], np.inf)
-            vals.append(v)
+        vals = [_step_values(r, grid, x, value) for _, r in g.sort_values("iteration").groupby("seed")]
         frame = pd.DataFrame({x: grid, value: percentile(np.array(vals), q, axis=0)})
         for k, v in zip(group, key):
             frame.insert(0, k, v)
         out.append(frame)
     return pd.concat(out, ignore_index=True)
+
+
+def _step_values(run: pd.DataFrame, grid, x: str, value: str) -> np.ndarray:
+    """``value`` of one run (rows in exploration order) after spending at most each ``grid`` point; +inf
+    before its first exploration that fits."""
+    xs, ys = run[x].to_numpy(), run[value].to_numpy(dtype=float)
+    i = np.searchsorted(xs, np.asarray(grid, dtype=float), side="right") - 1
+    return np.where(i >= 0, ys[np.clip(i, 0, None)], np.inf)
+
+
+def values_at_spend(df: pd.DataFrame, spend: float, x: str = "cumulative_cost", value: str = "cno") -> pd.Series:
+    """Each run's ``value`` after spending at most ``spend`` (one optimiser's runs; index: seed).
+
+    The per-run view behind one grid point of :func:`curve_at_cost`: its percentile over the seeds is
+    that curve's value, its median and mean are the other readings of "the CNO at equal spend".
+    """
+    return pd.Series({seed: float(_step_values(r, [spend], x, value)[0])
+                      for seed, r in df.sort_values("iteration").groupby("seed")}, name=value)
+
+
+def shared_start(df: pd.DataFrame, target: float, value: str = "cno_space", q: float = 90.0) -> pd.DataFrame:
+    """How far the initial sampling alone takes each optimiser towards ``value <= target``.
+
+    One row per (benchmark, optimizer) of the runs without lookahead that have an initial phase:
+    ``share_after_init`` (fraction of runs at or below ``target`` after their last initial sample),
+    ``init_spend`` and ``spend_to_target`` (the ``q``-th percentiles over runs of the spend at the end of
+    the initial sampling and of each run's spend to reach ``target``, +inf for a run that never does),
+    ``bo_tests`` and ``bo_test_cost`` (mean number and mean charged cost of the explorations after the
+    initial sampling) and ``same_as_lynceus`` (median over seeds of the number of leading explorations
+    identical to Lynceus' run of the same seed). When ``share_after_init`` is high and ``spend_to_target``
+    is close to ``init_spend`` for every optimiser, a ratio of spends to ``target`` measures the shared
+    initial budget (thesis §6.2: the same B_init for all), not the optimisers' selection rules.
+    """
+    main = df[(df["horizon"] == 0) & df["phase"].notna()]
+    rows = []
+    for (bench, opt), d in main.groupby(["benchmark", "optimizer"], sort=True):
+        init = d[d["phase"] == "init"]
+        if init.empty:
+            continue
+        end = init.sort_values("iteration").groupby("seed").tail(1)
+        seeds = sorted(d["seed"].unique())
+        reach = d[d[value] <= target].groupby("seed")["cumulative_cost"].min().reindex(seeds)
+        bo = d[d["phase"] != "init"]
+        lyn = main[(main["benchmark"] == bench) & (main["optimizer"] == "lynceus")]
+        same = []
+        for seed in seeds:
+            a = d[d["seed"] == seed].sort_values("iteration")["config_id"].to_numpy()
+            b = lyn[lyn["seed"] == seed].sort_values("iteration")["config_id"].to_numpy()
+            n = min(len(a), len(b))
+            if n:
+                diff = np.flatnonzero(a[:n] != b[:n])
+                same.append(int(diff[0]) if len(diff) else n)
+        rows.append({"benchmark": bench, "optimizer": opt, "target": target, "value": value,
+                     "share_after_init": float((end[value] <= target).mean()),
+                     "init_spend": float(percentile(end["cumulative_cost"], q)),
+                     "spend_to_target": float(percentile(reach.to_numpy(dtype=float), q)),
+                     "bo_tests": float(bo.groupby("seed").size().reindex(seeds, fill_value=0).mean()),
+                     "bo_test_cost": float(bo["charged_cost"].mean()) if len(bo) else np.nan,
+                     "same_as_lynceus": float(np.median(same)) if same else np.nan})
+    return pd.DataFrame(rows)
 
 
 def cost_to_reach(curves: pd.DataFrame, target: float, x: str = "cost", value: str = "cno",

@@ -44,8 +44,25 @@ def not_run(rows: list[dict]) -> list[dict]:
     return rows
 
 
+def _ceiling_cause(reduction: pd.DataFrame, ceil: dict | None, bench: str, base: str, pct: float) -> str:
+    """Cause of a Fabulinus-vs-full-size-baseline reduction the measurements cannot produce ("" if they can)."""
+    cm, cb = _get(reduction, bench, "cost_method", baseline=base), _get(reduction, bench, "cost_baseline", baseline=base)
+    if not ceil or cm is None or cb is None or pct >= 100:
+        return ""
+    implied = cm / (1 - pct / 100)
+    if implied <= ceil["costliest"]:
+        return ""
+    n = ceil["tests"]
+    return (f"the measurements' costs: with this Fabulinus (${cm:.2f} per run) the thesis' {_fmt(pct, 2)}% needs "
+            f"{NAMES[base]} to spend ${implied:.2f} in {n} full-size tests, more than the {n} costliest "
+            f"{bench.upper()} configurations cost together (${ceil['costliest']:.2f}: at most "
+            f"{_fmt(100 * (1 - cm / ceil['costliest']))}%); its {n} most accurate cost ${ceil['most_accurate']:.2f}, "
+            f"its runs here ${cb:.2f} (table 'cost ceiling' of notebook 16)")
+
+
 def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, iterations: int,
-              networks=("cnn", "rnn", "mlp"), mix: pd.DataFrame | None = None) -> list[dict]:
+              networks=("cnn", "rnn", "mlp"), mix: pd.DataFrame | None = None,
+              ceiling: dict | None = None) -> list[dict]:
     """Rows of the optimisation-cost reductions (§7.3, ch. 7 summary, ch. 8 "up to 6.6x") and of the
     initial-sampling cost reductions.
 
@@ -63,6 +80,10 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
         Share of the BO tests per size fraction ``s`` for Fabulinus and FABOLAS
         (:func:`tt_core.reporting.trimtuner_figs.size_mix`): the measured cause of a differing
         Fabulinus-vs-FABOLAS row.
+    ceiling : dict, optional
+        ``benchmark -> cost_ceiling(...)`` (:func:`tt_core.analysis.fabulinus.cost_ceiling`): a
+        differing row against a full-size baseline whose thesis value would need that baseline to spend
+        more than its costliest possible run names the measurements' costs as its cause.
     """
     short = (f"{iterations} tests per run (thesis: {pv.SECTION_7_2['iterations']}); the total cost is "
              "dominated by the initial sampling in a shorter run") if iterations != pv.SECTION_7_2["iterations"] else ""
@@ -84,6 +105,8 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
                     cause = (f"after the initial sampling FABOLAS runs {_fmt(100 * small['fabolas'], 0)}% of its tests "
                              f"at the smallest size, Fabulinus {_fmt(100 * small['fabulinus'], 0)}% (table 'sizes' of "
                              "notebook 16): both share the initial sampling, so the BO tests' sizes decide")
+            if base in ("eic", "ei") and not cause and w is not None and abs(w - pct) > REDUCTION_TOL and ceiling:
+                cause = _ceiling_cause(reduction, ceiling.get(bench), bench, base, pct)
             rows.append({"source": SOURCE, "item": item, "paper": pct, "workbook": w, "abs_tol": REDUCTION_TOL,
                          "not_comparable": short, "cause": cause,
                          "note": f"mean total exploration cost after the run; median of per-seed reductions "

@@ -17,12 +17,14 @@ from tt_core.analysis.nephele import (
     iteration_curves,
     lookahead_table,
     percentile,
+    shared_start,
+    values_at_spend,
 )
 from tt_core.experiments.metrics import optimum
 from tt_core.experiments.replay import THESIS_MAX_TIME as DEFAULT_MAX_TIME
 from tt_core.experiments.replay import THESIS_MIN_ACCURACY as DEFAULT_MIN_ACCURACY
 
-__all__ = ["optima_table", "section_6_4_rows", "section_6_5_rows", "seed_intervals", "with_seed_causes",
+__all__ = ["optima_table", "section_6_4_rows", "floor_cause", "shared_start_cause", "section_6_5_rows", "seed_intervals", "with_seed_causes",
            "with_cost_scale_causes", "best_case_ratio", "always_worst", "value_when",
            "table_6_1_rows", "reach_table", "projected_total_time", "projected_time_rows"]
 
@@ -129,6 +131,77 @@ def value_when(piv: pd.DataFrame, opt: str, ref: str = "nephele", target: float 
     return (float(hit[0]), float(piv.loc[hit[0], opt])) if len(hit) else (np.nan, np.nan)
 
 
+def floor_cause(d: pd.DataFrame, spend: float, optima: pd.DataFrame, bench: str, paper: float, q: float = 90.0,
+                rel_tol: float = 0.25) -> str:
+    """The measured cause of an equal-spend Lynceus / Nephele ratio that sits on Lynceus' floor.
+
+    At ``spend``, if most Nephele runs (``d``: one network's runs without lookahead) are at the optimum
+    (CNO 1) and most Lynceus runs at their floor (the cheapest feasible full-size configuration,
+    ``cno_floor_full_size`` of :func:`optima_table`), every reading of the ratio (percentile, median,
+    mean over runs) is that floor, a property of the measurements. Returns ``""`` when that is not so or
+    when one reading agrees with ``paper`` (then the reading is the cause, not the floor).
+    """
+    from tt_core.reporting.summary import agree
+
+    floor = float(optima.set_index("network").loc[bench, "cno_floor_full_size"])
+    neph = values_at_spend(d[d["optimizer"] == "nephele"], spend)
+    lyn = values_at_spend(d[d["optimizer"] == "lynceus"], spend)
+    if neph.empty or lyn.empty or not np.isfinite(floor):
+        return ""
+    at_opt = float((neph <= 1 + 1e-9).mean())
+    at_floor = float(np.isclose(lyn, floor, rtol=1e-6).mean())
+    fin_n, fin_l = neph[np.isfinite(neph)], lyn[np.isfinite(lyn)]
+    readings = {f"p{q:g}": float(percentile(lyn, q) / percentile(neph, q)),
+                "median": float(lyn.median() / neph.median()),
+                "mean": float(fin_l.mean() / fin_n.mean()) if len(fin_n) and len(fin_l) else np.nan}
+    if at_opt < 0.5 or at_floor < 0.5 or any(np.isfinite(v) and agree(paper, round(v, 2), rel_tol)
+                                               for v in readings.values()):
+        return ""
+    text = ", ".join(f"{k} {v:.2f}" for k, v in readings.items())
+    pct = pv.SECTION_6_4[bench]["production_cost_reduction_pct"]
+    return (f"the measurements' floor: at ${spend:g} {at_opt:.0%} of Nephele's runs are at the optimum and "
+            f"{at_floor:.0%} of Lynceus' at its floor, the cheapest feasible full-size {bench.upper()} configuration, "
+            f"{floor:.2f}x the optimum (a {100 * (1 - 1 / floor):.0f}% reduction; the thesis' own: {pct:g}%, i.e. "
+            f"{1 / (1 - pct / 100):.1f}x); every reading at ${spend:g} gives the floor ({text}); the thesis' "
+            f"{paper:g}x, below that floor, means its Lynceus runs had not reached it by ${spend:g} "
+            "(nephele_equal_spend.csv)")
+
+
+def shared_start_cause(d: pd.DataFrame, target: float, value: str = "cno_space", q: float = 90.0,
+                       worst_at: tuple[int, int] | None = None) -> str:
+    """The measured cause of a CherryPick-vs-Nephele row (spend to ``target``, or "CherryPick is always
+    the worst" with ``worst_at = (points where it is, points)``) decided by the shared initial sampling.
+
+    Uses :func:`tt_core.analysis.nephele.shared_start` on ``d`` (one network's runs). Applies when at
+    least half of every optimiser's runs reach ``target`` within the initial sampling and each ``q``-th
+    percentile spend to it lies within 25% of the end of that sampling; returns ``""`` otherwise.
+    """
+    st = shared_start(d, target, value, q).set_index("optimizer")
+    need = ["nephele", "lynceus", "cherrypick"]
+    if not set(need) <= set(st.index):
+        return ""
+    st = st.loc[need]
+    if (st["share_after_init"] < 0.5).any() or (st["spend_to_target"] > 1.25 * st["init_spend"]).any():
+        return ""
+    shares = ", ".join(f"{o} {st.loc[o, 'share_after_init']:.0%}" for o in need)
+    spends = ", ".join(f"{o} ${st.loc[o, 'spend_to_target']:.2f}" for o in need)
+    c, l = st.loc["cherrypick"], st.loc["lynceus"]
+    after = (f"after it CherryPick's tests cost {c['bo_test_cost'] / l['bo_test_cost']:.2f}x Lynceus' on average "
+             f"(${c['bo_test_cost']:.4f} vs ${l['bo_test_cost']:.4f}: EIc on a cost objective favours cheap "
+             "configurations)")
+    cno = "own-space CNO" if value == "cno_space" else "CNO"
+    if worst_at is not None:
+        return (f"the shared initial sampling: CherryPick's and Lynceus' runs are identical for their first "
+                f"{c['same_as_lynceus']:.0f} explorations (median), the initial sampling, whose end already has "
+                f"{cno} <= {target:g} in {shares} of the runs; {after}; the p{q:g} curves tie through the initial sampling (ties count as worst) and "
+                f"CherryPick gets ahead of Lynceus at {worst_at[1] - worst_at[0]} of {worst_at[1]} spend points "
+                "(nephele_shared_start.csv)")
+    return (f"the shared initial budget: the initial sampling alone brings {shares} of the runs to {cno} <= "
+            f"{target:g}, and the p{q:g} spends to it ({spends}) sit at the end of that sampling (p{q:g} "
+            f"${st['init_spend'].max():.2f}), so the ratio measures B_init, not the selection rules; {after} "
+            "(nephele_shared_start.csv)")
+
+
 def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25) -> list[dict]:
     """Thesis §6.4 statements (Figs. 6.10-6.11 and the chapter summary) next to the workbook's values.
 
@@ -167,6 +240,8 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                              f"{med:.2f} (agrees); the p{q:g} curves give {w:.2f} (nephele_reach.csv)")
                 else:
                     note += f"; the other reading, median over runs of each run's spend, gives {med:.2f}"
+            if not cause:
+                cause = shared_start_cause(main[main["benchmark"] == bench], target, value, q)
         return {"source": "thesis §6.4", "item": f"{bench.upper()}: exploration cost {opt} / nephele to reach CNO = {target:g}"
                 f"{'' if value == 'cno' else ' (own-space CNO)'} (ratio)", "paper": paper, "workbook": w,
                 "rel_tol": rel_tol, "note": note, "cause": cause}
@@ -200,9 +275,12 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                          "note": f"p{q:g} CNO at equal spend, from B_init to B ({len(both)} grid points)"})
             x = p["spend_for_cheaper"]
             r = _curve_value(g, "cnn", "lynceus", x) / _curve_value(g, "cnn", "nephele", x)
+            w10 = round(r, 2) if np.isfinite(r) else None
+            cause = "" if w10 is None or agree(p["cheaper_factor_vs_lynceus"], w10, rel_tol) else \
+                floor_cause(main[main["benchmark"] == "cnn"], x, optima, "cnn", p["cheaper_factor_vs_lynceus"], q, rel_tol)
             rows.append({"source": "thesis §6 summary", "item": f"CNN: spending ${x:g}, Lynceus' incumbent cost / Nephele's (ratio)",
-                         "paper": p["cheaper_factor_vs_lynceus"], "workbook": round(r, 2) if np.isfinite(r) else None,
-                         "rel_tol": rel_tol, "note": f"p{q:g} CNO at equal spend"})
+                         "paper": p["cheaper_factor_vs_lynceus"], "workbook": w10,
+                         "rel_tol": rel_tol, "note": f"p{q:g} CNO at equal spend", "cause": cause})
         last = main[main["benchmark"] == "cnn"].sort_values("iteration").groupby(["optimizer", "seed"]).tail(1)
         fin = last.groupby("optimizer")["incumbent_cost"].apply(lambda s: float(percentile(s, q)))
         if "random" in fin.index:
@@ -260,6 +338,8 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                              f"the statement holds at all {n_sp} grid points (nephele_equal_spend.csv)")
                 else:
                     note += f"; the other reading, own-space CNO, holds at {k_sp} of {n_sp} grid points, not always"
+                    cause = shared_start_cause(main[main["benchmark"] == "rnn"], p["target_cno"], "cno_space", q,
+                                               worst_at=(k_sp, n_sp))
             rows.append({"source": "thesis §6.4", "item": "RNN: CherryPick is always the worst (statement)", "paper": True,
                          "workbook": worst, "note": note, "cause": cause})
             sp_best = {o: best_case_ratio(sp, o) if len(sp) else np.nan for o in ("lynceus", "cherrypick")}
