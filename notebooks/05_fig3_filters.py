@@ -238,9 +238,15 @@ for _, r in ratios.iterrows():
             f"{r['baseline_reached']}/{r['runs']}" + ("; paper: TrimTuner-GP" if r["optimizer"] != "trimtuner-gp" else "")
             + ("; workbook's stricter definition" if how else ""))
     if key:
+        mc = curve_ratios[(curve_ratios["optimizer"] == r["optimizer"]) & (curve_ratios["baseline"] == r["baseline"])]
+        cause = tf.fig3_median_cause(
+            float(r["ratio"]), int(r["baseline_reached"]), int(r["runs"]), r["baseline"], bool(how),
+            float(mc["cost_ratio"].iloc[0]) if len(mc) and pd.notna(mc["cost_ratio"].iloc[0]) else float("nan"),
+            pv.FIG3["savings_vs"][key], tf.fig3_raw_box_causes(raw_table, r["optimizer"], pv.FIG3["savings_vs"]).get(key, ""))
         rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
                      f"{r['baseline']} / CEA (median over runs)", "paper": pv.FIG3["savings_vs"][key],
-                     "workbook": float(r["ratio"]), "factor": 2.0, "note": note, "not_comparable": nc(r["optimizer"])})
+                     "workbook": float(r["ratio"]), "factor": 2.0, "note": note + (f"; {cause}" if cause and nc(r["optimizer"]) else ""),
+                     "not_comparable": nc(r["optimizer"]), "cause": cause})
     rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA reaches 90% of optimum{how} "
                  f"cheaper than {r['baseline']}", "paper": True if key else None, "workbook": bool(r["ratio"] > 1.0),
                  "note": note + ("" if key else "; the paper plots random without a number"),

@@ -244,3 +244,26 @@ def fig3_raw_box_causes(table: pd.DataFrame, optimizer: str, paper: dict, factor
                     + (f"{ratio:.2f}" if np.isfinite(ratio) else "not reached")
                     + (" (agrees)" if ok else f" (still differs from {paper[key]:g})") + " (fig3_raw_box.csv)")
     return out
+
+
+def fig3_median_cause(ratio: float, reached: int, runs: int, baseline: str, held: bool, mean_curve_ratio: float,
+                      paper: float, search_cause: str = "", factor: float = 2.0) -> str:
+    """Measured cause of a differing Fig. 3 "median over runs" row (the workbook's per-run reading).
+
+    An infinite median means fewer than half of ``baseline``'s ``runs`` reached 90% of the optimum (or, with
+    ``held``, stayed there to the end): the cause is the reading, and the paper's reading (mean curves,
+    ``mean_curve_ratio``) is quoted with its verdict. A finite median that differs shares the mean-curve
+    row's measured cause, ``search_cause`` (:func:`fig3_raw_box_causes`). ``""`` when the row agrees.
+    """
+    from tt_core.reporting.summary import agree
+
+    if np.isfinite(ratio) and agree(paper, ratio, factor=factor):
+        return ""
+    if not np.isfinite(ratio):
+        ok = bool(np.isfinite(mean_curve_ratio) and agree(paper, mean_curve_ratio, factor=factor))
+        mc = f"{mean_curve_ratio:.2f}" if np.isfinite(mean_curve_ratio) else "not reached"
+        return (f"reading: only {reached}/{runs} {baseline} runs reach 90% of the optimum"
+                + (" and hold it to the end (the workbook's stricter definition)" if held else "")
+                + f", so the median over runs is infinite; the paper's reading, its mean curves, gives {mc}"
+                + (" (agrees)" if ok else f" (differs from {paper:g})") + " (fig3_savings.csv)")
+    return search_cause
