@@ -149,6 +149,9 @@ def test_shared_start_by_hand():
     assert "identical for their first 2 explorations" in worst and "at 8 of 48 spend points" in worst
     # a target the initial sampling does not reach for half the runs: no cause from it
     assert report.shared_start_cause(_runs_by_hand(), 1.2, q=50.0) == ""
+    # CNO 3 is reached with the first initial test ($0.5, half the initial spend): the spends do not sit at
+    # the end of the initial sampling, so no cause from it either
+    assert report.shared_start_cause(_runs_by_hand(), 3.0, q=50.0) == ""
 
 
 def test_floor_cause_by_hand():

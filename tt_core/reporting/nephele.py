@@ -172,16 +172,19 @@ def shared_start_cause(d: pd.DataFrame, target: float, value: str = "cno_space",
     """The measured cause of a CherryPick-vs-Nephele row (spend to ``target``, or "CherryPick is always
     the worst" with ``worst_at = (points where it is, points)``) decided by the shared initial sampling.
 
-    Uses :func:`tt_core.analysis.nephele.shared_start` on ``d`` (one network's runs). Applies when at
-    least half of every optimiser's runs reach ``target`` within the initial sampling and each ``q``-th
-    percentile spend to it lies within 25% of the end of that sampling; returns ``""`` otherwise.
+    Uses :func:`tt_core.analysis.nephele.shared_start` on ``d`` (one network's runs). Applies when every
+    optimiser's ``q``-th percentile spend to ``target`` lies within 25% of the ``q``-th percentile spend at
+    the end of its initial sampling (the same B_init for all): a ratio of two such spends is then bounded
+    by the ratio of the initial spends times 1.25 / 0.75, whatever the selection rules do afterwards.
+    Returns ``""`` otherwise.
     """
     st = shared_start(d, target, value, q).set_index("optimizer")
     need = ["nephele", "lynceus", "cherrypick"]
     if not set(need) <= set(st.index):
         return ""
     st = st.loc[need]
-    if (st["share_after_init"] < 0.5).any() or (st["spend_to_target"] > 1.25 * st["init_spend"]).any():
+    rel = st["spend_to_target"] / st["init_spend"]
+    if not ((rel >= 0.75) & (rel <= 1.25)).all():
         return ""
     shares = ", ".join(f"{o} {st.loc[o, 'share_after_init']:.0%}" for o in need)
     spends = ", ".join(f"{o} ${st.loc[o, 'spend_to_target']:.2f}" for o in need)
