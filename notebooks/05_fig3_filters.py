@@ -213,12 +213,14 @@ def nc(optimizer):
                                    "rnn", paper_optimizer="trimtuner-gp")
 
 
+# the authors'-code search as the measured cause of a differing DIRECT / CMA-ES row, per optimiser
+raw_causes = {o: tf.fig3_raw_box_causes(raw_table, o, pv.FIG3["savings_vs"]) for o in curve_ratios["optimizer"].unique()}
 rows = []
 for _, r in curve_ratios.iterrows():
     key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
     if key:
-        # the authors'-code search as the measured cause (in the note when the row is not comparable)
-        raw_cause = tf.fig3_raw_box_causes(raw_table, r["optimizer"], pv.FIG3["savings_vs"]).get(key, "")
+        # in the note as well when the row is not comparable
+        raw_cause = raw_causes[r["optimizer"]].get(key, "")
         note = (f"mean curves reach it at ${r['cost_method']:.4f} (CEA) and ${r['cost_baseline']:.4f} "
                 f"({r['baseline']}); NaN: never")
         rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum, "
@@ -242,7 +244,7 @@ for _, r in ratios.iterrows():
         cause = tf.fig3_median_cause(
             float(r["ratio"]), int(r["baseline_reached"]), int(r["runs"]), r["baseline"], bool(how),
             float(mc["cost_ratio"].iloc[0]) if len(mc) and pd.notna(mc["cost_ratio"].iloc[0]) else float("nan"),
-            pv.FIG3["savings_vs"][key], tf.fig3_raw_box_causes(raw_table, r["optimizer"], pv.FIG3["savings_vs"]).get(key, ""))
+            pv.FIG3["savings_vs"][key], raw_causes.get(r["optimizer"], {}).get(key, ""))
         rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
                      f"{r['baseline']} / CEA (median over runs)", "paper": pv.FIG3["savings_vs"][key],
                      "workbook": float(r["ratio"]), "factor": 2.0, "note": note + (f"; {cause}" if cause and nc(r["optimizer"]) else ""),

@@ -149,11 +149,14 @@ def shared_start(df: pd.DataFrame, target: float, value: str = "cno_space", q: f
     the initial sampling and of each run's spend to reach ``target``, +inf for a run that never does),
     ``bo_tests`` and ``bo_test_cost`` (mean number and mean charged cost of the explorations after the
     initial sampling) and ``same_as_lynceus`` (median over seeds of the number of leading explorations
-    identical to Lynceus' run of the same seed). When ``share_after_init`` is high and ``spend_to_target``
-    is close to ``init_spend`` for every optimiser, a ratio of spends to ``target`` measures the shared
-    initial budget (thesis §6.2: the same B_init for all), not the optimisers' selection rules.
+    identical to Lynceus' run of the same seed). When ``spend_to_target`` is close to ``init_spend`` for
+    every optimiser, a ratio of spends to ``target`` measures the shared initial budget (thesis §6.2: the
+    same B_init for all), not the optimisers' selection rules.
     """
     main = df[(df["horizon"] == 0) & df["phase"].notna()]
+    # each run's tested configurations in order, looked up per seed below
+    tests = {k: g.to_numpy() for k, g in
+             main.sort_values("iteration").groupby(["benchmark", "optimizer", "seed"])["config_id"]}
     rows = []
     for (bench, opt), d in main.groupby(["benchmark", "optimizer"], sort=True):
         init = d[d["phase"] == "init"]
@@ -163,11 +166,9 @@ def shared_start(df: pd.DataFrame, target: float, value: str = "cno_space", q: f
         seeds = sorted(d["seed"].unique())
         reach = d[d[value] <= target].groupby("seed")["cumulative_cost"].min().reindex(seeds)
         bo = d[d["phase"] != "init"]
-        lyn = main[(main["benchmark"] == bench) & (main["optimizer"] == "lynceus")]
         same = []
         for seed in seeds:
-            a = d[d["seed"] == seed].sort_values("iteration")["config_id"].to_numpy()
-            b = lyn[lyn["seed"] == seed].sort_values("iteration")["config_id"].to_numpy()
+            a, b = tests[bench, opt, seed], tests.get((bench, "lynceus", seed), np.array([]))
             n = min(len(a), len(b))
             if n:
                 diff = np.flatnonzero(a[:n] != b[:n])

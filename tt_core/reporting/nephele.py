@@ -24,8 +24,8 @@ from tt_core.experiments.metrics import optimum
 from tt_core.experiments.replay import THESIS_MAX_TIME as DEFAULT_MAX_TIME
 from tt_core.experiments.replay import THESIS_MIN_ACCURACY as DEFAULT_MIN_ACCURACY
 
-__all__ = ["optima_table", "section_6_4_rows", "floor_cause", "shared_start_cause", "section_6_5_rows", "seed_intervals", "with_seed_causes",
-           "with_cost_scale_causes", "best_case_ratio", "always_worst", "value_when",
+__all__ = ["optima_table", "section_6_4_rows", "floor_cause", "shared_start_cause", "section_6_5_rows",
+           "seed_intervals", "with_seed_causes", "with_cost_scale_causes", "best_case_ratio", "always_worst", "value_when",
            "table_6_1_rows", "reach_table", "projected_total_time", "projected_time_rows"]
 
 def optima_table(benchmarks: dict, min_accuracy: float = DEFAULT_MIN_ACCURACY,
@@ -168,17 +168,18 @@ def floor_cause(d: pd.DataFrame, spend: float, optima: pd.DataFrame, bench: str,
 
 
 def shared_start_cause(d: pd.DataFrame, target: float, value: str = "cno_space", q: float = 90.0,
-                       worst_at: tuple[int, int] | None = None) -> str:
+                       worst_at: tuple[int, int] | None = None, start: pd.DataFrame | None = None) -> str:
     """The measured cause of a CherryPick-vs-Nephele row (spend to ``target``, or "CherryPick is always
     the worst" with ``worst_at = (points where it is, points)``) decided by the shared initial sampling.
 
-    Uses :func:`tt_core.analysis.nephele.shared_start` on ``d`` (one network's runs). Applies when every
+    Uses :func:`tt_core.analysis.nephele.shared_start` on ``d`` (one network's runs; ``start``: that table
+    if already computed for the same ``target``, ``value`` and ``q``). Applies when every
     optimiser's ``q``-th percentile spend to ``target`` lies within 25% of the ``q``-th percentile spend at
     the end of its initial sampling (the same B_init for all): a ratio of two such spends is then bounded
     by the ratio of the initial spends times 1.25 / 0.75, whatever the selection rules do afterwards.
     Returns ``""`` otherwise.
     """
-    st = shared_start(d, target, value, q).set_index("optimizer")
+    st = (shared_start(d, target, value, q) if start is None else start).set_index("optimizer")
     need = ["nephele", "lynceus", "cherrypick"]
     if not set(need) <= set(st.index):
         return ""
@@ -196,8 +197,8 @@ def shared_start_cause(d: pd.DataFrame, target: float, value: str = "cno_space",
     if worst_at is not None:
         return (f"the shared initial sampling: CherryPick's and Lynceus' runs are identical for their first "
                 f"{c['same_as_lynceus']:.0f} explorations (median), the initial sampling, whose end already has "
-                f"{cno} <= {target:g} in {shares} of the runs; {after}; the p{q:g} curves tie through the initial sampling (ties count as worst) and "
-                f"CherryPick gets ahead of Lynceus at {worst_at[1] - worst_at[0]} of {worst_at[1]} spend points "
+                f"{cno} <= {target:g} in {shares} of the runs; {after}; the p{q:g} curves tie through the initial "
+                f"sampling (ties count as worst) and CherryPick gets ahead of Lynceus at {worst_at[1] - worst_at[0]} of {worst_at[1]} spend points "
                 "(nephele_shared_start.csv)")
     return (f"the shared initial budget: the initial sampling alone brings {shares} of the runs to {cno} <= "
             f"{target:g}, and the p{q:g} spends to it ({spends}) sit at the end of that sampling (p{q:g} "
@@ -215,7 +216,14 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
     rows = []
     curves = iteration_curves(df, q)
     main = df[df["horizon"] == 0]
-    grid_cache = {}
+    grid_cache, start_cache = {}, {}
+
+    def start_cause(bench, target, value, worst_at=None):
+        # one shared_start table per (network, target, CNO reading), however many rows ask for it
+        d = main[main["benchmark"] == bench]
+        if (bench, target, value) not in start_cache:
+            start_cache[bench, target, value] = shared_start(d, target, value, q)
+        return shared_start_cause(d, target, value, q, worst_at, start=start_cache[bench, target, value])
 
     def at_cost(bench, value="cno"):
         if (bench, value) not in grid_cache:
@@ -244,7 +252,7 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                 else:
                     note += f"; the other reading, median over runs of each run's spend, gives {med:.2f}"
             if not cause:
-                cause = shared_start_cause(main[main["benchmark"] == bench], target, value, q)
+                cause = start_cause(bench, target, value)
         return {"source": "thesis §6.4", "item": f"{bench.upper()}: exploration cost {opt} / nephele to reach CNO = {target:g}"
                 f"{'' if value == 'cno' else ' (own-space CNO)'} (ratio)", "paper": paper, "workbook": w,
                 "rel_tol": rel_tol, "note": note, "cause": cause}
@@ -341,8 +349,7 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                              f"the statement holds at all {n_sp} grid points (nephele_equal_spend.csv)")
                 else:
                     note += f"; the other reading, own-space CNO, holds at {k_sp} of {n_sp} grid points, not always"
-                    cause = shared_start_cause(main[main["benchmark"] == "rnn"], p["target_cno"], "cno_space", q,
-                                               worst_at=(k_sp, n_sp))
+                    cause = start_cause("rnn", p["target_cno"], "cno_space", worst_at=(k_sp, n_sp))
             rows.append({"source": "thesis §6.4", "item": "RNN: CherryPick is always the worst (statement)", "paper": True,
                          "workbook": worst, "note": note, "cause": cause})
             sp_best = {o: best_case_ratio(sp, o) if len(sp) else np.nan for o in ("lynceus", "cherrypick")}
