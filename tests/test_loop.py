@@ -63,18 +63,18 @@ def test_a_run_pins_blas_to_one_thread_and_restores_it(rnn):
 
 
 @pytest.mark.slow
-def test_trimtuner_gp_resumed_from_a_pickled_replay_continues_the_same_mcmc_chain(rnn):
-    """A checkpoint (the pickled Replay) taken mid-run continues the GP's MCMC chain exactly: the resumed
-    run's tests, incumbents and final hyperparameter samples equal those of an uninterrupted run."""
-    import pickle
-
+def test_trimtuner_gp_resumed_from_a_checkpoint_continues_the_same_mcmc_chain(rnn):
+    """A checkpoint (the data-only state of the Replay) taken mid-run continues the GP's MCMC chain
+    exactly: the resumed run's tests, incumbents and final hyperparameter samples equal those of an
+    uninterrupted run."""
+    from tt_core.experiments import checkpoint
     from tt_core.experiments.replay import Replay
 
     whole = Replay.from_benchmark(rnn, "trimtuner-gp", seed=5)
     ref = whole.run(9)
     part = Replay.from_benchmark(rnn, "trimtuner-gp", seed=5)
     part.run(6)
-    resumed = pickle.loads(pickle.dumps(part))
+    resumed = checkpoint.roundtrip(part, Replay.from_benchmark(rnn, "trimtuner-gp", seed=5))
     out = resumed.run(9)
     cols = ["config_id", "size", "incumbent", "accuracy_c"]
     pd.testing.assert_frame_equal(out[cols], ref[cols])

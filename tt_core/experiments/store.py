@@ -198,66 +198,145 @@ def _same_spec(stored: dict, spec: RunSpec) -> bool:
     return json.loads(json.dumps(stored, sort_keys=True)) == json.loads(json.dumps(asdict(spec), sort_keys=True))
 
 
+def data_identity(benchmark) -> dict:
+    """The data a run of ``benchmark`` is made from: ``{"path": resolved file, "sha256": of its bytes}``.
+
+    Resolved as the run itself resolves it (:func:`tt_core.data.benchmarks.as_benchmark`); the hash is
+    computed once per process per file version (path, size, modification time).
+    """
+    from tt_core.data.benchmarks import _sha256_cached
+
+    src = Path(_source_of(str(benchmark), os.getcwd()))
+    if not src.is_file():
+        raise StoreError(f"the data of benchmark {shown(str(benchmark))} ({src}) is gone; restore it or run `tt data fetch`")
+    return {"path": str(src.resolve()), "sha256": _sha256_cached(src)}
+
+
+@functools.lru_cache(maxsize=64)
+def _source_of(benchmark: str, cwd: str) -> str:
+    from tt_core.data.benchmarks import as_benchmark
+
+    return as_benchmark(benchmark).source
+
+
+def content_sha256(table) -> str:
+    """sha256 of a stored trajectory's content (column names, types and values; not its metadata)."""
+    import hashlib
+
+    import numpy as np
+    import pyarrow as pa
+
+    h = hashlib.sha256()
+    for name, col in zip(table.column_names, table.columns):
+        h.update(json.dumps([name, str(col.type), len(col)]).encode())
+        arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+        t = arr.type
+        if (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)) and arr.null_count == 0:
+            h.update(np.ascontiguousarray(arr.to_numpy(zero_copy_only=False)).tobytes())
+        else:
+            h.update(json.dumps(arr.to_pylist(), default=str, allow_nan=True).encode())
+    return h.hexdigest()
+
+
 def stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
     """What is stored for ``spec``: ``missing``, ``valid``, ``stale`` (made by other tt_core code),
-    ``corrupt`` (not a readable run file) or ``mismatch`` (a run file of another spec)."""
+    ``corrupt`` (not a readable run file, or its content does not match its own checksum) or
+    ``mismatch`` (a run file of another spec, or made from other data than the benchmark's now)."""
+    return _stored_status(spec, runs_dir)[0]
+
+
+def _stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tuple[str, str]:
+    """:func:`stored_status` and why (in words, for the set-aside warning)."""
+    import pyarrow.parquet as pq
+
     path = spec.path(runs_dir)
     if path.is_dir():
         raise StoreError(f"{path} is a folder where the result file of {spec.variant} seed {spec.seed} belongs; "
                          "move or delete that folder")
     if not path.exists():
-        return "missing"
+        return "missing", ""
     try:
         meta = _meta_of(path)
     except Exception:  # pyarrow raises its own error types for a truncated or foreign file
-        return "corrupt"
+        return "corrupt", "not a readable run file"
     if "spec" not in meta or "wall_s" not in meta:
-        return "corrupt"
+        return "corrupt", "not a run file of tt_core"
     if not _same_spec(meta["spec"], spec):
-        return "mismatch"
-    return "valid" if meta.get("code") == code_hash() else "stale"
+        return "mismatch", "holds another run (its stored spec differs from its path)"
+    stored_data = meta.get("data") or {}
+    if stored_data.get("sha256") != data_identity(spec.benchmark)["sha256"]:
+        return "mismatch", ("made from other data than the benchmark's file now (sha256 "
+                            f"{str(stored_data.get('sha256'))[:12] or 'not recorded'})")
+    try:
+        table = pq.read_table(path)
+    except Exception:
+        return "corrupt", "not a readable run file"
+    if meta.get("content_sha256") != content_sha256(table):
+        return "corrupt", "its values do not match its own checksum (edited or damaged)"
+    return ("valid" if meta.get("code") == code_hash() else "stale"), ""
 
 
-def _set_aside(path: Path, why: str) -> Path:
-    """Rename a result file that cannot be trusted to ``<name>.<why>``, so it is recomputed and kept."""
+def _set_aside(path: Path, why: str, reason: str = "") -> Path:
+    """Rename a result file that cannot be trusted to ``<name>.<why>`` (``.<why>.1``, ... if taken), so it
+    is recomputed and kept; an earlier set-aside copy is never overwritten."""
     import warnings
 
     aside = path.with_name(f"{path.name}.{why}")
+    k = 0
+    while aside.exists() or aside.is_symlink():
+        k += 1
+        aside = path.with_name(f"{path.name}.{why}.{k}")
     os.replace(path, aside)
-    warnings.warn(f"{path}: {'not a readable run file' if why == 'corrupt' else 'holds another run (its stored spec differs from its path)'}"
-                  f"; moved to {aside.name} and recomputed", stacklevel=3)
+    warnings.warn(f"{path}: {reason or why}; moved to {aside.name} and recomputed", stacklevel=3)
     return aside
 
 
 def checkpoint_path(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> Path:
-    """Where an unfinished run of ``spec`` keeps its state (after every test)."""
+    """Where an unfinished run of ``spec`` keeps its state (after every test): a data-only ``.npz``
+    (:mod:`tt_core.experiments.checkpoint`; nothing in it can execute code)."""
     path = spec.path(runs_dir)
-    return path.with_name(path.stem + ".checkpoint.pkl")
+    return path.with_name(path.stem + ".checkpoint.npz")
+
+
+def _checkpoint_header(spec: RunSpec) -> dict:
+    return {"spec": asdict(spec), "code": code_hash(), "data": data_identity(spec.benchmark)}
 
 
 def _load_checkpoint(spec: RunSpec, ckpt: Path):
-    import pickle
+    """The replay kept in ``ckpt`` and its wall seconds so far, or ``(None, 0.0)`` with a warning."""
     import warnings
 
+    from tt_core.experiments import checkpoint
+
+    legacy = ckpt.with_suffix(".pkl")
+    if legacy.exists():
+        warnings.warn(f"{legacy}: a checkpoint in the old pickle format is never loaded (a pickle can run code); "
+                      "delete it", stacklevel=3)
+    if not ckpt.is_file():
+        return None, 0.0
     try:
-        with open(ckpt, "rb") as fh:
-            saved = pickle.load(fh)
-        if saved.get("code") == code_hash() and _same_spec(saved.get("spec", {}), spec):
-            return saved["replay"], float(saved.get("wall_s", 0.0))
-        why = "it was written by other tt_core code or for another run"
-    except Exception as exc:  # a truncated pickle: start again
-        why = f"it is unreadable ({type(exc).__name__})"
+        header, text, arrays = checkpoint.read(ckpt)
+        want = _checkpoint_header(spec)
+        if header.get("code") != want["code"] or not _same_spec(header.get("spec", {}), spec):
+            raise checkpoint.CheckpointError("it was written by other tt_core code or for another run")
+        if (header.get("data") or {}).get("sha256") != want["data"]["sha256"]:
+            raise checkpoint.CheckpointError("it was made from other data than the benchmark's file now")
+        replay = checkpoint.decode(text, arrays, spec.replay())
+        wall_s = header.get("wall_s", 0.0)
+        if isinstance(wall_s, bool) or not isinstance(wall_s, (int, float)) or not wall_s >= 0:
+            raise checkpoint.CheckpointError("its wall time is not a number")
+        return replay, float(wall_s)
+    except checkpoint.CheckpointError as exc:
+        why = str(exc)
     warnings.warn(f"{ckpt}: checkpoint not used because {why}; the run starts from the beginning", stacklevel=3)
     return None, 0.0
 
 
 def _save_checkpoint(spec: RunSpec, ckpt: Path, replay, wall_s: float) -> None:
-    import pickle
+    from tt_core.experiments import checkpoint
 
     with atomic_path(ckpt) as tmp:
-        with open(tmp, "wb") as fh:
-            pickle.dump({"spec": asdict(spec), "code": code_hash(), "replay": replay, "wall_s": wall_s}, fh,
-                        protocol=pickle.HIGHEST_PROTOCOL)
+        checkpoint.save(tmp, {**_checkpoint_header(spec), "wall_s": wall_s}, replay)
 
 
 def _parent_gone(parent: int | None):
@@ -316,18 +395,18 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
     except Timeout:
         return None, "busy"
     try:
-        status = stored_status(spec, runs_dir)  # another process may have finished it meanwhile
+        status, reason = _stored_status(spec, runs_dir)  # another process may have finished it meanwhile
         if status in ("valid", "stale") and not overwrite:
             if status == "stale":
                 warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it "
                               "to recompute", stacklevel=2)
             return path, "reused"
         if status in ("corrupt", "mismatch"):
-            _set_aside(path, status)
+            _set_aside(path, status, reason)
         ckpt = checkpoint_path(spec, runs_dir)
         for leftover in temporary_files(path) + temporary_files(ckpt):
             leftover.unlink(missing_ok=True)  # we hold the run's lock: no writer is using them
-        replay, wall_before = _load_checkpoint(spec, ckpt) if (checkpoint and ckpt.is_file()) else (None, 0.0)
+        replay, wall_before = _load_checkpoint(spec, ckpt) if checkpoint else (None, 0.0)
         if replay is None:
             replay = spec.replay()
         t0 = time.perf_counter()
@@ -335,6 +414,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
             else None
         traj = replay.run(spec.iterations, after_step=save, should_stop=_parent_gone(parent))
         meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(),
+                "data": data_identity(spec.benchmark),
                 "wall_s": wall_before + time.perf_counter() - t0, "resumed": bool(wall_before),
                 "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
         for k, v in asdict(spec).items():
@@ -347,6 +427,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
             traj["horizon"] = 0
         traj["variant"] = spec.variant
         table = pa.Table.from_pandas(traj, preserve_index=False)
+        meta["content_sha256"] = content_sha256(table)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp)
@@ -498,6 +579,9 @@ def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
 
     table = pq.read_table(path)
     meta = json.loads((table.schema.metadata or {}).get(b"tt_run", b"{}"))
+    if "content_sha256" in meta and meta["content_sha256"] != content_sha256(table):
+        raise StoreError(f"{path}: its values do not match its own checksum (edited or damaged); delete it and run "
+                         "the grid again (tt runs) to recompute it")
     return table.to_pandas(), meta
 
 

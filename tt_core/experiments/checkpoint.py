@@ -1,0 +1,377 @@
+"""Data-only checkpoints of a running replay: nothing read back can execute code.
+
+A checkpoint is one ``.npz`` file (numpy's zip of ``.npy`` arrays, read with ``allow_pickle=False``)
+holding a JSON description of the replay's state and the numeric arrays it refers to. Loading one
+never unpickles, never imports a module outside ``tt_core`` and never calls a function named by the
+file: the file can only choose among ``tt_core``'s own classes and fill their fields with numbers,
+strings, arrays and containers.
+
+How a replay is saved (:func:`encode`) and restored (:func:`decode`):
+
+- numbers, strings, ``None``, lists, tuples, dicts, sets, numpy scalars and numeric/str arrays are
+  written as they are; numpy's ``Generator``, ``RandomState`` and ``SeedSequence`` as their state
+  (plain numbers), so a resumed run draws the very same random numbers;
+- objects of ``tt_core`` classes as their class name and fields (``__getstate__`` where the class
+  defines one); shared references stay shared;
+- everything else is *not* written: the same object is taken from a fresh replay built from the
+  run's spec (:meth:`tt_core.experiments.store.RunSpec.replay`) at the same place in the object graph.
+  These are the run's fixed inputs (the benchmark's tables, the model factory, bound methods), checked
+  by a fingerprint (a data frame's content hash, a function's qualified name); a difference means the
+  checkpoint belongs to other inputs and it is not used;
+- fitted scikit-learn estimators (the trees of :class:`tt_core.models.trees.ExtraTreesEnsemble`, the
+  GP of :class:`tt_core.models.matern_gp.MaternGP`) are not written either: their owner is refitted on
+  its stored training data (``X_``, ``y_``), which gives the same fit (both fit deterministically
+  from their seed).
+
+A replay resumed from a checkpoint continues with the identical trajectory
+(``tests/test_checkpoint.py`` checks every registered optimiser).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import io
+import json
+import re
+import types
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = 1
+_STATE_KEY = "__state__"
+_MODULE_RE = re.compile(r"^tt_core(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+_ARRAY_KINDS = "biufcUS"  # numeric, bool and fixed-width string arrays (never object arrays)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint cannot be written or used (the message says why)."""
+
+
+# ------------------------------------------------------------------------------------------ fingerprints
+def _fingerprint(obj) -> str | None:
+    """A content hash of an object that is taken from the fresh replay, or None if it has none."""
+    import pandas as pd
+
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
+        h = hashlib.sha256()
+        if isinstance(obj, pd.DataFrame):
+            h.update(json.dumps([str(c) for c in obj.columns]).encode())
+            h.update(json.dumps([str(t) for t in obj.dtypes]).encode())
+        try:
+            h.update(pd.util.hash_pandas_object(obj, index=True).to_numpy().tobytes())
+        except TypeError:  # unhashable cells (e.g. arrays of learning curves): their text
+            h.update(obj.to_string().encode())
+        return "pandas:" + h.hexdigest()
+    if callable(obj):
+        fn = getattr(obj, "__func__", obj)
+        return "callable:" + f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', type(fn).__name__)}"
+    return None
+
+
+def _is_sklearn(obj) -> bool:
+    return type(obj).__module__.split(".")[0] == "sklearn"
+
+
+def _is_tt_object(obj) -> bool:
+    t = type(obj)
+    return t.__module__.split(".")[0] == "tt_core" and (hasattr(obj, "__dict__") or hasattr(t, "__slots__"))
+
+
+def _fields(obj) -> dict:
+    getstate = getattr(type(obj), "__getstate__", None)
+    if getstate is not None and getstate is not getattr(object, "__getstate__", None):
+        state = obj.__getstate__()
+        if isinstance(state, dict):
+            return state
+    out = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                out[name] = getattr(obj, name)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ encoding
+class _Encoder:
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+        self.memo: dict[int, int] = {}
+        self.keep: list = []  # keeps encoded objects alive so that their ids stay unique
+
+    def _remember(self, obj) -> int:
+        self.memo[id(obj)] = len(self.memo)
+        self.keep.append(obj)
+        return self.memo[id(obj)]
+
+    def enc(self, obj, in_sklearn_owner: bool = False):
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, np.generic):
+            if obj.dtype.kind not in _ARRAY_KINDS:
+                raise CheckpointError(f"cannot store a numpy scalar of dtype {obj.dtype}")
+            return {"t": "npscalar", "dtype": obj.dtype.str, "v": self.enc(obj.item())}
+        if isinstance(obj, int):
+            return obj if type(obj) is int else int(obj)
+        if isinstance(obj, float):
+            return obj if np.isfinite(obj) else {"t": "float", "v": repr(float(obj))}
+        if id(obj) in self.memo:
+            return {"t": "ref", "i": self.memo[id(obj)]}
+        if isinstance(obj, np.ndarray):
+            if obj.dtype.kind not in _ARRAY_KINDS:
+                raise CheckpointError(f"cannot store an array of dtype {obj.dtype}")
+            i = self._remember(obj)
+            key = f"a{len(self.arrays)}"
+            self.arrays[key] = obj
+            return {"t": "array", "i": i, "k": key}
+        if isinstance(obj, np.random.Generator):
+            i = self._remember(obj)
+            name = type(obj.bit_generator).__name__
+            if name not in _BIT_GENERATORS:
+                raise CheckpointError(f"cannot store a Generator on bit generator {name}")
+            ss = getattr(obj.bit_generator, "seed_seq", getattr(obj.bit_generator, "_seed_seq", None))
+            # the seed sequence too: spawning children (e.g. scipy's QMC engines) reads it, not the state
+            return {"t": "generator", "i": i, "bg": name, "state": self.enc(obj.bit_generator.state),
+                    "seed_seq": self.enc(ss) if isinstance(ss, np.random.SeedSequence) else None}
+        if isinstance(obj, np.random.RandomState):
+            i = self._remember(obj)
+            return {"t": "randomstate", "i": i, "state": self.enc(obj.get_state(legacy=False))}
+        if isinstance(obj, np.random.SeedSequence):
+            i = self._remember(obj)
+            return {"t": "seedseq", "i": i, "entropy": self.enc(obj.entropy), "spawn_key": self.enc(obj.spawn_key),
+                    "pool_size": obj.pool_size, "children": obj.n_children_spawned}
+        if type(obj) in (list, tuple, set, frozenset, dict):
+            i = self._remember(obj)
+            if isinstance(obj, dict):
+                return {"t": "dict", "i": i, "v": [[self.enc(k), self.enc(v, in_sklearn_owner)] for k, v in obj.items()]}
+            return {"t": type(obj).__name__, "i": i, "v": [self.enc(v, in_sklearn_owner) for v in obj]}
+        if _is_tt_object(obj):
+            i = self._remember(obj)
+            t = type(obj)
+            fields = _fields(obj)
+            return {"t": "object", "i": i, "module": t.__module__, "class": t.__qualname__,
+                    "fields": [[k, self.enc(v)] for k, v in fields.items()]}
+        if isinstance(obj, types.MethodType) and _is_tt_object(obj.__self__):
+            i = self._remember(obj)  # a method bound to one of the run's own objects: bound again on restore
+            return {"t": "method", "i": i, "self": self.enc(obj.__self__), "name": obj.__func__.__name__}
+        i = self._remember(obj)
+        if _is_sklearn(obj):
+            return {"t": "refit", "i": i}  # the owning tt_core model is refitted on restore
+        return {"t": "fresh", "i": i, "fp": _fingerprint(obj)}
+
+
+def encode(obj) -> tuple[str, dict[str, np.ndarray]]:
+    """The JSON text and the arrays that describe ``obj`` (see the module docstring)."""
+    e = _Encoder()
+    tree = e.enc(obj)
+    return json.dumps({"format": FORMAT, "root": tree}, allow_nan=False), e.arrays
+
+
+# ------------------------------------------------------------------------------------------ decoding
+def _class(module: str, qualname: str) -> type:
+    if not (isinstance(module, str) and isinstance(qualname, str) and _MODULE_RE.match(module)
+            and _QUALNAME_RE.match(qualname)):
+        raise CheckpointError(f"names a class outside tt_core ({module!r}, {qualname!r})")
+    try:
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise CheckpointError(f"names a class tt_core does not have ({module}.{qualname})") from None
+    if not isinstance(obj, type) or obj.__module__ != module:
+        raise CheckpointError(f"{module}.{qualname} is not a tt_core class")
+    return obj
+
+
+class _Decoder:
+    def __init__(self, arrays, fresh):
+        self.arrays = arrays
+        self.fresh = fresh
+        self.memo: dict[int, object] = {}
+        self.refit: list = []
+
+    def _at(self, path):
+        """The object at ``path`` of the fresh replay (a sequence of ('attr'|'item', key))."""
+        obj = self.fresh
+        for kind, key in path:
+            try:
+                if kind == "attr":
+                    obj = _fields(obj)[key] if _is_tt_object(obj) else getattr(obj, key)
+                else:
+                    obj = obj[key]
+            except (KeyError, IndexError, AttributeError, TypeError):
+                raise CheckpointError("its state does not match a fresh replay of the run "
+                                      f"(no {'.'.join(str(k) for _, k in path)})") from None
+        return obj
+
+    def _register(self, node, obj):
+        if isinstance(node.get("i"), int):
+            self.memo[node["i"]] = obj
+        return obj
+
+    def dec(self, node, path=(), owner=None):
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        if isinstance(node, list) or not isinstance(node, dict) or "t" not in node:
+            raise CheckpointError("its state is not in the checkpoint format")
+        t = node["t"]
+        if t == "ref":
+            if node.get("i") not in self.memo:
+                raise CheckpointError("its state refers to an object it does not define")
+            return self.memo[node["i"]]
+        if t == "float":
+            if node.get("v") not in ("nan", "inf", "-inf"):
+                raise CheckpointError("its state holds a malformed number")
+            return float(node["v"])
+        if t == "npscalar":
+            dtype = np.dtype(node["dtype"])
+            if dtype.kind not in _ARRAY_KINDS:
+                raise CheckpointError(f"its state holds a scalar of dtype {dtype}")
+            return np.array(self.dec(node["v"]), dtype=dtype)[()]
+        if t == "array":
+            arr = self.arrays.get(node.get("k"))
+            if arr is None:
+                raise CheckpointError("its state refers to an array the file does not hold")
+            return self._register(node, arr.copy())
+        if t == "generator":
+            if node.get("bg") not in _BIT_GENERATORS:
+                raise CheckpointError(f"its state names an unknown bit generator {node.get('bg')!r}")
+            ss = self.dec(node["seed_seq"]) if node.get("seed_seq") is not None else None
+            if ss is not None and not isinstance(ss, np.random.SeedSequence):
+                raise CheckpointError("its state holds a malformed generator")
+            bg = getattr(np.random, node["bg"])(ss)
+            bg.state = self.dec(node["state"])
+            return self._register(node, np.random.Generator(bg))
+        if t == "randomstate":
+            rs = np.random.RandomState()
+            rs.set_state(self.dec(node["state"]))
+            return self._register(node, rs)
+        if t == "seedseq":
+            spawn_key = self.dec(node["spawn_key"])
+            ss = np.random.SeedSequence(self.dec(node["entropy"]), spawn_key=tuple(spawn_key),
+                                        pool_size=int(node["pool_size"]), n_children_spawned=int(node["children"]))
+            return self._register(node, ss)
+        if t in ("list", "dict", "set", "frozenset", "tuple"):
+            items = node.get("v")
+            if not isinstance(items, list):
+                raise CheckpointError("its state holds a malformed container")
+            if t == "list":
+                out = self._register(node, [])
+                out.extend(self.dec(v, (*path, ("item", k)), owner) for k, v in enumerate(items))
+                return out
+            if t == "dict":
+                out = self._register(node, {})
+                for pair in items:
+                    if not (isinstance(pair, list) and len(pair) == 2):
+                        raise CheckpointError("its state holds a malformed mapping")
+                    k = self.dec(pair[0])
+                    out[k] = self.dec(pair[1], (*path, ("item", k)), owner)
+                return out
+            values = [self.dec(v, (*path, ("item", k)), owner) for k, v in enumerate(items)]
+            return self._register(node, {"set": set, "frozenset": frozenset, "tuple": tuple}[t](values))
+        if t == "object":
+            cls = _class(node.get("module"), node.get("class"))
+            obj = self._register(node, object.__new__(cls))
+            fields = {}
+            for pair in node.get("fields", []):
+                if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)) \
+                        or pair[0].startswith("__"):
+                    raise CheckpointError("its state holds a malformed field")
+                fields[pair[0]] = self.dec(pair[1], (*path, ("attr", pair[0])), obj)
+            if hasattr(obj, "__dict__"):
+                obj.__dict__.update(fields)
+            else:
+                for k, v in fields.items():
+                    object.__setattr__(obj, k, v)
+            return obj
+        if t == "method":
+            owner_obj = self.dec(node.get("self"), path, owner)
+            name = node.get("name")
+            if not (_is_tt_object(owner_obj) and isinstance(name, str) and _QUALNAME_RE.match(name)
+                    and "." not in name and not name.startswith("__")
+                    and isinstance(getattr(type(owner_obj), name, None), types.FunctionType)):
+                raise CheckpointError("its state names a method tt_core does not have")
+            return self._register(node, getattr(owner_obj, name))
+        if t == "refit":
+            if owner is None or not (hasattr(type(owner), "fit")):
+                raise CheckpointError("its state has a fitted model without a tt_core owner")
+            if not any(o is owner for o in self.refit):
+                self.refit.append(owner)
+            return self._register(node, None)
+        if t == "fresh":
+            obj = self._at(path)
+            if _fingerprint(obj) != node.get("fp"):
+                raise CheckpointError("it was made from other inputs (data or code) than this run's "
+                                      f"({'.'.join(str(k) for _, k in path)} differs)")
+            return self._register(node, obj)
+        raise CheckpointError(f"its state holds an unknown kind {t!r}")
+
+
+def decode(text: str, arrays: dict[str, np.ndarray], fresh):
+    """Rebuild the object described by :func:`encode`; ``fresh`` supplies what was not written."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise CheckpointError("its state is not valid JSON") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise CheckpointError(f"it is not a checkpoint of format {FORMAT}")
+    d = _Decoder(arrays, fresh)
+    try:
+        obj = d.dec(doc.get("root"))
+    except RecursionError:
+        raise CheckpointError("its state is nested too deeply") from None
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"its state is malformed ({type(exc).__name__}: {exc})") from None
+    for owner in d.refit:
+        X, y = getattr(owner, "X_", None), getattr(owner, "y_", None)
+        if not (isinstance(X, np.ndarray) and isinstance(y, np.ndarray)):
+            raise CheckpointError(f"a fitted {type(owner).__name__} has no training data to refit on")
+        owner.fit(X, y)
+    return obj
+
+
+# ------------------------------------------------------------------------------------------ files
+def save(path: str | Path, header: dict, obj) -> None:
+    """Write ``obj`` (and a JSON ``header``) to ``path`` as a data-only ``.npz`` (not atomically:
+    the caller writes to a temporary path and renames)."""
+    text, arrays = encode(obj)
+    blob = json.dumps({"header": header, "state": text}, allow_nan=False).encode()
+    with open(path, "wb") as fh:
+        np.savez(fh, **{_STATE_KEY: np.frombuffer(blob, dtype=np.uint8)}, **arrays)
+
+
+def read(path: str | Path) -> tuple[dict, str, dict[str, np.ndarray]]:
+    """``(header, state text, arrays)`` of a checkpoint file; raises :class:`CheckpointError`."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise CheckpointError(f"it is not a readable checkpoint ({type(exc).__name__})") from None
+    blob = arrays.pop(_STATE_KEY, None)
+    if blob is None or blob.dtype != np.uint8 or blob.ndim != 1:
+        raise CheckpointError("it holds no checkpoint state")
+    try:
+        doc = json.loads(blob.tobytes().decode("utf-8"))
+        header, text = doc["header"], doc["state"]
+    except (ValueError, KeyError, TypeError):
+        raise CheckpointError("its state is not valid JSON") from None
+    if not isinstance(header, dict) or not isinstance(text, str):
+        raise CheckpointError("it is not in the checkpoint format")
+    return header, text, arrays
+
+
+def roundtrip(obj, fresh):
+    """``obj`` encoded and decoded in memory (what a save and a load give; used by the tests)."""
+    buf = io.BytesIO()
+    text, arrays = encode(obj)
+    np.savez(buf, **arrays)
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as z:
+        loaded = {k: z[k] for k in z.files}
+    return decode(text, loaded, fresh)
