@@ -53,19 +53,42 @@ class CheckpointError(ValueError):
 
 
 # ------------------------------------------------------------------------------------------ fingerprints
+_FINGERPRINTS: dict[int, tuple[object, str | None]] = {}
+
+
 def _fingerprint(obj) -> str | None:
-    """A content hash of an object that is taken from the fresh replay, or None if it has none."""
+    """A content hash of an object that is taken from the fresh replay, or None if it has none.
+
+    Data frames are hashed column by column (cells holding arrays, e.g. learning curves, by their
+    bytes); the hash of one object is computed once per process (these are a run's fixed inputs).
+    """
+    cached = _FINGERPRINTS.get(id(obj))
+    if cached is not None and cached[0] is obj:
+        return cached[1]
+    fp = _compute_fingerprint(obj)
+    if len(_FINGERPRINTS) > 256:
+        _FINGERPRINTS.clear()
+    _FINGERPRINTS[id(obj)] = (obj, fp)  # keeps obj alive, so its id is not reused meanwhile
+    return fp
+
+
+def _compute_fingerprint(obj) -> str | None:
     import pandas as pd
 
     if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
         h = hashlib.sha256()
-        if isinstance(obj, pd.DataFrame):
-            h.update(json.dumps([str(c) for c in obj.columns]).encode())
-            h.update(json.dumps([str(t) for t in obj.dtypes]).encode())
-        try:
-            h.update(pd.util.hash_pandas_object(obj, index=True).to_numpy().tobytes())
-        except TypeError:  # unhashable cells (e.g. arrays of learning curves): their text
-            h.update(obj.to_string().encode())
+        frame = obj.to_frame() if isinstance(obj, (pd.Series, pd.Index)) else obj
+        h.update(json.dumps([type(obj).__name__, [str(c) for c in frame.columns], [str(t) for t in frame.dtypes],
+                             len(frame)]).encode())
+        h.update(pd.util.hash_pandas_object(frame.index, index=False).to_numpy().tobytes())
+        for _, col in frame.items():
+            try:
+                h.update(pd.util.hash_pandas_object(col, index=False).to_numpy().tobytes())
+            except TypeError:  # cells holding arrays (learning curves): their bytes
+                for cell in col:
+                    a = np.asarray(cell)
+                    h.update(f"{a.dtype.str}{a.shape}".encode())
+                    h.update(a.tobytes() if a.dtype != object else repr(cell).encode())
         return "pandas:" + h.hexdigest()
     if callable(obj):
         fn = getattr(obj, "__func__", obj)
