@@ -50,6 +50,17 @@ def _positive(name):
     return parse
 
 
+def _within(name, lo, hi, unit, low_open=True):
+    """An argparse type: a number in (lo, hi] (or [lo, hi]); the error names the option, the range and the unit."""
+    def parse(text):
+        v = _nonnegative(name)(text)
+        if v > hi or v < lo or (low_open and v == lo):
+            raise argparse.ArgumentTypeError(f"{name} must lie in {'(' if low_open else '['}{lo:g}, {hi:g}] {unit}, "
+                                             f"got {shown(text)}")
+        return v
+    return parse
+
+
 def _unit(name):
     """An argparse type: a number in [0, 1] (the error names the option)."""
     def parse(text):
@@ -262,7 +273,7 @@ def cmd_runs(args) -> int:
         _check_grid(specs, runs_dir)
         stats: dict = {}
         paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                            stats=stats)
+                            stats=stats, lock_timeout=args.lock_timeout)
         print(f"{len(paths)} runs stored under {runs_dir}: {stats['computed']} computed now, {stats['reused']} reused, "
               f"{stats['waited']} held by another process", file=sys.stderr if args.json else sys.stdout)
     table, totals = ex.wall_time_report(specs, runs_dir)
@@ -549,6 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="parallel workers, at most the CPUs (-1: all CPUs, -2: all but one)")
     ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
     ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    ru.add_argument("--lock-timeout", type=_positive("--lock-timeout"), metavar="SECONDS",
+                    help="wait at most this long for a run another process is computing (default: until it ends)")
     ru.add_argument("--report", action="store_true",
                     help="run nothing: report how the stored runs' wall time splits by optimiser")
     ru.add_argument("--json", action="store_true", help="print the wall-time report as JSON")
@@ -691,6 +704,9 @@ def cmd_spot_curves(args) -> int:
 
     from tt_core.spot import curves as C
 
+    from tt_core.experiments import usable_jobs
+
+    usable_jobs(args.jobs)  # more workers than CPUs: refused before any starts
     c0 = time.process_time()
     tables = C.generate(args.algorithms or C.ALGORITHMS, args.profile, args.seed, progress=True, n_jobs=args.jobs,
                         force=args.force)
@@ -802,11 +818,11 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--seed", type=_whole("--seed", 0), default=1)
     si.add_argument("--predictor", choices=["logistic", "empirical", "revpred", "tributary"], default="logistic",
                     help="revocation predictor (revpred, tributary: LSTMs with default settings, weights cached)")
-    si.add_argument("--reference-hours", type=_positive("--reference-hours"),
+    si.add_argument("--reference-hours", type=_within("--reference-hours", 1 / 60, 24 * 365, "hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
     si.add_argument("--parallel-fraction", type=_unit("--parallel-fraction"), default=0.9, help="Amdahl's parallel fraction of the speed model")
-    si.add_argument("--model-mb", type=_nonnegative("--model-mb"), default=100.0, help="model size for checkpoints (MB)")
+    si.add_argument("--model-mb", type=_within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0, help="model size for checkpoints (MB)")
     si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
     si.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
     si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
@@ -822,7 +838,7 @@ def _add_spot_parser(sub) -> None:
     cu.add_argument("--algorithms", nargs="+", choices=list(C.ALGORITHMS))
     cu.add_argument("--profile", choices=list(C.SIZES), default="quick", help="quick: seconds; full: minutes")
     cu.add_argument("--seed", type=_whole("--seed", 0), default=1)
-    cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers")
+    cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers, at most the CPUs")
     cu.add_argument("--force", action="store_true", help="train again even if cached")
     cu.set_defaults(func=cmd_spot_curves)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",

@@ -233,6 +233,8 @@ TRIMTUNER_REQUIRED = [
 ]
 TRIMTUNER_CONFIG = ("vm_flavor", "n_workers", "learning_rate", "batch_size", "sync")
 GENERIC_RESERVED = ("size", "accuracy", "cost", "time", "training_time")
+#: A CSV larger than this (MB) is announced before it is read (seconds to minutes, ~11x its size in memory).
+LARGE_CSV_MB = 50.0
 #: Columns the workbook adds to a loaded table: a file may not bring its own.
 GENERIC_INTERNAL = ("config_id", "s", "curve")
 #: The full training set of the TrimTuner format (MNIST, 60,000 images): its largest training_set_size.
@@ -394,6 +396,12 @@ def _line_of_offset(path: Path, offset: int) -> tuple[int, int]:
 def _read_csv(path: Path) -> pd.DataFrame:
     import re
 
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > LARGE_CSV_MB:  # a long silent wait is indistinguishable from a hang: say what is happening
+        import warnings
+
+        warnings.warn(f"{path}: reading a {size_mb:.0f} MB CSV (the published benchmarks are about 2 MB); checking "
+                      f"it may take roughly {size_mb * 0.3:.0f} s and up to {size_mb * 11 / 1000:.1f} GB of memory", stacklevel=3)
     with open(path, "rb") as fh:
         if b"\x00" in fh.read(65536):
             raise BenchmarkError(f"{path}: not a text CSV file (it contains NUL bytes: a binary or compressed file?)")

@@ -31,6 +31,10 @@ def atomic_path(path: str | os.PathLike):
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result honours the umask
         os.replace(tmp, path)
+    except OSError as exc:  # name the file the user asked for, never our temporary file (nor no file at all)
+        if exc.filename in (None, tmp) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

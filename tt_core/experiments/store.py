@@ -356,6 +356,26 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
         lock.release()
 
 
+def _lock_holder(lock: str) -> str:
+    """Who holds a run's lock file: ``process PID (its command line)`` from ``/proc/locks`` where Linux has it."""
+    try:
+        inode = str(os.stat(lock).st_ino)
+        with open("/proc/locks") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == inode:
+                    pid = parts[4]
+                    try:
+                        with open(f"/proc/{pid}/cmdline", "rb") as cf:
+                            cmd = cf.read().replace(b"\0", b" ").decode(errors="replace").strip()
+                    except OSError:
+                        cmd = ""
+                    return f"process {pid}" + (f" ({cmd[:120]})" if cmd else "")
+    except OSError:
+        pass
+    return "another process"
+
+
 def usable_cpus() -> int:
     """CPUs this process may run on (its affinity mask where the OS has one)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -420,6 +440,7 @@ def run_grid(
     scheduler: str | None = None,
     progress: bool = True,
     stats: dict | None = None,
+    lock_timeout: float | None = None,
 ) -> list[Path]:
     """Run every spec without a valid stored result; return the paths of all results.
 
@@ -441,6 +462,9 @@ def run_grid(
     stats : dict, optional
         Filled with ``computed`` (runs computed by this call), ``reused`` (stored runs used as they are)
         and ``waited`` (runs another process held; computed by it, or by this call if it died).
+    lock_timeout : float, optional
+        Seconds to wait for a run another process holds before giving up with a :class:`StoreError`
+        naming that process (default: as long as it runs; a warning names it when the wait starts).
     """
     import warnings
 
@@ -510,7 +534,16 @@ def run_grid(
         for spec in busy:  # computed by another process: wait for it (and take over if it died)
             bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
             counts["waited"] += 1
-            if _run_one(spec, runs_dir, wait=True)[1] == "computed":  # the other process died: we did it
+            lock = str(spec.path(runs_dir)) + ".lock"
+            warnings.warn(f"{spec.path(runs_dir)} is being computed by {_lock_holder(lock)}: waiting for it"
+                          + (f" (at most {lock_timeout:g} s)" if lock_timeout is not None else ""), stacklevel=2)
+            t0 = time.monotonic()
+            while (what := _run_one(spec, runs_dir, wait=False)[1]) == "busy":
+                if lock_timeout is not None and time.monotonic() - t0 > lock_timeout:
+                    raise StoreError(f"{lock}: still held by {_lock_holder(lock)} after {lock_timeout:g} s; let it "
+                                     "finish, stop it, or run again later")
+                time.sleep(0.5)
+            if what == "computed":  # the other process died: we did it
                 counts["computed"] += 1
             bar.update()
     finally:
