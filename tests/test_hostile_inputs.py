@@ -243,6 +243,20 @@ def test_out_errors_name_the_file_asked_for(tmp_path, capsys):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]  # no temporary file left or named
 
 
+def test_summary_of_a_missing_figures_folder(tmp_path, capsys):
+    _one_line_error(*_tt(capsys, "summary", "--figures", str(tmp_path / "nowhere")),
+                    f"--figures {tmp_path / 'nowhere'} does not exist")
+
+
+def test_a_market_shorter_than_the_fit_names_the_options(capsys):
+    _one_line_error(*_tt(capsys, "spot", "simulate", "--workload", "cnn/t2.small-x8", "--market-days", "0.01"),
+                    "fit_days=9 (--fit-days) leaves no time", "--market-days")
+
+
+def test_bench_n_obs_names_the_option(capsys):
+    _one_line_error(*_tt(capsys, "bench", "recommend", "--n-obs", "0"), "--n-obs must be a whole number >= 1")
+
+
 def test_a_folder_and_a_fifo_are_not_called_missing(tmp_path, capsys):
     _one_line_error(*_tt(capsys, "feasibility", "--benchmark", str(tmp_path)), "is a folder, not a CSV file")
     fifo = tmp_path / "pipe.csv"

@@ -286,6 +286,8 @@ def cmd_runs(args) -> int:
 
 
 def cmd_summary(args) -> int:
+    from pathlib import Path
+
     from tt_core.data.benchmarks import PROJECT_DIR
     from tt_core.reporting.summary import collect, deduplicate, to_markdown
 
@@ -297,6 +299,9 @@ def cmd_summary(args) -> int:
         except re.error as exc:
             raise ValueError(f"--grep {args.grep!r} is not a regular expression ({exc}); escape special "
                              "characters with a backslash, e.g. '\\['") from None
+    if args.figures is not None and not Path(args.figures).is_dir():
+        what = "is not a folder" if Path(args.figures).exists() else "does not exist"
+        raise ValueError(f"--figures {args.figures} {what}; give the folder holding summary_*.csv (default figures/)")
     df = deduplicate(collect(args.figures or PROJECT_DIR / "figures"))
     if args.grep:
         df = df[df["item"].str.contains(args.grep, case=False, regex=True) | df["source"].str.contains(args.grep, case=False, regex=True)]
@@ -333,7 +338,7 @@ def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
     )
     rec.add_argument("--benchmark", default="rnn", help="cnn, rnn or a CSV path (default rnn, as Table IV)")
     rec.add_argument("--settings", nargs="+", default=["table3"], help="settings or groups (default table3)")
-    rec.add_argument("--n-obs", nargs="+", type=int, default=None, help=f"observations (default {list(B.DEFAULT_N_OBS)})")
+    rec.add_argument("--n-obs", nargs="+", type=_count("--n-obs"), default=None, help=f"observations (default {list(B.DEFAULT_N_OBS)})")
     rec.add_argument("--repeats", type=_count("--repeats"), default=None, help="timed recommendations per state (default 3)")
     rec.add_argument("--seeds", nargs="+", type=int, default=None, help="seeds of the states (default 1 2)")
     rec.add_argument("--policy", choices=["random", "own"], default="random",
