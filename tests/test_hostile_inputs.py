@@ -85,6 +85,14 @@ def test_jobs_that_joblib_maps_to_one_worker_compute_in_the_grid_process(tmp_pat
     assert all(s.path(tmp_path).is_file() for s in ex.grid(["rnn"], ["random"], [1, 2], iterations=4))
 
 
+def test_a_library_grid_asking_more_workers_than_cpus_is_bounded_and_says_so(tmp_path, two_cpus):
+    spec = ex.RunSpec("rnn", "random", 1, iterations=4)
+    stats: dict = {}
+    with pytest.warns(UserWarning, match=r"n_jobs=4 > 2 CPUs: using 2 workers"):
+        ex.run_grid([spec], tmp_path, n_jobs=4, progress=False, stats=stats)
+    assert stats["computed"] == 1 and spec.path(tmp_path).is_file()
+
+
 def test_the_parent_watchdog_never_stops_the_grid_process():
     ex.store._watch_parent(os.getpid())  # joblib runs the initializer in the parent when it maps to one worker
     assert ex.store._WATCHDOG is None  # reached: the process is alive and no watchdog thread watches itself

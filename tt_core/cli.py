@@ -338,7 +338,8 @@ def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
     )
     rec.add_argument("--benchmark", default="rnn", help="cnn, rnn or a CSV path (default rnn, as Table IV)")
     rec.add_argument("--settings", nargs="+", default=["table3"], help="settings or groups (default table3)")
-    rec.add_argument("--n-obs", nargs="+", type=_count("--n-obs"), default=None, help=f"observations (default {list(B.DEFAULT_N_OBS)})")
+    rec.add_argument("--n-obs", nargs="+", type=_count("--n-obs"), default=None,
+                     help=f"observations (default {list(B.DEFAULT_N_OBS)})")
     rec.add_argument("--repeats", type=_count("--repeats"), default=None, help="timed recommendations per state (default 3)")
     rec.add_argument("--seeds", nargs="+", type=int, default=None, help="seeds of the states (default 1 2)")
     rec.add_argument("--policy", choices=["random", "own"], default="random",
@@ -431,7 +432,8 @@ def _add_problem_options(p) -> None:
     p.add_argument("--initial-budget", type=_positive("--initial-budget"),
                    help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, CNN 5, RNN 1)")
     p.add_argument("--horizon", type=_whole("--horizon", 0, MAX_HORIZON),
-                   help=f"lookahead horizon of nephele and lynceus, 0 to {MAX_HORIZON} (default 0; the thesis: 0, 1, 2)")
+                   help=f"lookahead horizon of nephele and lynceus, 0 to {MAX_HORIZON} "
+                        "(default 0; the thesis: 0, 1, 2)")
     p.add_argument("--objective", choices=["accuracy", "cost"],
                    help="random search only: maximise accuracy (default) or minimise cost")
 
@@ -707,9 +709,8 @@ def cmd_spot_data_list(args) -> int:
 def cmd_spot_curves(args) -> int:
     import time
 
-    from tt_core.spot import curves as C
-
     from tt_core.experiments import usable_jobs
+    from tt_core.spot import curves as C
 
     usable_jobs(args.jobs)  # more workers than CPUs: refused before any starts
     c0 = time.process_time()
@@ -826,8 +827,10 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--reference-hours", type=_within("--reference-hours", 1 / 60, 24 * 365, "hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
-    si.add_argument("--parallel-fraction", type=_unit("--parallel-fraction"), default=0.9, help="Amdahl's parallel fraction of the speed model")
-    si.add_argument("--model-mb", type=_within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0, help="model size for checkpoints (MB)")
+    si.add_argument("--parallel-fraction", type=_unit("--parallel-fraction"), default=0.9,
+                    help="Amdahl's parallel fraction of the speed model, in [0, 1]")
+    si.add_argument("--model-mb", type=_within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
+                    help="model size for checkpoints (MB)")
     si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
     si.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
     si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")

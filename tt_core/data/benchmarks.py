@@ -401,7 +401,8 @@ def _read_csv(path: Path) -> pd.DataFrame:
         import warnings
 
         warnings.warn(f"{path}: reading a {size_mb:.0f} MB CSV (the published benchmarks are about 2 MB); checking "
-                      f"it may take roughly {size_mb * 0.3:.0f} s and up to {size_mb * 11 / 1000:.1f} GB of memory", stacklevel=3)
+                      f"it may take roughly {size_mb * 0.3:.0f} s and up to {size_mb * 11 / 1000:.1f} GB of memory",
+                      stacklevel=3)
     with open(path, "rb") as fh:
         if b"\x00" in fh.read(65536):
             raise BenchmarkError(f"{path}: not a text CSV file (it contains NUL bytes: a binary or compressed file?)")
