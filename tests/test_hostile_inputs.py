@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-import time
+import warnings
 
 import pandas as pd
 import pytest
@@ -348,8 +348,13 @@ def test_a_large_csv_is_announced_with_its_size(tmp_path, capsys, monkeypatch):
 def test_a_bare_benchmark_name_never_means_a_file_in_the_working_directory(tmp_path, monkeypatch, capsys):
     fake = _trimtuner_csv(tmp_path, lambda df: df.assign(acc="0.5"), name="rnn")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tt_core.data.benchmarks._CWD_WARNED", set())  # warned once per process
     with pytest.warns(UserWarning, match=r"the file rnn in the working directory is not used \(give \./rnn"):
         registered = load_benchmark("rnn")
     assert registered.source == str(locate("rnn")[0]) and registered.table["accuracy"].nunique() > 1
     local = load_benchmark("./rnn")
     assert local.source == "rnn" and os.path.samefile(local.source, fake) and (local.table["accuracy"] == 0.5).all()
+    (tmp_path / "cnn").mkdir()  # a folder named like a benchmark (e.g. inside runs/) is no file: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_benchmark("cnn").source == str(locate("cnn")[0])

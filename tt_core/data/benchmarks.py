@@ -330,7 +330,7 @@ def load_benchmark(
     key = str(name_or_path)
     spec = REGISTRY.get(key.lower()) if isinstance(name_or_path, str) else None
     if spec is not None:  # a bare registered name never means a file of the working directory (that is ./rnn)
-        if Path(key).exists() and key not in _CWD_WARNED:
+        if Path(key).is_file() and key not in _CWD_WARNED:
             import warnings
 
             _CWD_WARNED.add(key)
