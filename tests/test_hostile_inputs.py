@@ -272,6 +272,25 @@ def test_a_folder_and_a_fifo_are_not_called_missing(tmp_path, capsys):
     _one_line_error(*_tt(capsys, "feasibility", "--benchmark", str(fifo)), "is not a regular file (a FIFO")
 
 
+def test_spot_files_that_are_folders_or_fifos_are_not_called_missing(tmp_path, capsys):
+    fifo = tmp_path / "jobs.csv"
+    os.mkfifo(fifo)
+    _one_line_error(*_tt(capsys, "spot", "simulate", "--workload", str(fifo)),
+                    f"job set file '{fifo}' is not a regular file (a FIFO")
+    _one_line_error(*_tt(capsys, "spot", "simulate", "--workload", str(tmp_path)),
+                    f"job set file '{tmp_path}' is a folder, not a file")
+    _one_line_error(*_tt(capsys, "spot", "simulate", "--workload", "cnn/t2.small-x8", "--prices", str(tmp_path)),
+                    f"price trace '{tmp_path}' is a folder, not a file")
+
+
+def test_empty_names_are_not_the_working_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(*_tt(capsys, "optimize", "--benchmark", "", "--optimizer", "random", "--seed", "1"),
+                    "the benchmark name is empty")
+    _one_line_error(*_tt(capsys, "runs", "--benchmarks", "rnn", *RUN1, "--runs-dir", ""), "--runs-dir is empty")
+    assert list(tmp_path.iterdir()) == []
+
+
 # ------------------------------------------------------------------------------- 8. smaller
 def test_an_interrupted_optimize_does_not_promise_stored_runs(capsys, monkeypatch):
     def interrupted(*a, **k):

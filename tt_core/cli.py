@@ -250,6 +250,8 @@ def cmd_runs(args) -> int:
     from tt_core import experiments as ex
 
     _check_runs_options(args)
+    if args.runs_dir is not None and not args.runs_dir.strip():
+        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
     if args.profile:
         args.study = args.study or "fig1"
         study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs

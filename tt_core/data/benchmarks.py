@@ -341,6 +341,9 @@ def load_benchmark(
         if max_cost is None:
             max_cost = spec.max_cost
     else:
+        if not key.strip():
+            raise BenchmarkError(f"the benchmark name is empty; give a registered benchmark ({sorted(REGISTRY)}) or the "
+                                 "path of a CSV file")
         path = Path(name_or_path).expanduser()
         if path.is_dir():
             raise BenchmarkError(f"{shown(key)} is a folder, not a CSV file; give the path of the file (registered "

@@ -74,6 +74,17 @@ def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
     return Path(path)
 
 
+def why_not_a_file(path: str | os.PathLike) -> str:
+    """Why ``path`` cannot be read as a data file: ``"is a folder, not a file"``, ``"is not a regular file (a
+    FIFO, socket or device)"`` or ``"does not exist"`` (for a message; call it when ``is_file()`` is False)."""
+    p = Path(path)
+    if p.is_dir():
+        return "is a folder, not a file"
+    if p.exists():
+        return "is not a regular file (a FIFO, socket or device)"
+    return "does not exist"
+
+
 def shown(value) -> str:
     """``repr`` of a value for a message a person reads: numpy scalars and arrays as the plain Python
     values they hold (``-1.0``, not ``np.float64(-1.0)``), everything else as ``repr``.
