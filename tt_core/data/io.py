@@ -33,7 +33,7 @@ def atomic_path(path: str | os.PathLike):
         os.replace(tmp, path)
     except OSError as exc:  # name the file the user asked for, never our temporary file (nor no file at all)
         if exc.filename in (None, tmp) and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None  # (the errno picks the subclass)
         raise
     finally:
         if os.path.exists(tmp):
