@@ -224,7 +224,7 @@ def _check_runs_options(args) -> None:
         if twice:
             raise ValueError(f"{flag} {' '.join(map(str, values))}: {twice[0]} is given {values.count(twice[0])} "
                              "times (each run would be counted more than once); give each once")
-    if not args.report:
+    if not args.report and not (args.backend == "dask" and args.scheduler):  # a running cluster has its own workers
         ex.usable_jobs(args.jobs)  # --jobs 1000 > 2 CPUs: refused before any worker starts
 
 

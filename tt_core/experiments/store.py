@@ -474,11 +474,12 @@ def run_grid(
     backends = ("loky", "sequential", "dask")
     if backend not in backends:
         raise ValueError(f"unknown backend {shown(backend)}; known: {list(backends)}")
-    cpus = usable_cpus()
-    if isinstance(n_jobs, int) and n_jobs > cpus:  # a notebook's n_jobs=2 on a 1-CPU machine: bounded, and said
-        warnings.warn(f"n_jobs={n_jobs} > {cpus} CPUs: using {cpus} workers", stacklevel=2)
-        n_jobs = cpus
-    n_jobs = usable_jobs(n_jobs)
+    if not (backend == "dask" and scheduler):  # a running Dask cluster has its own workers: n_jobs is unused
+        cpus = usable_cpus()
+        if isinstance(n_jobs, int) and n_jobs > cpus:  # a notebook's n_jobs=2 on a 1-CPU machine: bounded, and said
+            warnings.warn(f"n_jobs={n_jobs} > {cpus} CPUs: using {cpus} workers", stacklevel=2)
+            n_jobs = cpus
+        n_jobs = usable_jobs(n_jobs)
     runs_dir = Path(runs_dir)
     if runs_dir.exists() and not runs_dir.is_dir():
         raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")
