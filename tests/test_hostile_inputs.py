@@ -76,6 +76,13 @@ def test_jobs_beyond_the_cpus_are_refused_before_anything_runs(tmp_path, capsys,
     assert not any(tmp_path.iterdir())  # no folder, no lock, no worker
 
 
+def test_jobs_are_not_bounded_by_local_cpus_for_a_running_dask_cluster(tmp_path, capsys, two_cpus):
+    pytest.importorskip("dask.distributed")
+    _one_line_error(*_tt(capsys, "runs", "--benchmarks", "rnn", *RUN1, "--runs-dir", str(tmp_path), "--jobs", "1000",
+                         "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"),
+                    "cannot reach the Dask scheduler tcp://127.0.0.1:1")  # the cluster's own workers, not --jobs
+
+
 def test_jobs_that_joblib_maps_to_one_worker_compute_in_the_grid_process(tmp_path, capsys, two_cpus):
     # --jobs -2 on 2 CPUs is one worker: it used to exit 70 with no message and nothing computed
     code = main(["runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", "1", "2", "--iterations", "4",
