@@ -89,7 +89,7 @@ def test_data_list(capsys):
     (["spot", "simulate", "--workload", "cnn/t2.nano-x1"], r"unknown job set\(s\) \['cnn/t2.nano-x1'\]"),
     (["spot", "simulate", "--workload", "vgg16"], "unknown workload 'vgg16'"),
     (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--k", "13"], "k=13 is larger than the job set"),
-    (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--prices", "nope.csv"], "price trace 'nope.csv': no such file"),
+    (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--prices", "nope.csv"], "price trace 'nope.csv' does not exist"),
     (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--market-days", "9"], "leaves no time to simulate"),
 ])
 def test_bad_inputs_are_one_line_with_exit_code_2(capsys, argv, message):

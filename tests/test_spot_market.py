@@ -141,7 +141,7 @@ def test_loader_refuses_a_header_and_reports_missing_types(tmp_path):
     p = _write_trace(tmp_path / "m.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
     with pytest.warns(UserWarning), pytest.raises(SpotError, match=r"no records for type\(s\) \['m4.4xlarge'\]"):
         market.load_trace(p, types=["r4.large", "m4.4xlarge"])
-    with pytest.raises(SpotError, match="no such file"):
+    with pytest.raises(SpotError, match="does not exist"):
         market.load_trace(tmp_path / "nope.csv")
 
 

@@ -50,6 +50,27 @@ def _positive(name):
     return parse
 
 
+def _within(name, lo, hi, unit, low_open=True):
+    """An argparse type: a number in (lo, hi] (or [lo, hi]); the error names the option, the range and the unit."""
+    def parse(text):
+        v = _nonnegative(name)(text)
+        if v > hi or v < lo or (low_open and v == lo):
+            raise argparse.ArgumentTypeError(f"{name} must lie in {'(' if low_open else '['}{lo:g}, {hi:g}] {unit}, "
+                                             f"got {shown(text)}")
+        return v
+    return parse
+
+
+def _unit(name):
+    """An argparse type: a number in [0, 1] (the error names the option)."""
+    def parse(text):
+        v = _nonnegative(name)(text)
+        if v > 1:
+            raise argparse.ArgumentTypeError(f"{name} is a fraction in [0, 1], got {shown(text)}")
+        return v
+    return parse
+
+
 def _fraction(name):
     def parse(text):
         v = _positive(name)(text)
@@ -95,10 +116,13 @@ def cmd_feasibility(args) -> int:
     from tt_core.analysis.feasibility import feasibility
     from tt_core.data.benchmarks import load_benchmark
 
+    if args.variant == "trimtuner" and args.min_accuracy is not None:
+        raise ValueError(f"--min-accuracy {args.min_accuracy:g} applies to --variant thesis only (the trimtuner "
+                         "variant's high accuracy is within 5% of the best feasible); drop it or add --variant thesis")
     bench = load_benchmark(args.benchmark)
     kwargs = {"max_cost": args.max_cost, "variant": args.variant}
     if args.variant == "thesis":
-        kwargs["min_accuracy"] = args.min_accuracy
+        kwargs["min_accuracy"] = 0.85 if args.min_accuracy is None else args.min_accuracy
     _print_result(feasibility(bench, **kwargs), args.json)
     return 0
 
@@ -184,10 +208,52 @@ def _narrow_specs(specs, args) -> list:
     return specs
 
 
+def _check_runs_options(args) -> None:
+    """Options ``tt runs`` would otherwise ignore or repeat: refused with one line before anything runs."""
+    from tt_core import experiments as ex
+
+    if args.study is not None and not args.profile:
+        raise ValueError(f"--study {args.study} selects a profile's runs: add --profile (e.g. --profile quick), "
+                         "or drop --study")
+    if args.scheduler is not None and args.backend != "dask":
+        raise ValueError(f"--scheduler {args.scheduler} is a Dask scheduler's address: add --backend dask, or drop "
+                         "--scheduler")
+    for flag in ("--benchmarks", "--optimizers", "--seeds"):
+        values = getattr(args, flag[2:]) or []
+        twice = [v for v in dict.fromkeys(values) if values.count(v) > 1]
+        if twice:
+            raise ValueError(f"{flag} {' '.join(map(str, values))}: {twice[0]} is given {values.count(twice[0])} "
+                             "times (each run would be counted more than once); give each once")
+    if not args.report and not (args.backend == "dask" and args.scheduler):  # a running cluster has its own workers
+        ex.usable_jobs(args.jobs)  # --jobs 1000 > 2 CPUs: refused before any worker starts
+
+
+def _check_grid(specs, runs_dir) -> None:
+    """Build every run still to compute (one seed per setting) before the first one starts: a bad benchmark
+    or option fails now, not after hours of earlier runs."""
+    from dataclasses import replace
+
+    from tt_core import experiments as ex
+    from tt_core.data.benchmarks import load_benchmark
+
+    for name in dict.fromkeys(s.benchmark for s in specs):
+        load_benchmark(name)
+    todo = [s for s in specs if ex.stored_status(s, runs_dir) not in ("valid", "stale")]
+    for spec in dict.fromkeys(replace(s, seed=0) for s in todo):
+        try:
+            spec.replay()
+        except ValueError as exc:
+            raise ValueError(f"{spec.benchmark}/{spec.variant}: {exc}") from None
+
+
 def cmd_runs(args) -> int:
     from tt_core import experiments as ex
 
+    _check_runs_options(args)
+    if args.runs_dir is not None and not args.runs_dir.strip():
+        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
     if args.profile:
+        args.study = args.study or "fig1"
         study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs
         specs = study_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
         specs = _narrow_specs(specs, args)
@@ -206,9 +272,10 @@ def cmd_runs(args) -> int:
                              options=tuple(sorted(_method_options(args).items())) if budgeted else ())
     runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
     if not args.report:
+        _check_grid(specs, runs_dir)
         stats: dict = {}
         paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                            stats=stats)
+                            stats=stats, lock_timeout=args.lock_timeout)
         print(f"{len(paths)} runs stored under {runs_dir}: {stats['computed']} computed now, {stats['reused']} reused, "
               f"{stats['waited']} held by another process", file=sys.stderr if args.json else sys.stdout)
     table, totals = ex.wall_time_report(specs, runs_dir)
@@ -221,9 +288,22 @@ def cmd_runs(args) -> int:
 
 
 def cmd_summary(args) -> int:
+    from pathlib import Path
+
     from tt_core.data.benchmarks import PROJECT_DIR
     from tt_core.reporting.summary import collect, deduplicate, to_markdown
 
+    if args.grep:
+        import re
+
+        try:
+            re.compile(args.grep)
+        except re.error as exc:
+            raise ValueError(f"--grep {args.grep!r} is not a regular expression ({exc}); escape special "
+                             "characters with a backslash, e.g. '\\['") from None
+    if args.figures is not None and not Path(args.figures).is_dir():
+        what = "is not a folder" if Path(args.figures).exists() else "does not exist"
+        raise ValueError(f"--figures {args.figures} {what}; give the folder holding summary_*.csv (default figures/)")
     df = deduplicate(collect(args.figures or PROJECT_DIR / "figures"))
     if args.grep:
         df = df[df["item"].str.contains(args.grep, case=False, regex=True) | df["source"].str.contains(args.grep, case=False, regex=True)]
@@ -260,7 +340,8 @@ def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
     )
     rec.add_argument("--benchmark", default="rnn", help="cnn, rnn or a CSV path (default rnn, as Table IV)")
     rec.add_argument("--settings", nargs="+", default=["table3"], help="settings or groups (default table3)")
-    rec.add_argument("--n-obs", nargs="+", type=int, default=None, help=f"observations (default {list(B.DEFAULT_N_OBS)})")
+    rec.add_argument("--n-obs", nargs="+", type=_count("--n-obs"), default=None,
+                     help=f"observations (default {list(B.DEFAULT_N_OBS)})")
     rec.add_argument("--repeats", type=_count("--repeats"), default=None, help="timed recommendations per state (default 3)")
     rec.add_argument("--seeds", nargs="+", type=int, default=None, help="seeds of the states (default 1 2)")
     rec.add_argument("--policy", choices=["random", "own"], default="random",
@@ -352,13 +433,20 @@ def _add_problem_options(p) -> None:
                    help="exploration budget in USD (budgeted optimisers: default CNN 20, RNN 2.5)")
     p.add_argument("--initial-budget", type=_positive("--initial-budget"),
                    help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, CNN 5, RNN 1)")
-    p.add_argument("--horizon", type=_whole("--horizon", 0), help="lookahead horizon of nephele and lynceus (default 0)")
+    p.add_argument("--horizon", type=_whole("--horizon", 0, MAX_HORIZON),
+                   help=f"lookahead horizon of nephele and lynceus, 0 to {MAX_HORIZON} "
+                        "(default 0; the thesis: 0, 1, 2)")
     p.add_argument("--objective", choices=["accuracy", "cost"],
                    help="random search only: maximise accuracy (default) or minimise cost")
 
 
-def _whole(name: str, minimum: int):
-    """An argparse type: a whole number >= ``minimum`` (the error names the option)."""
+#: Largest lookahead horizon ``tt`` accepts: the paths grow as 3^h (N = 3 cost points) and every step
+#: refits the models along each (h = 5 had not finished one RNN run after 2 minutes; the thesis studies 0, 1, 2).
+MAX_HORIZON = 4
+
+
+def _whole(name: str, minimum: int, maximum: int | None = None):
+    """An argparse type: a whole number >= ``minimum`` (and <= ``maximum``; the error names the option)."""
     def parse(text):
         try:
             v = int(text)
@@ -366,6 +454,30 @@ def _whole(name: str, minimum: int):
             raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {shown(text)}") from None
         if v < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number >= {minimum}, got {shown(text)}")
+        if maximum is not None and v > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {maximum}, got {shown(text)}")
+        return v
+    return parse
+
+
+def _integer(name: str):
+    """An argparse type: any whole number (the error names the option)."""
+    def parse(text):
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, got {shown(text)}") from None
+    return parse
+
+
+def _nonnegative(name: str):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
+        if not math.isfinite(v) or v < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a number >= 0, got {shown(text)}")
         return v
     return parse
 
@@ -403,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     fe.add_argument("--max-cost", type=_positive("--max-cost"), help="USD (default: the benchmark's)")
     fe.add_argument("--variant", choices=["trimtuner", "thesis"], default="trimtuner",
                     help="trimtuner: high accuracy = within 5%% of the best feasible; thesis: accuracy >= --min-accuracy")
-    fe.add_argument("--min-accuracy", type=_fraction("--min-accuracy"), default=0.85)
+    fe.add_argument("--min-accuracy", type=_fraction("--min-accuracy"), help="--variant thesis only (default 0.85)")
     fe.add_argument("--json", action="store_true")
     fe.set_defaults(func=cmd_feasibility)
 
@@ -442,7 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)")
     ru.add_argument("--profile", choices=list(_profile_names()))
-    ru.add_argument("--study", choices=["fig1", "fabulinus"], default="fig1",
+    ru.add_argument("--study", choices=["fig1", "fabulinus"],
                     help="with --profile: TrimTuner Figs 1-2 (default) or thesis ch. 7 (Fabulinus, Figs 7.1-7.2)")
     ru.add_argument("--benchmarks", nargs="+")
     ru.add_argument("--optimizers", nargs="+")
@@ -453,9 +565,12 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--max-time", type=_positive("--max-time"), help="seconds")
     _add_problem_options(ru)
     ru.add_argument("--runs-dir", help="default: runs/")
-    ru.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    ru.add_argument("--jobs", type=_integer("--jobs"), default=1,
+                    help="parallel workers, at most the CPUs (-1: all CPUs, -2: all but one)")
     ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky")
     ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    ru.add_argument("--lock-timeout", type=_positive("--lock-timeout"), metavar="SECONDS",
+                    help="wait at most this long for a run another process is computing (default: until it ends)")
     ru.add_argument("--report", action="store_true",
                     help="run nothing: report how the stored runs' wall time splits by optimiser")
     ru.add_argument("--json", action="store_true", help="print the wall-time report as JSON")
@@ -503,7 +618,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tt: error: {_os_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("tt: interrupted (finished runs are stored; run the same command again to resume)", file=sys.stderr)
+        stored = " (finished runs are stored; run the same command again to resume)" if args.command == "runs" else ""
+        print(f"tt: interrupted{stored}", file=sys.stderr)
         return 130
     except Exception as exc:  # pyarrow's errors for a corrupt file, and the like: one line, never a traceback
         if type(exc).__module__.startswith("pyarrow"):
@@ -595,8 +711,10 @@ def cmd_spot_data_list(args) -> int:
 def cmd_spot_curves(args) -> int:
     import time
 
+    from tt_core.experiments import usable_jobs
     from tt_core.spot import curves as C
 
+    usable_jobs(args.jobs)  # more workers than CPUs: refused before any starts
     c0 = time.process_time()
     tables = C.generate(args.algorithms or C.ALGORITHMS, args.profile, args.seed, progress=True, n_jobs=args.jobs,
                         force=args.force)
@@ -708,11 +826,13 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--seed", type=_whole("--seed", 0), default=1)
     si.add_argument("--predictor", choices=["logistic", "empirical", "revpred", "tributary"], default="logistic",
                     help="revocation predictor (revpred, tributary: LSTMs with default settings, weights cached)")
-    si.add_argument("--reference-hours", type=_positive("--reference-hours"),
+    si.add_argument("--reference-hours", type=_within("--reference-hours", 1 / 60, 24 * 365, "hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
-    si.add_argument("--parallel-fraction", type=float, default=0.9, help="Amdahl's parallel fraction of the speed model")
-    si.add_argument("--model-mb", type=float, default=100.0, help="model size for checkpoints (MB)")
+    si.add_argument("--parallel-fraction", type=_unit("--parallel-fraction"), default=0.9,
+                    help="Amdahl's parallel fraction of the speed model, in [0, 1]")
+    si.add_argument("--model-mb", type=_within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
+                    help="model size for checkpoints (MB)")
     si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
     si.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
     si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
@@ -728,7 +848,7 @@ def _add_spot_parser(sub) -> None:
     cu.add_argument("--algorithms", nargs="+", choices=list(C.ALGORITHMS))
     cu.add_argument("--profile", choices=list(C.SIZES), default="quick", help="quick: seconds; full: minutes")
     cu.add_argument("--seed", type=_whole("--seed", 0), default=1)
-    cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers")
+    cu.add_argument("--jobs", type=_count("--jobs"), default=1, help="parallel workers, at most the CPUs")
     cu.add_argument("--force", action="store_true", help="train again even if cached")
     cu.set_defaults(func=cmd_spot_curves)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",

@@ -233,6 +233,12 @@ TRIMTUNER_REQUIRED = [
 ]
 TRIMTUNER_CONFIG = ("vm_flavor", "n_workers", "learning_rate", "batch_size", "sync")
 GENERIC_RESERVED = ("size", "accuracy", "cost", "time", "training_time")
+#: A CSV larger than this (MB) is announced before it is read (seconds to minutes, ~11x its size in memory).
+LARGE_CSV_MB = 50.0
+#: Columns the workbook adds to a loaded table: a file may not bring its own.
+GENERIC_INTERNAL = ("config_id", "s", "curve")
+#: The full training set of the TrimTuner format (MNIST, 60,000 images): its largest training_set_size.
+TRIMTUNER_FULL_SIZE = 60000
 
 
 @dataclass(frozen=True)
@@ -293,6 +299,9 @@ class Benchmark:
         return rows.iloc[0]
 
 
+_CWD_WARNED: set = set()  # bare names already warned about (a grid loads a benchmark many times)
+
+
 def load_benchmark(
     name_or_path: str | os.PathLike,
     *,
@@ -319,14 +328,29 @@ def load_benchmark(
         TrimTuner format: what to do with columns the format does not know.
     """
     key = str(name_or_path)
-    spec = REGISTRY.get(key.lower())
-    if spec is not None and not Path(key).is_file():
+    spec = REGISTRY.get(key.lower()) if isinstance(name_or_path, str) else None
+    if spec is not None:  # a bare registered name never means a file of the working directory (that is ./rnn)
+        if Path(key).is_file() and key not in _CWD_WARNED:
+            import warnings
+
+            _CWD_WARNED.add(key)
+            warnings.warn(f"{shown(key)} is the registered benchmark; the file {key} in the working directory is "
+                          f"not used (give ./{key} to load it)", stacklevel=2)
         path, _ = locate(spec.name)
         name = spec.name
         if max_cost is None:
             max_cost = spec.max_cost
     else:
+        if not key.strip():
+            raise BenchmarkError(f"the benchmark name is empty; give a registered benchmark ({sorted(REGISTRY)}) or the "
+                                 "path of a CSV file")
         path = Path(name_or_path).expanduser()
+        if path.is_dir():
+            raise BenchmarkError(f"{shown(key)} is a folder, not a CSV file; give the path of the file (registered "
+                                 f"benchmarks: {sorted(REGISTRY)})")
+        if path.exists() and not path.is_file():
+            raise BenchmarkError(f"{shown(key)} is not a regular file (a FIFO, socket or device); copy the data to a "
+                                 "CSV file and give its path")
         if not path.is_file():
             raise BenchmarkError(
                 f"{shown(key)} is neither a registered benchmark ({sorted(REGISTRY)}) nor an existing file"
@@ -334,7 +358,7 @@ def load_benchmark(
         name = path.stem
     raw = _read_csv(path)
     header = list(raw.columns)
-    if "training_set_size" in header or "acc" in header:
+    if "training_set_size" in header or ("acc" in header and "size" not in header and "accuracy" not in header):
         return _load_trimtuner(raw, path, name, cost_model or DEFAULT_COST_MODEL, max_cost, max_time, extra_columns)
     if "size" in header or "accuracy" in header:
         return _load_generic(raw, path, name, config_columns, max_cost, max_time)
@@ -375,6 +399,13 @@ def _line_of_offset(path: Path, offset: int) -> tuple[int, int]:
 def _read_csv(path: Path) -> pd.DataFrame:
     import re
 
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > LARGE_CSV_MB:  # a long silent wait is indistinguishable from a hang: say what is happening
+        import warnings
+
+        warnings.warn(f"{path}: reading a {size_mb:.0f} MB CSV (the published benchmarks are about 2 MB); checking "
+                      f"it may take roughly {size_mb * 0.3:.0f} s and up to {size_mb * 11 / 1000:.1f} GB of memory",
+                      stacklevel=3)
     with open(path, "rb") as fh:
         if b"\x00" in fh.read(65536):
             raise BenchmarkError(f"{path}: not a text CSV file (it contains NUL bytes: a binary or compressed file?)")
@@ -397,6 +428,9 @@ def _read_csv(path: Path) -> pd.DataFrame:
                                  "(a stray comma or an unquoted comma inside a value?)") from None
         raise BenchmarkError(f"{path}: not a readable CSV file ({exc})") from None
     raw.columns = [c.strip() for c in raw.columns]
+    if any("\ufeff" in c for c in raw.columns):
+        raise BenchmarkError(f"{path}, line 1: a second byte-order mark (U+FEFF) in the header, which would become "
+                             "part of a column's name; save the file as UTF-8 with at most one BOM")
     if raw.empty:
         raise BenchmarkError(f"{path}: the file has a header but no data rows")
     _check_field_counts(path, len(raw.columns))
@@ -409,10 +443,21 @@ def _check_field_counts(path: Path, n_header: int) -> None:
 
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, skipinitialspace=True)
-        for row in reader:
-            if row and len(row) != n_header and reader.line_num > 1:
-                raise BenchmarkError(f"{path}, line {reader.line_num}: {len(row)} fields where the header has "
-                                     f"{n_header} (a stray comma, or an unquoted comma inside a value?)")
+        try:
+            for row in reader:
+                if reader.line_num == 1:  # pandas renames a repeated name (vm, vm.1): a column would be lost
+                    names = [c.strip() for c in row]
+                    twice = [c for c in dict.fromkeys(names) if names.count(c) > 1]
+                    if twice:
+                        cols = [i + 1 for i, c in enumerate(names) if c == twice[0]]
+                        raise BenchmarkError(f"{path}, line 1: column {shown(twice[0])} appears {len(cols)} times in "
+                                             f"the header (columns {cols}); rename or drop the repeats")
+                if row and len(row) != n_header and reader.line_num > 1:
+                    raise BenchmarkError(f"{path}, line {reader.line_num}: {len(row)} fields where the header has "
+                                         f"{n_header} (a stray comma, or an unquoted comma inside a value?)")
+        except csv.Error as exc:  # e.g. a field longer than the csv module's limit (131,072 characters)
+            raise BenchmarkError(f"{path}, line {reader.line_num}: {exc} (a field this long is no measurement: a "
+                                 "stray quote joining lines?)") from None
 
 
 def _line(idx: int) -> int:
@@ -473,6 +518,10 @@ def _parse_curve(text: str, path: Path, i: int) -> np.ndarray:
         ) from None
     if not np.isfinite(curve).all():
         raise BenchmarkError(f"{path}, line {_line(i)}, column 'intermediate_acc_values': contains NaN/inf")
+    bad = (curve < 0) | (curve > 1)
+    if bad.any():
+        raise BenchmarkError(f"{path}, line {_line(i)}, column 'intermediate_acc_values': value {curve[bad][0]:g} "
+                             "must lie in [0, 1] (an accuracy is a fraction, not %)")
     return curve
 
 
@@ -545,6 +594,12 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
         "cost": cost_model.cost(vm.to_numpy(dtype=object), n_workers, time, n_ps),
     })
     table["curve"] = curves
+    if table["size"].max() != TRIMTUNER_FULL_SIZE:
+        raise BenchmarkError(
+            f"{path}, column 'training_set_size': the largest size is {int(table['size'].max())}, not the full "
+            f"training set of the TrimTuner format ({TRIMTUNER_FULL_SIZE}); s = size / {int(table['size'].max())} "
+            f"would call it the full size. Add the {TRIMTUNER_FULL_SIZE} rows, or convert the file to the generic "
+            "format (whose largest size is the full one)")
     return _finish(table, list(TRIMTUNER_CONFIG), path, name, max_cost, max_time, cost_model)
 
 
@@ -553,10 +608,19 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchm
     missing = [c for c in ("size", "accuracy") if c not in header]
     time_col = "time" if "time" in header else ("training_time" if "training_time" in header else None)
     if missing:
+        renamed = " (rename 'acc' to 'accuracy': 'acc' is the TrimTuner format's name)" if (
+            "accuracy" in missing and "acc" in header) else ""
         raise BenchmarkError(
             f"{path}: missing column(s) {missing} (line 1, the header); the generic format needs configuration "
-            "columns + size + accuracy + cost and/or time"
+            f"columns + size + accuracy + cost and/or time{renamed}"
         )
+    if "time" in header and "training_time" in header:
+        raise BenchmarkError(f"{path}, line 1: both 'time' and 'training_time' columns; the generic format has one "
+                             "time column: drop or rename the other")
+    internal = [c for c in header if c in GENERIC_INTERNAL]
+    if internal:
+        raise BenchmarkError(f"{path}, line 1: column name(s) {internal} are reserved (the workbook computes "
+                             "config_id, s = size / largest size, and curve); rename the column(s)")
     if "cost" not in header and time_col is None:
         raise BenchmarkError(f"{path}: the generic format needs a 'cost' and/or a 'time' column; found {header}")
     if config_columns is None:

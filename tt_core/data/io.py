@@ -31,6 +31,10 @@ def atomic_path(path: str | os.PathLike):
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result honours the umask
         os.replace(tmp, path)
+    except OSError as exc:  # name the file the user asked for, never our temporary file (nor no file at all)
+        if exc.filename in (None, tmp) and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None  # (the errno picks the subclass)
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -68,6 +72,17 @@ def save_figure(fig, path: str | os.PathLike, dpi: int = 150) -> Path:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=Path(path).suffix.lstrip(".") or "png")
     return Path(path)
+
+
+def why_not_a_file(path: str | os.PathLike) -> str:
+    """Why ``path`` cannot be read as a data file: ``"is a folder, not a file"``, ``"is not a regular file (a
+    FIFO, socket or device)"`` or ``"does not exist"`` (for a message; call it when ``is_file()`` is False)."""
+    p = Path(path)
+    if p.is_dir():
+        return "is a folder, not a file"
+    if p.exists():
+        return "is not a regular file (a FIFO, socket or device)"
+    return "does not exist"
 
 
 def shown(value) -> str:

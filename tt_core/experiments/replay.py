@@ -40,10 +40,16 @@ def problem_limits(bench: Benchmark, objective: str, *, max_cost=None, max_time=
     :data:`tt_core.experiments.profiles.EXPLORATION_BUDGETS`.
     """
     if objective == "accuracy":
-        if max_cost is None and max_time is None and min_accuracy is None:
+        if max_cost is None and max_time is None and min_accuracy is not None:
+            raise ValueError(
+                f"min_accuracy {min_accuracy:g} (--min-accuracy) alone: an accuracy-maximising run is scored "
+                "(Accuracy_C) against a cost or time limit; give max_cost (--max-cost USD) and/or max_time "
+                "(--max-time s) too")
+        if max_cost is None and max_time is None:
             max_cost, max_time = bench.max_cost, bench.max_time
-        if max_cost is None and max_time is None and min_accuracy is None:
+        if max_cost is None and max_time is None:
             raise ValueError(f"benchmark {shown(bench.name)} has no default constraint; pass max_cost and/or max_time")
+        _check_limit_columns(bench, max_cost, max_time)
         return {"max_cost": max_cost, "max_time": max_time, "min_accuracy": min_accuracy, "budget": budget}
     from tt_core.experiments.profiles import EXPLORATION_BUDGETS
 
@@ -56,6 +62,16 @@ def problem_limits(bench: Benchmark, objective: str, *, max_cost=None, max_time=
     return {"max_cost": max_cost, "budget": budget,
             "min_accuracy": THESIS_MIN_ACCURACY if min_accuracy is None else min_accuracy,
             "max_time": THESIS_MAX_TIME if max_time is None else max_time}
+
+
+def _check_limit_columns(bench: Benchmark, max_cost, max_time) -> None:
+    """A cost (time) limit needs the benchmark's cost (time) values: a file without them is refused, not
+    replayed with an Accuracy_C of NaN."""
+    for limit, col, flag in ((max_cost, "cost", "--max-cost"), (max_time, "training_time", "--max-time")):
+        if limit is not None and bench.table[col].isna().all():
+            other = "--max-time" if flag == "--max-cost" else "--max-cost"
+            raise ValueError(f"{flag} {limit:g}: benchmark {shown(bench.name)} ({bench.source}) has no "
+                             f"{'cost' if col == 'cost' else 'time'} column; use {other}, or add the column to the file")
 
 
 def method_options(bench: Benchmark, optimizer: str, options: dict) -> dict:

@@ -455,6 +455,45 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
         lock.release()
 
 
+def _lock_holder(lock: str) -> str:
+    """Who holds a run's lock file: ``process PID (its command line)`` from ``/proc/locks`` where Linux has it."""
+    try:
+        inode = str(os.stat(lock).st_ino)
+        with open("/proc/locks") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == inode:
+                    pid = parts[4]
+                    try:
+                        with open(f"/proc/{pid}/cmdline", "rb") as cf:
+                            cmd = cf.read().replace(b"\0", b" ").decode(errors="replace").strip()
+                    except OSError:
+                        cmd = ""
+                    return f"process {pid}" + (f" ({cmd[:120]})" if cmd else "")
+    except OSError:
+        pass
+    return "another process"
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def usable_jobs(n_jobs: int) -> int:
+    """``n_jobs`` as a number of workers between 1 and the usable CPUs; negative values as joblib
+    defines them (-1: all CPUs, -2: all but one, ...; at least one). Zero or more workers than CPUs is a
+    ValueError naming the bound (a grid must not exhaust the machine)."""
+    cpus = usable_cpus()
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int):
+        raise ValueError(f"--jobs must be a whole number, got {shown(n_jobs)}")
+    if n_jobs == 0:
+        raise ValueError(f"--jobs 0 means no worker; use 1 to {cpus} (or -1 for all {cpus} CPUs)")
+    if n_jobs > cpus:
+        raise ValueError(f"--jobs {n_jobs} > {cpus} CPUs; use <= {cpus}")
+    return n_jobs if n_jobs > 0 else max(cpus + 1 + n_jobs, 1)
+
+
 _WATCHDOG = None
 
 
@@ -468,6 +507,8 @@ def _watch_parent(parent: int | None) -> None:
     import threading
 
     if _WATCHDOG is not None or parent is None:
+        return
+    if os.getpid() == parent:  # joblib ran the initializer in the grid process itself (one worker): no watch
         return
     if os.getppid() != parent:  # the grid died while this worker was starting
         os._exit(70)
@@ -498,6 +539,7 @@ def run_grid(
     scheduler: str | None = None,
     progress: bool = True,
     stats: dict | None = None,
+    lock_timeout: float | None = None,
 ) -> list[Path]:
     """Run every spec without a valid stored result; return the paths of all results.
 
@@ -509,7 +551,8 @@ def run_grid(
     specs : list of RunSpec
     runs_dir : path
     n_jobs : int
-        Parallel workers (``-1``: all cores).
+        Parallel workers (``-1``: all CPUs, ``-2``: all but one; see :func:`usable_jobs`); more than the
+        usable CPUs are bounded to them with a warning (``tt runs --jobs`` refuses them).
     backend : {"loky", "sequential", "dask"}
     scheduler : str, optional
         Dask only: address of a running ``dask.distributed`` scheduler; default starts a local cluster.
@@ -518,6 +561,9 @@ def run_grid(
     stats : dict, optional
         Filled with ``computed`` (runs computed by this call), ``reused`` (stored runs used as they are)
         and ``waited`` (runs another process held; computed by it, or by this call if it died).
+    lock_timeout : float, optional
+        Seconds to wait for a run another process holds before giving up with a :class:`StoreError`
+        naming that process (default: as long as it runs; a warning names it when the wait starts).
     """
     import warnings
 
@@ -527,6 +573,12 @@ def run_grid(
     backends = ("loky", "sequential", "dask")
     if backend not in backends:
         raise ValueError(f"unknown backend {shown(backend)}; known: {list(backends)}")
+    if not (backend == "dask" and scheduler):  # a running Dask cluster has its own workers: n_jobs is unused
+        cpus = usable_cpus()
+        if isinstance(n_jobs, int) and n_jobs > cpus:  # a notebook's n_jobs=2 on a 1-CPU machine: bounded, and said
+            warnings.warn(f"n_jobs={n_jobs} > {cpus} CPUs: using {cpus} workers", stacklevel=2)
+            n_jobs = cpus
+        n_jobs = usable_jobs(n_jobs)
     runs_dir = Path(runs_dir)
     if runs_dir.exists() and not runs_dir.is_dir():
         raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")
@@ -548,7 +600,7 @@ def run_grid(
             bar.update()
 
     try:
-        if backend == "sequential" or (backend == "loky" and n_jobs == 1):
+        if backend == "sequential" or (backend == "loky" and min(n_jobs, len(todo)) <= 1):
             for spec in todo:
                 bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
                 record(spec, _run_one(spec, runs_dir, wait=False)[1])
@@ -571,7 +623,8 @@ def run_grid(
             # loky workers start their parent watchdog at once (an idle worker must not outlive the grid either)
             worker_init = {"initializer": _watch_parent, "initargs": (parent,)} if backend == "loky" else {}
             try:
-                with parallel_config(backend=backend, n_jobs=n_jobs if backend != "dask" else -1, **worker_init):
+                workers = min(n_jobs, len(todo)) if backend == "loky" else -1  # no idle workers to start
+                with parallel_config(backend=backend, n_jobs=workers, **worker_init):
                     for spec, out in zip(todo, Parallel(return_as="generator")(
                             delayed(_run_one_quiet)(s, str(runs_dir), parent) for s in todo)):
                         record(spec, out)
@@ -581,7 +634,16 @@ def run_grid(
         for spec in busy:  # computed by another process: wait for it (and take over if it died)
             bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
             counts["waited"] += 1
-            if _run_one(spec, runs_dir, wait=True)[1] == "computed":  # the other process died: we did it
+            lock = str(spec.path(runs_dir)) + ".lock"
+            warnings.warn(f"{spec.path(runs_dir)} is being computed by {_lock_holder(lock)}: waiting for it"
+                          + (f" (at most {lock_timeout:g} s)" if lock_timeout is not None else ""), stacklevel=2)
+            t0 = time.monotonic()
+            while (what := _run_one(spec, runs_dir, wait=False)[1]) == "busy":
+                if lock_timeout is not None and time.monotonic() - t0 > lock_timeout:
+                    raise StoreError(f"{lock}: still held by {_lock_holder(lock)} after {lock_timeout:g} s; let it "
+                                     "finish, stop it, or run again later")
+                time.sleep(0.5)
+            if what == "computed":  # the other process died: we did it
                 counts["computed"] += 1
             bar.update()
     finally:

@@ -327,8 +327,10 @@ def locate_trace(path: str | os.PathLike | None = None) -> Path:
     if path is not None:
         p = Path(path).expanduser()
         if not p.is_file():
-            raise SpotError(f"price trace {shown(str(path))}: no such file (give the path of the AWS Spot Pricing Market "
-                            f"file {TRACE_FILE}, or 'synthetic')")
+            from tt_core.data.io import why_not_a_file
+
+            raise SpotError(f"price trace {shown(str(path))} {why_not_a_file(p)} (give the path of the AWS Spot Pricing "
+                            f"Market file {TRACE_FILE}, or 'synthetic')")
         return p
     tried = []
     for label, d in search_dirs():

@@ -173,8 +173,9 @@ def fitted_predictor(trace, settings: Settings) -> RevocationPredictor:
     pred = settings.predictor
     until = settings.fit_days * 86400.0
     if until >= trace.duration_s:
-        raise SpotError(f"fit_days={settings.fit_days:g} leaves no time to simulate in a trace of "
-                        f"{trace.duration_s / 86400:.1f} days")
+        raise SpotError(f"fit_days={settings.fit_days:g} (--fit-days) leaves no time to simulate in a trace of "
+                        f"{trace.duration_s / 86400:.3g} days; fit on fewer days or use a longer trace "
+                        "(--market-days for a synthetic market)")
     if isinstance(pred, str):
         key = (id(trace), pred, until)
         if key not in _PREDICTORS:

@@ -239,7 +239,10 @@ def read_job_csv(path, speed: SpeedModel | None = None, reference_hours: float |
 
     path = Path(path)
     if not path.is_file():
-        raise SpotError(f"job set file {shown(str(path))} does not exist")
+        from tt_core.data.io import why_not_a_file
+
+        raise SpotError(f"job set file {shown(str(path))} {why_not_a_file(path)} (give a CSV of setting, step, "
+                        "metric, seconds)")
     try:
         df = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
