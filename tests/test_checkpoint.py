@@ -264,3 +264,11 @@ def test_nothing_in_tt_core_can_load_code_from_disk():
             if "weights_only=True" not in m.group(1):
                 bad.append(f"{f.name}: torch.load without weights_only=True")
     assert not bad, bad
+
+
+def test_a_file_named_like_a_registered_benchmark_gets_its_own_folder(tmp_path):
+    registered = ex.RunSpec("rnn", "random", 1, iterations=6)
+    for path in ("./rnn", "data/rnn.csv", str(tmp_path / "RNN.csv")):
+        spec = ex.RunSpec(path, "random", 1, iterations=6, max_cost=0.02)
+        assert spec.path(tmp_path).parent.parent != registered.path(tmp_path).parent.parent
+    assert ex.RunSpec("x/job.csv", "random", 1, iterations=6).benchmark_label == "job"

@@ -81,9 +81,15 @@ class RunSpec:
 
     @property
     def benchmark_label(self) -> str:
-        """Folder name of the benchmark (a CSV path's stem)."""
+        """Folder name of the benchmark: a registered name, or a file path's stem (``<stem>-file`` when the
+        stem is a registered name, so that ``./rnn`` never shares the registered RNN's folder)."""
+        from tt_core.data.benchmarks import REGISTRY
+
         b = str(self.benchmark)
-        return Path(b).stem if ("/" in b or b.endswith(".csv")) else b
+        if "/" in b or b.endswith(".csv"):
+            stem = Path(b).stem
+            return f"{stem}-file" if stem.lower() in REGISTRY else stem
+        return b
 
     def path(self, runs_dir: str | Path) -> Path:
         return Path(runs_dir) / self.benchmark_label / self.variant / f"seed{self.seed}.parquet"
