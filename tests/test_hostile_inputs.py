@@ -384,3 +384,23 @@ def test_a_bare_benchmark_name_never_means_a_file_in_the_working_directory(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_benchmark("cnn").source == str(locate("cnn")[0])
+
+
+def test_the_horizon_bound_is_the_optimisers_own_and_holds_from_python_too():
+    from tt_core import cli
+    from tt_core.experiments.replay import run_optimization
+    from tt_core.optimizers.budgeted import MAX_HORIZON
+
+    assert cli.MAX_HORIZON == MAX_HORIZON == 4
+    with pytest.raises(ValueError, match="horizon must be an int from 0 .* to 4, got 1000"):
+        run_optimization("rnn", "nephele", seed=1, iterations=None, horizon=1000)
+
+
+def test_run_grid_checks_every_setting_before_the_first_run(tmp_path):
+    from tt_core import experiments as ex
+
+    good = ex.RunSpec("rnn", "random", 1, iterations=4)
+    bad = ex.RunSpec("rnn", "nephele", 1, iterations=None, options=(("horizon", 99),))
+    with pytest.raises(ValueError, match="nephele-horizon99: horizon must be"):
+        ex.run_grid([good, bad], tmp_path, progress=False)
+    assert not good.path(tmp_path).exists()  # nothing computed before the bad setting was found

@@ -325,7 +325,7 @@ def test_unknown_optimizer_lists_the_known_ones(toy):
     (dict(budget=-1.0, initial_budget=0.5), "budget must be a positive number"),
     (dict(budget=1.0, initial_budget=-0.1), "initial_budget must be a finite number >= 0"),
     (dict(budget=1.0, initial_budget=1.0), "must be smaller than budget"),
-    (dict(budget=1.0, initial_budget=0.5, horizon=-1), "horizon must be an int >= 0"),
+    (dict(budget=1.0, initial_budget=0.5, horizon=-1), "horizon must be an int from 0"),
     (dict(budget=1.0, initial_budget=0.5, discount=1.5), "discount"),
     (dict(budget=1.0, initial_budget=0.5, min_accuracy=85), "accuracy constraint: lower must lie in"),
     (dict(budget=1.0, initial_budget=0.5, max_cost=0.1), "cannot honour max_cost"),

@@ -229,21 +229,10 @@ def _check_runs_options(args) -> None:
 
 
 def _check_grid(specs, runs_dir) -> None:
-    """Build every run still to compute (one seed per setting) before the first one starts: a bad benchmark
-    or option fails now, not after hours of earlier runs."""
-    from dataclasses import replace
-
+    """Every setting still to compute is built before the first run starts (:func:`ex.check_settings`)."""
     from tt_core import experiments as ex
-    from tt_core.data.benchmarks import load_benchmark
 
-    for name in dict.fromkeys(s.benchmark for s in specs):
-        load_benchmark(name)
-    todo = [s for s in specs if ex.stored_status(s, runs_dir) not in ("valid", "stale")]
-    for spec in dict.fromkeys(replace(s, seed=0) for s in todo):
-        try:
-            spec.replay()
-        except ValueError as exc:
-            raise ValueError(f"{spec.benchmark}/{spec.variant}: {exc}") from None
+    ex.check_settings([s for s in specs if ex.stored_status(s, runs_dir) not in ("valid", "stale")])
 
 
 def cmd_runs(args) -> int:
@@ -440,8 +429,8 @@ def _add_problem_options(p) -> None:
                    help="random search only: maximise accuracy (default) or minimise cost")
 
 
-#: Largest lookahead horizon ``tt`` accepts: the paths grow as 3^h (N = 3 cost points) and every step
-#: refits the models along each (h = 5 had not finished one RNN run after 2 minutes; the thesis studies 0, 1, 2).
+#: Largest lookahead horizon ``tt`` accepts: :data:`tt_core.optimizers.budgeted.MAX_HORIZON` (typed here so
+#: that building the parser imports no optimiser; tests/test_hostile_inputs.py checks that they agree).
 MAX_HORIZON = 4
 
 

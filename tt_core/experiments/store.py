@@ -537,6 +537,20 @@ def _run_one_quiet(spec: RunSpec, runs_dir: str, parent: int | None = None) -> s
         return _run_one(spec, runs_dir, wait=False, parent=parent)[1]
 
 
+def check_settings(specs: list[RunSpec]) -> None:
+    """Build one replay per distinct setting of ``specs`` (seed 0): a bad benchmark or option raises now,
+    naming the setting, not after hours of earlier runs. Each benchmark is loaded first."""
+    from tt_core.data.benchmarks import load_benchmark
+
+    for name in dict.fromkeys(s.benchmark for s in specs):
+        load_benchmark(name)
+    for spec in dict.fromkeys(replace(s, seed=0) for s in specs):
+        try:
+            spec.replay()
+        except ValueError as exc:
+            raise ValueError(f"{spec.benchmark}/{spec.variant}: {exc}") from None
+
+
 def run_grid(
     specs: list[RunSpec],
     runs_dir: str | Path = DEFAULT_RUNS_DIR,
@@ -594,6 +608,7 @@ def run_grid(
         warnings.warn(f"{len(stale)} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
                       f"(this is {code_hash()}); they are reused: delete them to recompute", stacklevel=2)
     todo = [s for s, st in status.items() if st not in ("valid", "stale")]
+    check_settings(todo)  # every setting to compute is valid before the first run starts
     counts = {"computed": 0, "reused": len(specs) - len(todo), "waited": 0}
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []

@@ -93,6 +93,11 @@ def _check_budget(name: str, value, allow_zero: bool = False) -> float:
     return v
 
 
+#: Largest lookahead horizon: the paths grow as 3^h (N = 3 cost points) and every step refits the models
+#: along each (h = 5 had not finished one RNN run after 2 minutes; the thesis studies 0, 1, 2).
+MAX_HORIZON = 4
+
+
 class BudgetedOptimizer(Optimizer):
     """Budget-driven cost minimisation (thesis Alg. 2): initial sampling, tree models, budget stop.
 
@@ -290,8 +295,9 @@ class Nephele(BudgetedOptimizer):
 
     def __init__(self, problem, *, horizon: int = 0, discount: float = 0.9, gh_cost: int = 3,
                  gh_accuracy: int = 1, max_paths: int | None = None, **kwargs):
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
-            raise ValueError(f"horizon must be an int >= 0 (0 = no lookahead), got {shown(horizon)}")
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 0 <= horizon <= MAX_HORIZON:
+            raise ValueError(f"horizon must be an int from 0 (no lookahead) to {MAX_HORIZON}, got {shown(horizon)} "
+                             "(the paths grow as 3^h; the thesis studies 0, 1, 2)")
         if not (0.0 <= float(discount) <= 1.0):
             raise ValueError(f"discount (gamma) must lie in [0, 1], got {shown(discount)}")
         if max_paths is not None and (isinstance(max_paths, bool) or not isinstance(max_paths, (int, np.integer))
