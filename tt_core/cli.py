@@ -867,11 +867,11 @@ def _version() -> str:
 
 
 _TOP_EXAMPLES = """examples:
-  tt data list                                             where the measurements were found
+  tt data list                                             # where the measurements were found
   tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 3
   tt runs --benchmarks rnn --optimizers eic random --seeds 1 2 3 --jobs 2
-  tt reproduce --profile quick                             every notebook -> reports/quick/index.html
-  tt summary --grep "Table II"                             paper-vs-workbook rows
+  tt reproduce --profile quick                             # every notebook -> reports/quick/index.html
+  tt summary --grep "Table II"                             # paper-vs-workbook rows
 
 Run `tt COMMAND --help` for a command's options and examples. Terms: docs/glossary.md."""
 

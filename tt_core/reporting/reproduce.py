@@ -191,7 +191,8 @@ def run(
             results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg, _children_cpu() - c0))
             bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
         if executed.is_file():
-            _to_html(executed, f"{entry.stem[:2]} {entry.title}")
+            _relative_papermill_paths(executed)
+            _to_html(executed, f"{entry.stem[:2]} {entry.title}" if entry.stem[:2].isdigit() else entry.title)
         # after every notebook, so a run killed half-way keeps the record of what it finished
         write_status(out, merge_earlier(out, results))
     index = write_report(out, figs, merge_earlier(out, results), profile)
@@ -277,6 +278,30 @@ def _relative_to_notebooks(folder: Path) -> str:
         return os.path.relpath(Path(folder).resolve(), NOTEBOOK_DIR.resolve())
     except ValueError:  # another drive (Windows): no relative path exists
         return str(Path(folder).resolve())
+
+
+def _relative_papermill_paths(executed: Path) -> None:
+    """papermill records the input and output paths it was given in the notebook's metadata: keep them
+    relative to the project (or the bare file name), not the machine's absolute folders."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(executed, as_version=4)
+    except (OSError, ValueError):
+        return
+    meta = nb.metadata.get("papermill", {})
+    changed = False
+    for key in ("input_path", "output_path"):
+        value = meta.get(key)
+        if isinstance(value, str) and os.path.isabs(value):
+            path = Path(value)
+            try:
+                meta[key] = str(path.resolve().relative_to(PROJECT_DIR.resolve()))
+            except ValueError:
+                meta[key] = path.name
+            changed = True
+    if changed:
+        write_text(executed, nbformat.writes(nb))
 
 
 def _to_html(executed: Path, title: str | None = None) -> Path | None:
