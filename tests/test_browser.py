@@ -242,7 +242,7 @@ def test_explorer_in_jupyterlab(lab):
             _wait_status(page, r"^test 0/44 \| cost <= \$0\.025 ")
             assert not page.locator("button:has-text('Step')").first.is_disabled()
             seed = page.locator(".widget-text", has=page.locator("label", has_text="seed")).locator("input")
-            seed.fill("2")
+            seed.fill("3")  # the default is 2
             seed.press("Enter")
             step.click()
             _wait_status(page, r"^test 1/44 ")

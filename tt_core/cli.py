@@ -868,7 +868,7 @@ def _version() -> str:
 
 _TOP_EXAMPLES = """examples:
   tt data list                                             # where the measurements were found
-  tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 3
+  tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 2
   tt runs --benchmarks rnn --optimizers eic random --seeds 1 2 3 --jobs 2
   tt reproduce --profile quick                             # every notebook -> reports/quick/index.html
   tt summary --grep "Table II"                             # paper-vs-workbook rows
@@ -884,7 +884,7 @@ _EXAMPLES = {
                    "  tt feasibility --benchmark rnn --variant thesis --json",
     "subsampling-gain": "tt subsampling-gain --benchmark cnn --min-accuracy 0.85 --max-time 300",
     "reproduce": "tt reproduce --profile quick\n  tt reproduce --profile paper --only 03 05   # in parts, same folder",
-    "optimize": "tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 3\n"
+    "optimize": "tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 2\n"
                 "  tt optimize --benchmark cnn --optimizer eic --seed 1 --max-cost 0.05 --iterations 20\n"
                 "  tt optimize --benchmark rnn --optimizer nephele --seed 1 --min-accuracy 0.85 --max-time 300 --budget 2.5",
     "runs": "tt runs --benchmarks rnn --optimizers eic nephele --seeds 1 2 3 --jobs 2\n"
