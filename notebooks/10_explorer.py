@@ -18,7 +18,7 @@
 # Pick a network, a cost limit (and optionally a limit on the training time), an optimiser, its
 # filter and `beta`, and a seed. Press **Step** to run one iteration of the optimisation loop on the
 # authors' measurements, **Run** to finish the run (44 tests, as in the paper), **Reset** to start
-# again. Changing a setting starts a new run; with *keep tests when limits change* ticked, moving a
+# again. Changing a setting starts a new run; with *keep tests on limit change* ticked, moving a
 # limit keeps the tests made so far and lets the optimiser continue under the new limit.
 #
 # Every registered optimiser can be explored. TrimTuner and its baselines maximise the accuracy under
