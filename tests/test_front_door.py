@@ -291,3 +291,18 @@ def test_the_teaching_notebooks_default_to_the_typical_seed():
     assert ranked.index(seed) == 4 and len(scores) == 10  # fifth of ten: five runs end at or below it
     assert _parameter("00_tour", "seed") == seed and _parameter("10_explorer", "seed") == seed
     assert f"--optimizer trimtuner-dt --seed {seed} " in (ROOT / "README.md").read_text()
+
+
+def test_a_parser_built_for_one_command_helps_and_parses_that_command_as_the_full_one():
+    full = cli.build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    for name, child in sub.choices.items():
+        light = cli._parser_for([name])
+        lsub = next(a for a in light._actions if isinstance(a, argparse._SubParsersAction))
+        assert lsub.choices[name].format_help() == child.format_help(), name
+        for path, parser, _ in _walk(child, (name,)):  # nested actions (bench recommend, spot simulate, ...)
+            node = lsub.choices[name]
+            for word in path[1:]:
+                node = next(a for a in node._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
+            assert node.format_help() == parser.format_help(), path
+    assert cli._ONLY is None  # the next build_parser() is complete again

@@ -283,7 +283,7 @@ def cmd_summary(args) -> int:
 # ------------------------------------------------------------------------------------------------
 def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``bench recommend`` and ``bench acquisition`` to the ``tt`` sub-commands."""
-    if _LIGHT:  # top-level help only: the command's name and help, no heavy import
+    if _light("bench"):  # another command runs: `bench` is listed by name, without its heavy imports
         return _light_command(subparsers, "bench")
     from tt_core.experiments import bench as B
     from tt_core.experiments.profiles import settings as profile_settings
@@ -374,7 +374,7 @@ def cmd_bench_recommend(args) -> int:
 
 
 def _profile_names() -> tuple[str, ...]:
-    if _LIGHT:
+    if _light("reproduce", "runs", "bench", "spot"):  # choices checked only for the command that runs
         return ()
     from tt_core.experiments.profiles import NAMES
 
@@ -382,7 +382,7 @@ def _profile_names() -> tuple[str, ...]:
 
 
 def _optimizer_names() -> list[str]:
-    if _LIGHT:
+    if _light("optimize"):  # only `tt optimize --help` lists them
         return []
     from tt_core.optimizers import available
 
@@ -734,7 +734,7 @@ def cmd_bench_revpred(args) -> int:
 
 
 def _add_spot_parser(sub) -> None:
-    if _LIGHT:  # top-level help only
+    if _light("spot"):
         return _light_command(sub, "spot")
     from tt_core.spot import curves as C
     from tt_core.spot.rules import RULES
@@ -806,7 +806,7 @@ def _add_spot_parser(sub) -> None:
 
 
 def _add_bench_spot(sub) -> None:
-    if _LIGHT:  # top-level help only: `bench` is listed by name
+    if _light("bench"):  # `bench` is a name-only stub
         return
     bench = sub.choices["bench"]
     bsub = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
@@ -829,9 +829,15 @@ _EXTRA_COMMANDS.append(lambda sub: __import__("tt_core.reporting.docs", fromlist
 # ------------------------------------------------------------------------------------------------
 # Help: version, examples, every option explained; a light parser for `tt --help` / `tt --version`
 # ------------------------------------------------------------------------------------------------
-#: True while the parser for `tt`, `tt --help` or `tt --version` is built: commands whose options need
-#: heavy imports (pandas, scipy) add only their name and help (:func:`_light_command`).
-_LIGHT = False
+#: While a parser is built for one command (``tt data list``) or for none (``tt --help``, ``tt --version``):
+#: that command's name ("" for none); the other commands' options that need heavy imports (pandas, scipy,
+#: the optimisers) are left out or listed by name only (:func:`_light_command`). None: build everything.
+_ONLY: str | None = None
+
+
+def _light(*commands: str) -> bool:
+    """Whether the parser being built can leave out what only ``commands`` need."""
+    return _ONLY is not None and _ONLY not in commands
 
 #: The help line of the commands the light parser adds by name only (tests check it equals the full one).
 _LIGHT_HELP = {"bench": "benchmarks of the workbook's own computations",
@@ -843,16 +849,15 @@ def _light_command(sub, name: str):
 
 
 def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
-    """The full parser, or the light one when no command is named (top-level help and version: start-up
-    without pandas, scipy or scikit-learn)."""
-    global _LIGHT
-    if any(not a.startswith("-") for a in argv):
-        return build_parser()
-    _LIGHT = True
+    """The parser for this command line: complete for the command named (the first word that is not an
+    option), the other commands listed by name and help; with no command (``tt --help``, ``tt --version``)
+    start-up imports neither pandas, scipy nor scikit-learn."""
+    global _ONLY
+    _ONLY = next((a for a in argv if not a.startswith("-")), "")
     try:
         return build_parser()
     finally:
-        _LIGHT = False
+        _ONLY = None
 
 
 def _version() -> str:
