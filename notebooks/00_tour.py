@@ -33,12 +33,18 @@
 # This tour shows each ingredient on the authors' measurements, with one call into `tt_core` and one
 # figure per step. It runs in under two minutes. The other notebooks reproduce the paper's results
 # in full; notebook 10 lets you drive an optimiser step by step.
+#
+# **The seed.** Random choices (the initial design, the models' sampling) depend on `seed`. The
+# default, 2, is chosen by a stated rule: among seeds 1-10, the run of TrimTuner (trees) on the RNN
+# whose final Accuracy_C is the median (`tt_core.experiments.summaries.typical_seed`). So the run you
+# see is a typical one; other seeds end better or worse (seeds 1 and 9, for instance, end on an
+# incumbent that costs more than the limit). Notebook 03 shows all 10 seeds.
 
 # %% tags=["parameters"]
 profile = "quick"
 smoke = False
 figures_dir = "../figures"
-seed = 1
+seed = 2  # the median run of seeds 1-10 (see above); try 1 or 9 for unlucky runs
 
 # %%
 from pathlib import Path
@@ -187,8 +193,9 @@ runs
 # TrimTuner's tests cost less each (`mean_cost_per_test`; `mean_s` is the average share of the data
 # a test used), so for the same money it runs more tests and its curve lives further left.
 # `cost_to_90pct` is the money spent until the incumbent first reached 90% of the best affordable
-# accuracy (NaN: not within this short run). Before its models exist an optimiser's recommendation
-# is a guess, hence the jumps at the start. The initial design (dotted) is one configuration
+# accuracy after the initial design (NaN: not within this short run). Before its models exist an
+# optimiser's recommendation is a guess, hence the jumps at the start; a guess that happens to score
+# well is not the method's result, so the initial design does not count here. The initial design (dotted) is one configuration
 # trained once and snapshotted at 1/60, 1/10, 1/4 and 1/2 of the data, charged as a single
 # half-size run. One seed and a few tests are an anecdote, not a result: which method wins *this*
 # run is partly luck. Notebook 03 reproduces the paper's Fig. 1 over 10 seeds and 44 tests.

@@ -18,7 +18,7 @@
 # Pick a network, a cost limit (and optionally a limit on the training time), an optimiser, its
 # filter and `beta`, and a seed. Press **Step** to run one iteration of the optimisation loop on the
 # authors' measurements, **Run** to finish the run (44 tests, as in the paper), **Reset** to start
-# again. Changing a setting starts a new run; with *keep tests when limits change* ticked, moving a
+# again. Changing a setting starts a new run; with *keep tests on limit change* ticked, moving a
 # limit keeps the tests made so far and lets the optimiser continue under the new limit.
 #
 # Every registered optimiser can be explored. TrimTuner and its baselines maximise the accuracy under
@@ -41,6 +41,10 @@
 # 4. **the best untested candidates** by CEA (Eq. 6), with the value of the acquisition function
 #    for each: CEA pre-selects, the acquisition chooses.
 #
+# The default seed, 2, is the run of median final Accuracy_C among seeds 1-10 for TrimTuner-DT on the
+# RNN (`tt_core.experiments.summaries.typical_seed`): a typical run. Seeds 1 and 9 end on an incumbent
+# that costs more than the limit; notebook 03 shows all 10 seeds of every optimiser.
+#
 # Everything the widget does is a method of `tt_core.apps.explorer.ExplorerController`, and every
 # Step is one step of the replay driver behind `tt optimize` (`tt_core.experiments.replay.Replay`):
 # the same charging, phases and scores. The cells after the widget drive the same controller from code. When the notebook is executed without a browser
@@ -53,7 +57,7 @@ smoke = False
 figures_dir = "../figures"
 network = "rnn"
 optimizer = "trimtuner-dt"
-seed = 1
+seed = 2  # the median run of seeds 1-10 for TrimTuner-DT on the RNN (typical_seed); 1 and 9 are unlucky ones
 max_cost = None  # USD per full-size training run; None: the paper's limit (CNN $0.10, RNN $0.02)
 max_time = None  # seconds of training; None: no time limit
 beta = None  # None: the optimiser's own (0.1); model-based optimisers only
@@ -97,16 +101,19 @@ else:
 # %% [markdown]
 # ## The same, from code
 #
-# The buttons call `ctl.step()`, `ctl.run()` and `ctl.reset()`; the sliders call
-# `ctl.set_constraint(...)`. First the initial design and a few BO iterations. TrimTuner's initial
-# design is one random configuration at 1/60, 1/10, 1/4 and 1/2 of the data; the full-size
-# baselines (EIc, random) start from 4 full-size configurations.
+# The buttons call `step()`, `run()` and `reset()` of a controller; the sliders call
+# `set_constraint(...)`. The cells below drive a second controller, `demo`, with the same settings,
+# so running them (Run All) leaves the widget above as you set it. First the initial design and a
+# few BO iterations. TrimTuner's initial design is one random configuration at 1/60, 1/10, 1/4 and
+# 1/2 of the data; the full-size baselines (EIc, random) start from 4 full-size configurations.
 
 # %%
-ctl.run(first_steps)
-state = ctl.state()
-ctl.trajectory[["iteration", "phase", "config_id", "size", "s", "accuracy", "cost", "cumulative_cost", "incumbent",
-                "incumbent_accuracy", "predicted_accuracy", "incumbent_cost", "predicted_cost", "accuracy_c"]]
+demo = ExplorerController(network, optimizer, seed=seed, max_cost=max_cost, max_time=max_time, beta=beta,
+                          filter=filter, runs_dir=runs_dir)
+demo.run(first_steps)
+state = demo.state()
+demo.trajectory[["iteration", "phase", "config_id", "size", "s", "accuracy", "cost", "cumulative_cost", "incumbent",
+                 "incumbent_accuracy", "predicted_accuracy", "incumbent_cost", "predicted_cost", "accuracy_c"]]
 
 # %% [markdown]
 # Each row is one test. `incumbent_*` are the true full-size values of the configuration
@@ -117,13 +124,13 @@ ctl.trajectory[["iteration", "phase", "config_id", "size", "s", "accuracy", "cos
 # pairs; only the best `beta` share of them (`in_filter`) is scored by the expensive acquisition.
 
 # %%
-ctl.top_candidates(6)
+demo.top_candidates(6)
 
 # %% [markdown]
 # The four panels of the explorer for this state (this picture is `figures/explorer.png`):
 
 # %%
-fig = ctl.figure()
+fig = demo.figure()
 save_figure(fig, out / "explorer.png")
 plt.show()
 
@@ -133,12 +140,12 @@ plt.show()
 # and the next choices.
 
 # %%
-print(f"before: limit ${ctl.settings['max_cost']:g}, incumbent #{state['incumbent']} "
+print(f"before: limit ${demo.settings['max_cost']:g}, incumbent #{state['incumbent']} "
       f"(accuracy {state['incumbent_accuracy']:.3f}, cost ${state['incumbent_cost']:.4f})")
-ctl.set_constraint(max_cost=ctl.settings["max_cost"] / 2, keep_history=True)
-ctl.run(2)
-after = ctl.state()
-print(f"after:  limit ${ctl.settings['max_cost']:g}, incumbent #{after['incumbent']} "
+demo.set_constraint(max_cost=demo.settings["max_cost"] / 2, keep_history=True)
+demo.run(2)
+after = demo.state()
+print(f"after:  limit ${demo.settings['max_cost']:g}, incumbent #{after['incumbent']} "
       f"(accuracy {after['incumbent_accuracy']:.3f}, cost ${after['incumbent_cost']:.4f}, "
       f"Accuracy_C {after['accuracy_c']:.3f}) after {after['iteration']} tests")
 
@@ -147,11 +154,9 @@ print(f"after:  limit ${ctl.settings['max_cost']:g}, incumbent #{after['incumben
 # against the tighter limit, and the stored runs of panel 3 are those made with it, if any.
 
 # %%
-fig = ctl.figure()
+fig = demo.figure()
 save_figure(fig, out / "explorer_half_limit.png")
 plt.show()
-if ui is not None:
-    ui.refresh()  # bring the widget above in line with what the code did
 
 # %% [markdown]
 # ## A cost-minimising optimiser: Nephele
@@ -160,7 +165,7 @@ if ui is not None:
 # training-set size) whose accuracy is at least 0.85 and whose training takes at most 300 s (the
 # thesis' defaults), spending at most the exploration budget on tests. Its trajectory has the CNO
 # (1 = the optimum was found) instead of Accuracy_C, and its run ends when the budget is spent
-# (`ctl.done`), whatever the number of tests.
+# (`neph.done`), whatever the number of tests.
 
 # %%
 neph = ExplorerController(network, "nephele", seed=seed, runs_dir=runs_dir)

@@ -242,7 +242,7 @@ def test_explorer_in_jupyterlab(lab):
             _wait_status(page, r"^test 0/44 \| cost <= \$0\.025 ")
             assert not page.locator("button:has-text('Step')").first.is_disabled()
             seed = page.locator(".widget-text", has=page.locator("label", has_text="seed")).locator("input")
-            seed.fill("2")
+            seed.fill("3")  # the default is 2
             seed.press("Enter")
             step.click()
             _wait_status(page, r"^test 1/44 ")
@@ -263,6 +263,101 @@ def test_explorer_in_jupyterlab(lab):
             browser.close()
     print(f"\nfirst: {first}\nafter 3 Steps: {after3}\nafter the slider: {new}\nstopped: {stopped}\nRun: {done}"
           f"\nnephele: {neph}\ncnn, eic: {cnn}")
+
+
+LAPTOP_SCREENSHOT = ROOT / "reports" / "browser" / "explorer_laptop.png"
+
+
+def _full_notebook(dest: Path) -> Path:
+    """The whole explorer notebook (its scripted cells too), in smoke mode (short scripted runs)."""
+    nb = json.loads(NOTEBOOK.read_text())
+    params = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    source = "".join(params["source"])
+    assert "smoke = False" in source
+    params["source"] = source.replace("smoke = False", "smoke = True")
+    (dest / "notebooks").mkdir(parents=True)
+    (dest / "figures").mkdir()
+    path = dest / "notebooks" / "10_explorer.ipynb"
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def _activity(page) -> str:
+    return " ".join(t for t in page.locator(".widget-html-content").all_inner_texts()
+                    if "computing test" in t or "stopping after" in t)
+
+
+def test_run_all_on_a_laptop_then_an_optimizer_without_cea_and_a_gp_step(tmp_path):
+    """Run All of the whole notebook at a 1280x720 viewport: the scripted cells drive their own
+    controller, so the widget still shows the run the student set (test 0, the paper's limit). Then an
+    optimiser without CEA (EIc: the candidates are ranked by CEA 'for comparison') and a GP step
+    (TrimTuner-GP's first BO test, seconds long: 'computing test 5…' is shown while it runs)."""
+    from playwright.sync_api import sync_playwright
+
+    exe = _needs_browser()
+    _full_notebook(tmp_path)
+    with _jupyterlab(tmp_path, tmp_path) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.set_default_timeout(300_000)
+            page.goto(f"{url}/lab/tree/notebooks/10_explorer.ipynb")
+            page.wait_for_selector(".jp-Notebook .jp-Cell")
+            _wait_idle(page)
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            done_file = tmp_path / "figures" / "summary_10_explorer.csv"  # written by the last cell
+            deadline = time.monotonic() + 900
+            while not done_file.is_file() and time.monotonic() < deadline:
+                time.sleep(1)
+            assert done_file.is_file(), "Run All did not reach the notebook's last cell"
+            _wait_idle(page, timeout=300)
+            # JupyterLab renders only the cells in view: back to the top, where the widget is
+            page.evaluate("document.querySelectorAll('.jp-WindowedPanel-outer, .jp-Notebook').forEach(e => e.scrollTop = 0)")
+            page.wait_for_selector("button:has-text('Step')")
+            _wait_status(page, r"^test ")
+            # the scripted cells ran 8 tests and halved the limit of *their* controller, not the widget's
+            assert re.match(r"^test 0/44 \| cost <= \$0\.02 \|", _status(page)), _status(page)
+            box = page.locator(".jupyter-widgets.widget-vbox").first
+            box.scroll_into_view_if_needed()
+            page.evaluate("document.querySelector('.jupyter-widgets.widget-vbox').scrollIntoView({block: 'start'})")
+            width = page.locator(".jp-OutputArea-output img").first.evaluate("i => i.getBoundingClientRect().width")
+            assert width >= 700, width  # the panels use the notebook's width
+            time.sleep(1)
+            LAPTOP_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(LAPTOP_SCREENSHOT))
+
+            dropdowns = page.locator(".widget-dropdown select")
+            dropdowns.nth(1).select_option(label="eic")
+            _wait_status(page, r"^test 0/44 ")
+            step = page.locator("button:has-text('Step')").first
+            for i in range(1, 6):
+                step.click()
+                _wait_status(page, rf"^test {i}/44 ")
+                _wait_idle(page)
+            tables = " ".join(page.locator(".widget-html-content").all_inner_texts())
+            assert "for comparison: eic filters with none" in tables
+            page.screenshot(path=str(LAPTOP_SCREENSHOT.with_name("explorer_laptop_eic.png")))
+
+            dropdowns.nth(1).select_option(label="trimtuner-gp")
+            _wait_status(page, r"^test 0/44 ")
+            _wait_idle(page)
+            for i in range(1, 5):  # the initial design: one configuration at four sizes
+                step.click()
+                _wait_status(page, rf"^test {i}/44 ")
+                _wait_idle(page)
+            step.click()  # the first GP step: models fitted by MCMC, seconds of work
+            seen, deadline = "", time.monotonic() + 60
+            while time.monotonic() < deadline and not seen:
+                seen = _activity(page)
+                time.sleep(0.1)
+            assert "computing test 5…" in seen, seen
+            _wait_status(page, r"^test 5/44 ", timeout=300)
+            _wait_idle(page)
+            assert _activity(page) == ""  # cleared once the test is done
+            page.screenshot(path=str(LAPTOP_SCREENSHOT.with_name("explorer_laptop_gp.png")))
+        finally:
+            browser.close()
 
 
 def test_report_and_notebook_pages_display_offline(tmp_path):

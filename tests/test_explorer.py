@@ -220,7 +220,14 @@ def test_top_candidates_have_cea_and_acquisition(rnn, tmp_path):
     assert len(top) == 5
     assert {"config_id", "size", "cea", "acquisition", "p_feasible", "in_filter", *rnn.config_columns} <= set(top.columns)
     assert top["cea"].is_monotonic_decreasing
-    assert top["cea_rank"].tolist() == [1, 2, 3, 4, 5]
+    # equal CEA values share a rank (ties: the trees often predict the same for several candidates); the
+    # top holds the best, so a candidate's rank is 1 + the number of these with a strictly higher CEA
+    assert top["cea_rank"].tolist() == [1 + int((top["cea"] > v * (1 + 1e-12)).sum()) for v in top["cea"]]
+    for v, tied in zip(top["cea"], top["cea_tied"]):
+        if (top["cea"] == v).sum() > 1:
+            assert tied  # a tie inside the top
+        elif v > top["cea"].min():
+            assert not tied  # above the lowest value shown, a lone value has no equal outside the top either
     assert top["in_filter"].all()  # CEA keeps 10% of 1437 candidates: the 5 best are kept
     assert np.isfinite(top["acquisition"]).all()
     np.testing.assert_allclose(top["cea"], top["predicted_accuracy"] * top["p_feasible"], rtol=1e-9)
@@ -473,3 +480,41 @@ def test_widget_messages_handled_on_two_threads_take_turns(rnn, tmp_path, monkey
     second.join()
     assert ctl.settings["optimizer"] == "eic" and ctl.settings["seed"] == 7
     assert c["optimizer"].value == "eic" and c["seed"].value == 7
+
+
+def test_widget_says_what_it_is_doing_and_why_a_run_ended(rnn, tmp_path):
+    """While a step computes the widget says 'computing test N…'; Stop says 'stopping after test N…'; a
+    setting changed during a Run says that the run was stopped; the notice goes with the next action."""
+    ctl = make(rnn, tmp_path, "trimtuner-dt", iterations=8)
+    ui = build_widget(ctl, k=3)
+    seen = []
+    step = ctl.step
+    ctl.step = lambda *a, **k: (seen.append(ui.activity.value), step(*a, **k))[1]
+    ui.controls["step"].click()
+    assert "computing test 1…" in seen[0] and ui.activity.value == ""  # shown during the step, cleared after
+    ui._task = object()  # as if a Run were in progress
+    ui._on_run()
+    assert ui._stop and "stopping after test 2" in ui.activity.value
+    ui.controls["seed"].value = 7  # a setting changed during the Run
+    ui._task = None
+    assert "The run was stopped: changing a setting starts a new run" in ui.status.value
+    ui.controls["step"].click()
+    assert "The run was stopped" not in ui.status.value and "test 1/8" in ui.status.value
+
+
+def test_panel_titles_match_the_optimizer(rnn, tmp_path):
+    from tt_core.apps.explorer.panels import candidates_title
+
+    eic = make(rnn, tmp_path, "eic", iterations=8)
+    eic.run(6)
+    fig = eic.figure(k=4)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert "Top 4 by CEA (Eq. 6), for comparison: eic filters with none" in titles
+    assert "eic (own: no filter)" in fig._suptitle.get_text()
+    rnd = make(rnn, tmp_path, "random", iterations=8)
+    rnd.run(5)
+    titles = [ax.get_title() for ax in rnd.figure(k=4).axes]
+    assert "Incumbent: true accuracy and cost (no model predictions)" in titles
+    assert candidates_title("random", "random", None, 4) in titles
+    ui = build_widget(eic, k=3)
+    assert "for comparison: eic filters with none" in ui.table.value

@@ -11,11 +11,12 @@ import json
 import math
 import sys
 
-import numpy as np
 from tt_core.data.io import shown
 
 
 def _jsonable(obj):
+    import numpy as np
+
     if isinstance(obj, dict):
         return {k: _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -107,9 +108,22 @@ def cmd_data_fetch(args) -> int:
 
     names = args.names or [n for n, s in REGISTRY.items() if s.public]
     for name in names:
-        path = fetch(name, dest=args.dest, force=args.force)
-        print(f"{name}: {path} (sha256 verified)")
+        print(_fetch_one(name, args.dest, args.force, fetch))
     return 0
+
+
+def _fetch_one(name: str, dest, force: bool, fetch) -> str:
+    """One benchmark fetched, or found already present with its sha256 checked (nothing downloaded)."""
+    from tt_core.data.benchmarks import REGISTRY, BenchmarkError, locate, sha256_of
+
+    if not force and dest is None and name in REGISTRY:
+        try:
+            path, where = locate(name)
+        except BenchmarkError:  # not found anywhere: download it
+            path = None
+        if path is not None and sha256_of(path) == REGISTRY[name].sha256:
+            return f"{name}: already present (sha256 ok) at {path} ({where}); nothing downloaded"
+    return f"{name}: {fetch(name, dest=dest, force=force)} (downloaded, sha256 verified)"
 
 
 def cmd_feasibility(args) -> int:
@@ -189,7 +203,15 @@ def cmd_optimize(args) -> int:
             print(traj[["iteration", "phase", "config_id", "size", "accuracy", "cumulative_cost", "overhead_s",
                         "incumbent", "incumbent_size", "incumbent_accuracy", "incumbent_cost", score[0]]]
                   .to_string(index=False))
+        print("\n" + _optimize_summary(traj, args))
     return 0
+
+
+def _optimize_summary(traj, args) -> str:
+    from tt_core.experiments.summaries import recommendation_sentence
+
+    return recommendation_sentence(traj, args.benchmark, args.optimizer, max_cost=args.max_cost, max_time=args.max_time,
+                                   min_accuracy=args.min_accuracy, budget=args.budget, objective=args.objective)
 
 
 def _narrow_specs(specs, args) -> list:
@@ -273,7 +295,23 @@ def cmd_runs(args) -> int:
                                     **totals}), indent=1))
     else:
         print(ex.format_wall_time_report(table, totals))
+        print("\n" + _runs_summary(specs, runs_dir))
     return 0
+
+
+def _runs_summary(specs, runs_dir) -> str:
+    """The final Accuracy_C / CNO of the stored runs, per network and optimiser (those present)."""
+    from tt_core import experiments as ex
+    from tt_core.experiments.summaries import final_scores, runs_sentence
+
+    present = [s for s in specs if ex.stored_status(s, runs_dir) in ("valid", "stale")]
+    if not present:
+        return "No stored runs of this grid yet."
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a stale run was announced when the grid ran
+        return runs_sentence(final_scores(ex.load_runs(present, runs_dir)))
 
 
 def cmd_summary(args) -> int:
@@ -314,6 +352,8 @@ def cmd_summary(args) -> int:
 # ------------------------------------------------------------------------------------------------
 def _add_bench_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``bench recommend`` and ``bench acquisition`` to the ``tt`` sub-commands."""
+    if _light("bench"):  # another command runs: `bench` is listed by name, without its heavy imports
+        return _light_command(subparsers, "bench")
     from tt_core.experiments import bench as B
     from tt_core.experiments.profiles import settings as profile_settings
 
@@ -404,12 +444,16 @@ def cmd_bench_recommend(args) -> int:
 
 
 def _profile_names() -> tuple[str, ...]:
+    if _light("reproduce", "runs", "bench", "spot"):  # choices checked only for the command that runs
+        return ()
     from tt_core.experiments.profiles import NAMES
 
     return NAMES
 
 
 def _optimizer_names() -> list[str]:
+    if _light("optimize"):  # only `tt optimize --help` lists them
+        return []
     from tt_core.optimizers import available
 
     return available()
@@ -485,6 +529,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tt", description="TrimTuner Workbook command line")
+    _add_version_and_examples(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     data = sub.add_parser("data", help="list or download the measured benchmarks")
@@ -574,6 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench_parser(sub)
     for extra in _EXTRA_COMMANDS:
         extra(sub)
+    _add_option_help(p)
     return p
 
 
@@ -582,13 +628,12 @@ _EXTRA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tt_core.data.benchmarks import BenchmarkError
-
-    parser = build_parser()
+    parser = _parser_for(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from tt_core.data.benchmarks import BenchmarkError  # after parsing: `tt --help` needs no pandas
     import signal
     import warnings
 
@@ -796,6 +841,8 @@ def cmd_bench_revpred(args) -> int:
 
 
 def _add_spot_parser(sub) -> None:
+    if _light("spot"):
+        return _light_command(sub, "spot")
     from tt_core.spot import curves as C
     from tt_core.spot.rules import RULES
 
@@ -868,6 +915,8 @@ def _add_spot_parser(sub) -> None:
 
 
 def _add_bench_spot(sub) -> None:
+    if _light("bench"):  # `bench` is a name-only stub
+        return
     bench = sub.choices["bench"]
     bsub = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
     bs = bsub.add_parser("spot", help="simulation time of a whole SpotTune Fig. 7 grid (CPU and wall seconds)")
@@ -883,6 +932,135 @@ def _add_bench_spot(sub) -> None:
 
 
 _EXTRA_COMMANDS += [_add_spot_parser, _add_bench_spot]
+_EXTRA_COMMANDS.append(lambda sub: __import__("tt_core.reporting.docs", fromlist=["add_parser"]).add_parser(sub))
+
+
+# ------------------------------------------------------------------------------------------------
+# Help: version, examples, every option explained; a light parser for `tt --help` / `tt --version`
+# ------------------------------------------------------------------------------------------------
+#: While a parser is built for one command (``tt data list``) or for none (``tt --help``, ``tt --version``):
+#: that command's name ("" for none); the other commands' options that need heavy imports (pandas, scipy,
+#: the optimisers) are left out or listed by name only (:func:`_light_command`). None: build everything.
+_ONLY: str | None = None
+
+
+def _light(*commands: str) -> bool:
+    """Whether the parser being built can leave out what only ``commands`` need."""
+    return _ONLY is not None and _ONLY not in commands
+
+#: The help line of the commands the light parser adds by name only (tests check it equals the full one).
+_LIGHT_HELP = {"bench": "benchmarks of the workbook's own computations",
+               "spot": "SpotTune: simulate hyper-parameter tuning on spot instances"}
+
+
+def _light_command(sub, name: str):
+    return sub.add_parser(name, help=_LIGHT_HELP[name])
+
+
+def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser for this command line: complete for the command named (the first word that is not an
+    option), the other commands listed by name and help; with no command (``tt --help``, ``tt --version``)
+    start-up imports neither pandas, scipy nor scikit-learn."""
+    global _ONLY
+    _ONLY = next((a for a in argv if not a.startswith("-")), "")
+    try:
+        return build_parser()
+    finally:
+        _ONLY = None
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("tt-core")
+    except Exception:  # not installed (PYTHONPATH): the package's own
+        from tt_core import __version__
+
+        return __version__
+
+
+_TOP_EXAMPLES = """examples:
+  tt data list                                             # where the measurements were found
+  tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 2
+  tt runs --benchmarks rnn --optimizers eic random --seeds 1 2 3 --jobs 2
+  tt reproduce --profile quick                             # every notebook -> reports/quick/index.html
+  tt summary --grep "Table II"                             # paper-vs-workbook rows
+
+Run `tt COMMAND --help` for a command's options and examples. Terms: docs/glossary.md."""
+
+#: Examples shown under each command's --help.
+_EXAMPLES = {
+    "data list": "tt data list\n  tt data list --json",
+    "data fetch": "tt data fetch            # both public benchmarks (nothing downloaded if present)\n"
+                  "  tt data fetch rnn --force",
+    "feasibility": "tt feasibility --benchmark cnn --max-cost 0.10\n"
+                   "  tt feasibility --benchmark rnn --variant thesis --json",
+    "subsampling-gain": "tt subsampling-gain --benchmark cnn --min-accuracy 0.85 --max-time 300",
+    "reproduce": "tt reproduce --profile quick\n  tt reproduce --profile paper --only 03 05   # in parts, same folder",
+    "optimize": "tt optimize --benchmark rnn --optimizer trimtuner-dt --seed 2\n"
+                "  tt optimize --benchmark cnn --optimizer eic --seed 1 --max-cost 0.05 --iterations 20\n"
+                "  tt optimize --benchmark rnn --optimizer nephele --seed 1 --min-accuracy 0.85 --max-time 300 --budget 2.5",
+    "runs": "tt runs --benchmarks rnn --optimizers eic nephele --seeds 1 2 3 --jobs 2\n"
+            "  tt runs --profile quick --jobs 2\n"
+            "  tt runs --profile paper --study fabulinus --benchmarks rnn --seeds 1 2\n"
+            "  tt runs --profile paper --report            # wall time and scores of stored runs only",
+    "summary": "tt summary\n  tt summary --grep 'Fig. 3' --markdown",
+    "bench recommend": "tt bench recommend --quick\n  tt bench recommend --settings trimtuner-dt:cea:10% trimtuner-gp",
+    "spot simulate": "tt spot simulate --workload cnn/t2.small-x8 --prices synthetic --billing paper --theta 0.7 --seed 1",
+    "spot predictors": "tt spot predictors --prices synthetic --seed 1",
+}
+
+#: Help of options defined without one: (command, option) -> text.
+_OPTION_HELP = {
+    "--json": "print machine-readable JSON instead of a table",
+    "--markdown": "print the rows as a GitHub markdown table",
+    ("feasibility", "--min-accuracy"): "thesis variant: the accuracy a configuration needs (default 0.85)",
+    ("subsampling-gain", "--min-accuracy"): "accuracy a configuration needs (default 0.85, thesis §6.2)",
+    ("reproduce", "--profile"): "quick (minutes, fewer seeds) or paper (the papers' settings, hours); default quick",
+    ("optimize", "--seed"): "seed of every random choice of the run (same seed, same run)",
+    ("runs", "--profile"): "run a profile's grid (quick or paper); narrow it with --benchmarks/--optimizers/--seeds",
+    ("runs", "--benchmarks"): "networks (cnn, rnn) or CSV paths",
+    ("runs", "--optimizers"): "optimiser names (see `tt optimize --help`)",
+    ("runs", "--seeds"): "seeds, one run per seed",
+    ("runs", "--backend"): "how runs are spread: loky processes (default), sequential, or a dask cluster",
+    ("bench acquisition", "--benchmark"): "cnn, rnn or a CSV path (default rnn)",
+    ("bench acquisition", "--repeats"): "timed recommendations per state (default 3)",
+    ("bench acquisition", "--seeds"): "seeds of the states (default 1)",
+    ("bench acquisition", "--out"): "CSV of every measurement",
+    ("bench spot", "--profile"): "the grid's settings (default quick)",
+    ("bench spot", "--prices"): "synthetic (default), real or a path",
+    ("bench spot", "--repeats"): "timed repetitions; the median is printed (default 1)",
+    ("bench revpred", "--profile"): "the LSTMs' training settings (default quick)",
+    ("bench revpred", "--prices"): "synthetic (default), real or a path",
+    ("spot simulate", "--billing"): "billing and revocation rules: paper, aws-2017 or aws-today (default paper)",
+    ("spot simulate", "--seed"): "seed of the prices, revocations and model (default 1)",
+    ("spot curves", "--algorithms"): "scikit-learn models to train (default: all)",
+    ("spot curves", "--seed"): "seed of the training (default 1)",
+    ("spot predictors", "--predictors"): "which predictors to fit and score (default revpred tributary logistic)",
+}
+
+
+def _add_version_and_examples(p: argparse.ArgumentParser) -> None:
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = _TOP_EXAMPLES
+    p.add_argument("--version", action="version", version=f"tt (TrimTuner Workbook) {_version()}")
+
+
+def _add_option_help(p: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> None:
+    """Fill in the help of options defined without one (:data:`_OPTION_HELP`) and each command's
+    examples (:data:`_EXAMPLES`), recursively."""
+    command = " ".join(path)
+    if command in _EXAMPLES and not p.epilog:
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
+        p.epilog = "examples:\n  " + _EXAMPLES[command]
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                _add_option_help(child, path + (name,))
+        elif not action.help and action.option_strings:
+            opt = max(action.option_strings, key=len)
+            action.help = _OPTION_HELP.get((command, opt)) or _OPTION_HELP.get(opt)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -80,6 +80,19 @@ class RunSpec:
         return "-".join(parts)
 
     @property
+    def label(self) -> str:
+        """A readable name for progress bars: network, optimiser, a filter or beta that is not the
+        default, seed (e.g. ``"rnn trimtuner-dt beta 0.01 seed 3"``); method options are left out."""
+        parts = [self.benchmark_label, self.optimizer]
+        if self.objective == "cost" and self.optimizer == "random":
+            parts.append("(min cost)")
+        if self.filter is not None:
+            parts.append(f"filter {self.filter}")
+        if self.beta is not None and self.beta != 0.1:
+            parts.append(f"beta {self.beta:g}")
+        return " ".join(parts) + f" seed {self.seed}"
+
+    @property
     def benchmark_label(self) -> str:
         """Folder name of the benchmark: a registered name, or a file path's stem (``<stem>-file`` when the
         stem is a registered name, so that ``./rnn`` never shares the registered RNN's folder)."""
@@ -623,7 +636,7 @@ def run_grid(
     try:
         if backend == "sequential" or (backend == "loky" and min(n_jobs, len(todo)) <= 1):
             for spec in todo:
-                bar.set_postfix_str(f"{spec.benchmark}/{spec.variant}/seed{spec.seed}")
+                bar.set_postfix_str(spec.label)
                 record(spec, _run_one(spec, runs_dir, wait=False)[1])
         else:
             client = None
@@ -653,7 +666,7 @@ def run_grid(
                 if client is not None:
                     client.close()
         for spec in busy:  # computed by another process: wait for it (and take over if it died)
-            bar.set_postfix_str(f"waiting for {spec.benchmark}/{spec.variant}/seed{spec.seed}")
+            bar.set_postfix_str(f"waiting for {spec.label}")
             counts["waited"] += 1
             lock = str(spec.path(runs_dir)) + ".lock"
             warnings.warn(f"{spec.path(runs_dir)} is being computed by {_lock_holder(lock)}: waiting for it"

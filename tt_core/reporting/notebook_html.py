@@ -113,8 +113,44 @@ def _offline(nb) -> dict:
     return stats
 
 
-def notebook_to_html(executed: str | Path, dest: str | Path | None = None) -> Path:
-    """Write an offline HTML page of an executed notebook (default: beside it, ``.html``)."""
+def _hide_prefix(nb, prefix: str) -> int:
+    """Remove ``prefix`` + a path separator (the project's absolute folder) from every code cell and text
+    output, so that the page shows paths relative to the project; returns the number of cells changed."""
+    if not prefix:
+        return 0
+    pattern = re.compile(re.escape(prefix.rstrip("/\\")) + r"[/\\]")
+    changed = 0
+
+    def clean(text):
+        nonlocal changed
+        if isinstance(text, list):
+            return [clean(t) for t in text]
+        if isinstance(text, str) and pattern.search(text):
+            changed += 1
+            return pattern.sub("", text)
+        return text
+
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = clean(cell.source)
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = clean(out["text"])
+            for mime in ("text/plain", "text/html", "text/markdown"):
+                if mime in out.get("data", {}):
+                    out["data"][mime] = clean(out["data"][mime])
+            if "traceback" in out:
+                out["traceback"] = clean(out["traceback"])
+    return changed
+
+
+def notebook_to_html(executed: str | Path, dest: str | Path | None = None, title: str | None = None,
+                     back_link: str | None = None, hide_prefix: str | None = None) -> Path:
+    """Write an offline HTML page of an executed notebook (default: beside it, ``.html``).
+
+    ``title``: the page's title (default: the file name); ``back_link``: a link shown at the top of the
+    page (e.g. ``"index.html"``, the report); ``hide_prefix``: a folder (the project's) removed from paths
+    in code and outputs, so that no absolute path of the machine that ran it is shown."""
     import jinja2
     import nbformat
     from nbconvert import HTMLExporter
@@ -122,7 +158,16 @@ def notebook_to_html(executed: str | Path, dest: str | Path | None = None) -> Pa
     executed = Path(executed)
     nb = nbformat.read(executed, as_version=4)
     _offline(nb)
+    if hide_prefix:
+        _hide_prefix(nb, hide_prefix)
     exporter = HTMLExporter(template_name="lab", extra_loaders=[jinja2.DictLoader({"tt_offline.html.j2": _TEMPLATE})],
                             template_file="tt_offline.html.j2")
-    body, _ = exporter.from_notebook_node(nb)
+    page_title = title or executed.stem
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": page_title}})
+    body = re.sub(r"<title>.*?</title>", lambda m: f"<title>{html.escape(page_title)}</title>", body, count=1, flags=re.S)
+    if back_link:
+        nav = (f'<nav class="tt-back" style="font-family:system-ui,sans-serif;margin:.6em 1em">'
+               f'<a href="{html.escape(back_link, quote=True)}">&larr; back to the report</a> &middot; '
+               f'<b>{html.escape(page_title)}</b></nav>')
+        body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, body, count=1)
     return write_text(Path(dest) if dest else executed.with_suffix(".html"), body)

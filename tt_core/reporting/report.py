@@ -30,7 +30,7 @@ import pandas as pd
 from tt_core.data.io import atomic_path, write_text
 from tt_core.reporting.summary import NO_CAUSE_YET, deduplicate
 
-__all__ = ["ReportNotebook", "format_like", "tidy", "totals", "write_index"]
+__all__ = ["ReportNotebook", "card_counts", "card_line", "format_like", "tidy", "totals", "write_index"]
 
 #: Paper names as they start a row's ``source``, and how the report titles them.
 PAPERS = {
@@ -177,6 +177,40 @@ def totals(rows: pd.DataFrame) -> dict[str, int]:
     return {g: int(counts.get(g, 0)) for g, _, _ in GROUPS}
 
 
+#: How a notebook card counts its rows: the totals' groups, the two "differs" groups merged.
+CARD_GROUPS = ("agree", "differ", "not comparable", "paper only")
+
+
+def card_counts(rows: pd.DataFrame, stem: str) -> dict[str, int]:
+    """Rows of one notebook (de-duplicated rows whose ``notebook`` lists ``stem``) per :data:`CARD_GROUPS`:
+    agreeing, differing (cause measured or not), not comparable and paper-only rows are counted apart."""
+    if rows.empty:
+        return dict.fromkeys(CARD_GROUPS, 0)
+    mine = rows[[stem in [s.strip() for s in str(n).split(",")] for n in rows["notebook"]]]
+    g = mine["group"]
+    return {"agree": int((g == "agrees").sum()), "differ": int(g.str.startswith("differs").sum()),
+            "not comparable": int((g == "not comparable").sum()), "paper only": int((g == "paper only").sum())}
+
+
+def card_line(counts: dict[str, int]) -> str:
+    """A card's line, e.g. ``"12 rows: 8 agree, 1 differs, 3 not comparable"`` (groups with no row left out).
+
+    Examples
+    --------
+    >>> card_line({"agree": 8, "differ": 1, "not comparable": 3, "paper only": 0})
+    '12 rows: 8 agree, 1 differs, 3 not comparable'
+    >>> card_line({"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0})
+    'no paper rows'
+    """
+    n = sum(counts.values())
+    if not n:
+        return "no paper rows"
+    words = {"agree": ("agrees", "agree"), "differ": ("differs", "differ"),
+             "not comparable": ("not comparable",) * 2, "paper only": ("paper only",) * 2}
+    parts = [f"{counts[k]} {words[k][counts[k] != 1]}" for k in CARD_GROUPS if counts.get(k)]
+    return f"{n} row{'s' if n != 1 else ''}: " + ", ".join(parts)
+
+
 # ------------------------------------------------------------------------------------------- page
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;
@@ -202,6 +236,7 @@ summary{cursor:pointer;font-weight:600}
 summary .c{font-weight:400;color:#555}
 .legend td{border:none;padding:2px 8px}
 .muted{color:#666}
+.partial{background:#fff3e0;border-left:4px solid #ef6c00;padding:.4em .8em}
 """
 
 
@@ -250,8 +285,11 @@ def _thumbnail(src: Path, dest: Path, width: int = 440) -> bool:
 
 
 def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary: pd.DataFrame, profile: str,
-                settings_note: str = "") -> Path:
-    """Write ``out/index.html`` (and thumbnails under ``out/thumbs/``); returns its path."""
+                settings_note: str = "", not_run: list[tuple[str, str]] | None = None) -> Path:
+    """Write ``out/index.html`` (and thumbnails under ``out/thumbs/``); returns its path.
+
+    ``not_run``: ``(stem, title)`` of the workbook's notebooks this report did not run (a partial report,
+    ``tt reproduce --only``): the page names them and says its totals cover only the notebooks that ran."""
     out = Path(out)
     rows = tidy(summary)
     tot = totals(rows)
@@ -275,12 +313,8 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
         if fig is not None and _thumbnail(fig, out / "thumbs" / f"{nb.stem}.png"):
             img = f"<img src='thumbs/{nb.stem}.png' alt='{html.escape(fig.name)}'>"
         href = f"{nb.stem}.html" if nb.stem in available else f"{nb.stem}.ipynb"
-        n_nb = int(rows["notebook"].str.contains(nb.stem, regex=False).sum()) if not rows.empty else 0
-        bad = int((rows["notebook"].str.contains(nb.stem, regex=False) & (rows["group"] != "agrees")
-                   & (rows["group"] != "paper only")).sum()) if not rows.empty else 0
         state = "" if nb.ok else " fail"
-        line = ("FAILED: " + html.escape(nb.error[:160])) if not nb.ok else (
-            f"{n_nb} rows, {bad} not agreeing" if n_nb else "no paper rows")
+        line = ("FAILED: " + html.escape(nb.error[:160])) if not nb.ok else html.escape(card_line(card_counts(rows, nb.stem)))
         thumbs.append(f"<a class='thumb{state}' href='{href}'>{img}<div class='t'>{html.escape(nb.stem[:2])} "
                       f"{html.escape(nb.title)}</div><div class='r'>{html.escape(nb.reproduces)}</div>"
                       f"<div class='r'>{line}</div></a>")
@@ -297,7 +331,8 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                      "<th>cause (evidence)</th><th>nb</th></tr>"
                      + "".join(_row_html(r, available, True) for _, r in diff.iterrows()) + "</table>")
     else:
-        diff_html = "<p>Every row with a workbook value agrees with the paper.</p>"
+        diff_html = ("<p>Every row with a workbook value agrees with the paper"
+                     + (" (in the notebooks that ran).</p>" if not_run else ".</p>"))
 
     # 4. all rows, grouped by paper and section
     groups_html = []
@@ -307,8 +342,12 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                            f"</span></h3>")
         for section, srows in prows.groupby("section", sort=False):
             st = totals(srows)
-            not_ok = len(srows) - st["agrees"] - st["paper only"]
-            badge = "" if not not_ok else f" <span class='s' style='background:#ef6c00'>{not_ok} not agreeing</span>"
+            n_diff = st["differs (cause measured)"] + st["differs (cause not measured yet)"]
+            colours = {g: c for g, _, c in GROUPS}
+            badge = (f" <span class='s' style='background:{colours['differs (cause measured)']}'>{n_diff} differ</span>"
+                     if n_diff else "") + (
+                f" <span class='s' style='background:{colours['not comparable']}'>{st['not comparable']} not comparable"
+                "</span>" if st["not comparable"] else "")
             groups_html.append(
                 f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} agree"
                 f"{', ' + str(st['paper only']) + ' paper only' if st['paper only'] else ''}</span>{badge}</summary>"
@@ -331,12 +370,17 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
         f"<td>{html.escape(nb.reproduces)}</td><td class='num'>{nb.seconds:.0f}</td><td class='num'>{nb.cpu_seconds:.0f}</td>"
         f"<td>{'ok' if nb.ok else '<b>FAILED</b>: ' + html.escape(nb.error[:300])}</td></tr>" for nb in notebooks)
 
+    partial = ""
+    if not_run:
+        names = ", ".join(f"{html.escape(s)} ({html.escape(t)})" for s, t in not_run)
+        partial = (f"<p class='partial'><b>Partial report:</b> {len(notebooks)} of {len(notebooks) + len(not_run)} "
+                   f"notebooks ran; the totals and rows below cover only those. Not run: {names}.</p>")
     page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>TrimTuner Workbook: what was reproduced ({html.escape(profile)})</title><style>{_CSS}</style></head><body>
 <h1>TrimTuner Workbook: what was reproduced</h1>
-<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
-<div class="totals">{boxes}</div><div class="bar">{bar}</div>
+<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks {'in this report ' if not_run else ''}ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
+{partial}<div class="totals">{boxes}</div><div class="bar">{bar}</div>
 <p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
 is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
 A row that <i>differs</i> names the cause that was measured, or says that none has been measured yet; a row is

@@ -175,7 +175,9 @@ def run(
         t0, c0 = time.perf_counter(), _children_cpu()
         try:
             source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
-            offered = {"profile": profile, "smoke": smoke, "figures_dir": str(figs.resolve())}
+            # relative to the notebooks' folder (papermill's cwd): the executed notebook and its page then show
+            # no absolute path of the machine that ran it
+            offered = {"profile": profile, "smoke": smoke, "figures_dir": _relative_to_notebooks(figs)}
             declared = pm.inspect_notebook(str(source))  # pass only what the notebook's parameters cell declares
             pm.execute_notebook(
                 str(source), str(executed),
@@ -189,7 +191,8 @@ def run(
             results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg, _children_cpu() - c0))
             bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
         if executed.is_file():
-            _to_html(executed)
+            _relative_papermill_paths(executed)
+            _to_html(executed, f"{entry.stem[:2]} {entry.title}" if entry.stem[:2].isdigit() else entry.title)
         # after every notebook, so a run killed half-way keeps the record of what it finished
         write_status(out, merge_earlier(out, results))
     index = write_report(out, figs, merge_earlier(out, results), profile)
@@ -269,12 +272,45 @@ def _short_error(exc: Exception) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
-def _to_html(executed: Path) -> Path | None:
-    """The executed notebook as an offline HTML page (see :mod:`tt_core.reporting.notebook_html`)."""
+def _relative_to_notebooks(folder: Path) -> str:
+    """``folder`` as the notebooks see it from their own folder (a relative path when one exists)."""
+    try:
+        return os.path.relpath(Path(folder).resolve(), NOTEBOOK_DIR.resolve())
+    except ValueError:  # another drive (Windows): no relative path exists
+        return str(Path(folder).resolve())
+
+
+def _relative_papermill_paths(executed: Path) -> None:
+    """papermill records the input and output paths it was given in the notebook's metadata: keep them
+    relative to the project (or the bare file name), not the machine's absolute folders."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(executed, as_version=4)
+    except (OSError, ValueError):
+        return
+    meta = nb.metadata.get("papermill", {})
+    changed = False
+    for key in ("input_path", "output_path"):
+        value = meta.get(key)
+        if isinstance(value, str) and os.path.isabs(value):
+            path = Path(value)
+            try:
+                meta[key] = str(path.resolve().relative_to(PROJECT_DIR.resolve()))
+            except ValueError:
+                meta[key] = path.name
+            changed = True
+    if changed:
+        write_text(executed, nbformat.writes(nb))
+
+
+def _to_html(executed: Path, title: str | None = None) -> Path | None:
+    """The executed notebook as an offline HTML page (see :mod:`tt_core.reporting.notebook_html`) titled
+    ``title``, with a link back to the report, and the project's folder left out of its outputs."""
     from tt_core.reporting.notebook_html import notebook_to_html
 
     try:
-        return notebook_to_html(executed)
+        return notebook_to_html(executed, title=title, back_link="index.html", hide_prefix=str(PROJECT_DIR))
     except Exception as exc:  # the report still links the .ipynb
         print(f"warning: {executed.name} could not be converted to HTML ({type(exc).__name__}: {exc}); "
               "the report links the .ipynb", file=sys.stderr)
@@ -288,12 +324,18 @@ def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: 
     from tt_core.reporting.report import ReportNotebook, write_index
 
     summary = collect(figs)
+    ran = {r.entry.stem for r in results}
+    if "notebook" in summary.columns:  # rows of notebooks this report ran (figures/ may hold others')
+        summary = summary[summary["notebook"].isin(ran)].reset_index(drop=True)
+    not_run = [(e.stem, e.title) for e in available_notebooks() if e.stem not in ran]
     write_csv(summary, out / "summary.csv")
     write_status(out, results)
+    write_text(out / "report.json", json.dumps({"profile": profile, "notebooks_run": sorted(ran),
+                                                "notebooks_not_run": [s for s, _ in not_run]}, indent=2))
     notebooks = [ReportNotebook(r.entry.stem, r.entry.title, r.entry.reproduces, r.ok, r.seconds, r.error,
                                 r.entry.figures, r.cpu_seconds) for r in results]
     seeds = len(settings(profile, "fig1")["seeds"])
     note = ("" if profile == "paper" else
             f"The {profile} profile cuts seeds and iterations ({seeds} seeds per method in Figs 1-2, where the paper "
             "used 10): each notebook prints its settings beside the paper's.")
-    return write_index(out, figs, notebooks, summary, profile, settings_note=note)
+    return write_index(out, figs, notebooks, summary, profile, settings_note=note, not_run=not_run)

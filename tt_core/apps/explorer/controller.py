@@ -184,6 +184,25 @@ def stored_curves(benchmark: str, *, max_cost: float | None = None, max_time: fl
     return curves[cols]
 
 
+def tie_ranks(values, among) -> tuple[np.ndarray, np.ndarray]:
+    """Competition ranks of ``values`` within ``among`` (higher is better) and whether each is tied.
+
+    A value's rank is 1 + the number of ``among`` values strictly greater (equal within 1e-12 relative
+    counts as equal); ``tied`` says whether another value of ``among`` equals it.
+
+    Examples
+    --------
+    >>> tie_ranks([0.9, 0.5, 0.5], [0.9, 0.5, 0.5, 0.1])
+    (array([1, 2, 2]), array([False,  True,  True]))
+    """
+    values = np.asarray(values, dtype=float)
+    among = np.asarray(among, dtype=float)
+    tol = 1e-12 * np.maximum(1.0, np.abs(values))
+    greater = (among[None, :] > values[:, None] + tol[:, None]).sum(axis=1)
+    equal = (np.abs(among[None, :] - values[:, None]) <= tol[:, None]).sum(axis=1)
+    return (1 + greater).astype(int), equal > 1
+
+
 class ExplorerController:
     """State and actions of the explorer: one optimisation run on a replayed benchmark, step by step.
 
@@ -622,7 +641,9 @@ class ExplorerController:
         pandas.DataFrame
             One row per candidate, best CEA first: ``config_id, size, s``, the configuration columns,
             ``predicted_accuracy`` (``1 - exp(mu_loss)``), ``predicted_cost`` (median), ``p_feasible``
-            (probability that the constraints hold), ``cea``, ``cea_rank`` (1 = best of all untested),
+            (probability that the constraints hold), ``cea``, ``cea_rank`` (1 = best of all untested; equal
+            CEA values share a rank, as ties: 1, 1, 3, ...), ``cea_tied`` (another untested candidate has the
+            same CEA),
             ``in_filter`` (whether CEA with this ``beta`` keeps it; only for the ``"cea"`` filter) and
             ``acquisition`` (the optimiser's acquisition at this iteration). Empty (with a ``note`` in
             ``.attrs``) before the models exist and for the optimisers without persistent models
@@ -635,7 +656,7 @@ class ExplorerController:
             return self._top_cache[key].copy()
         opt = self.optimizer
         cols = ["config_id", "size", "s", *self.benchmark.config_columns, "predicted_accuracy", "predicted_cost",
-                "p_feasible", "cea", "cea_rank", "in_filter", "acquisition"]
+                "p_feasible", "cea", "cea_rank", "cea_tied", "in_filter", "acquisition"]
         models = getattr(opt, "models", None) or {}
         if LOSS not in models or opt.pool.n_untested == 0:
             df = pd.DataFrame(columns=cols)
@@ -670,9 +691,10 @@ class ExplorerController:
         df["predicted_cost"] = np.exp(preds["cost"][0]) if "cost" in preds else np.nan
         df["p_feasible"] = p
         df["cea"] = cea[top]
-        df["cea_rank"] = np.arange(1, len(top) + 1)
+        df["cea_rank"], df["cea_tied"] = tie_ranks(cea[top], cea)
         used = getattr(opt, "filter", None)
-        df["in_filter"] = (df["cea_rank"] <= n_keep(opt.beta, len(ids))) if used == "cea" else np.nan
+        # the filter keeps the first n_keep in this (stable) order; among tied CEA values the order is the filter's
+        df["in_filter"] = (np.arange(1, len(top) + 1) <= n_keep(opt.beta, len(ids))) if used == "cea" else np.nan
         df["acquisition"] = self._acquisition(X[top])
         df = df[cols]
         self._top_cache[key] = df
@@ -741,8 +763,8 @@ class ExplorerController:
         return curves, note
 
     # ------------------------------------------------------------------------------------ figure
-    def figure(self, k: int = 8):
+    def figure(self, k: int = 8, figsize: tuple[float, float] = (14, 10)):
         """The four live panels as a matplotlib Figure (see :func:`tt_core.apps.explorer.panels.figure`)."""
         from tt_core.apps.explorer.panels import figure
 
-        return figure(self, k=k)
+        return figure(self, k=k, figsize=figsize)

@@ -54,7 +54,7 @@ def _limits_text(ctl) -> str:
     return ", ".join(parts)
 
 
-def figure(ctl, k: int = 8):
+def figure(ctl, k: int = 8, figsize: tuple[float, float] = (14, 10)):
     """The four live panels of a controller as a matplotlib Figure.
 
     1. tested (configuration, size) points, cost vs accuracy, coloured by size, over all full-size
@@ -63,10 +63,12 @@ def figure(ctl, k: int = 8):
     3. Accuracy_C (accuracy problems) or CNO (cost problems) vs cumulative optimisation cost, against
        the other optimisers' curves;
     4. the ``k`` best untested candidates by CEA, with their acquisition values (model-based only).
+
+    ``figsize`` in inches: the widget draws a compact (11, 7.4) figure at 100 dpi, legible on a laptop.
     """
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(14, 10), layout="constrained")
+    fig = plt.figure(figsize=figsize, layout="constrained")
     top, bottom = fig.subfigures(2, 1)  # rows laid out independently (long candidate labels below)
     ax_points, ax_inc = top.subplots(1, 2)
     ax_progress, ax_cand = bottom.subplots(1, 2)
@@ -78,7 +80,9 @@ def figure(ctl, k: int = 8):
     s = ctl.settings
     method = s["optimizer"]
     if st["family"] == "model-based":
-        method += f" (filter {st['filter_used']}, beta {st['beta_used']:g})"
+        own = "own filter" if s.get("filter") is None else "filter"
+        method += (f" ({'own: ' if s.get('filter') is None else ''}no filter)" if st["filter_used"] == "none" else
+                   f" ({own} {st['filter_used']}, beta {st['beta_used']:g})")
     tests = f"test {st['iteration']}" + ("" if st["max_tests"] is None else f"/{st['max_tests']}")
     if st["budget"] is not None:
         tests += f" (spent ${st['spent']:.3f} of ${st['budget']:g})"
@@ -128,7 +132,7 @@ def panel_points(ctl, ax) -> None:
     ax.set_xlabel("Cost of the training run [USD]")
     ax.set_ylabel("Accuracy")
     ax.set_title("Tested points, coloured by training-set size")
-    ax.legend(fontsize=7.5, loc="best", framealpha=0.85)
+    ax.legend(fontsize=8, loc="best", framealpha=0.85)
 
 
 def panel_incumbent(ctl, ax) -> None:
@@ -136,7 +140,9 @@ def panel_incumbent(ctl, ax) -> None:
     traj = ctl.trajectory
     lim = ctl.limits
     acc_c, cost_c = "#1f77b4", "#ff7f0e"
-    ax.set_title("Incumbent: true (solid) vs predicted (dashed)")
+    predicted = len(traj) and (traj["predicted_accuracy"].notna().any() or traj["predicted_cost"].notna().any())
+    ax.set_title("Incumbent: true (solid) vs predicted (dashed)" if predicted else
+                 "Incumbent: true accuracy and cost" + ("" if not len(traj) else " (no model predictions)"))
     ax.set_xlabel("Test")
     ax.set_ylabel("Accuracy of the incumbent", color=acc_c)
     ax2 = ax.twinx()
@@ -166,7 +172,7 @@ def panel_incumbent(ctl, ax) -> None:
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     if h1 or h2:
-        ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower right")
+        ax.legend(h1 + h2, l1 + l2, fontsize=8.5, loc="lower right")
 
 
 def panel_progress(ctl, ax) -> None:
@@ -208,17 +214,18 @@ def panel_progress(ctl, ax) -> None:
             ax.set_yscale("log")
             log_ticks(ax, "y")
     ax.text(0.99, 0.02 if metric == "accuracy_c" else 0.98, textwrap.fill(note, 60), transform=ax.transAxes,
-            fontsize=7, color="0.3", ha="right", va="bottom" if metric == "accuracy_c" else "top",
+            fontsize=8, color="0.3", ha="right", va="bottom" if metric == "accuracy_c" else "top",
             bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="upper left" if metric == "accuracy_c" else "lower left")
+        ax.legend(fontsize=8.5, loc="upper left" if metric == "accuracy_c" else "lower left")
 
 
 def panel_candidates(ctl, ax, k: int) -> None:
     """The ``k`` best untested candidates by CEA (Eq. 6) with their acquisition values."""
     bench = ctl.benchmark
     top = ctl.top_candidates(k)
-    ax.set_title(f"Top {k} untested candidates by CEA (Eq. 6)")
+    st = ctl.state()
+    ax.set_title(candidates_title(ctl.settings["optimizer"], st["family"], st.get("filter_used"), k))
     if top.empty:
         ax.text(0.5, 0.5, textwrap.fill(top.attrs.get("note", "no candidates"), 50), ha="center", va="center",
                 transform=ax.transAxes)
@@ -227,19 +234,40 @@ def panel_candidates(ctl, ax, k: int) -> None:
     colors = _size_colors(bench)
     y = np.arange(len(top))[::-1]
     ax.barh(y, top["cea"], color=[colors[int(sz)] for sz in top["size"]], edgecolor="k", linewidth=0.4)
-    labels = [f"#{int(r.config_id)} at {size_label(int(r.size), bench.max_size)}" for r in top.itertuples()]
-    ax.set_yticks(y, labels, fontsize=8)
+    labels = [f"{int(r.cea_rank)}{'=' if r.cea_tied else '.'} #{int(r.config_id)} at "
+              f"{size_label(int(r.size), bench.max_size)}" for r in top.itertuples()]
+    ax.set_yticks(y, labels, fontsize=9)
     xmax = float(top["cea"].max()) if np.isfinite(top["cea"].max()) and top["cea"].max() > 0 else 1.0
     ax.set_xlim(0, xmax * 1.55)
     best_acq = np.nanargmax(top["acquisition"].to_numpy()) if top["acquisition"].notna().any() else None
     for i, r in enumerate(top.itertuples()):
         txt = f"acq {r.acquisition:.3g}" if np.isfinite(r.acquisition) else "acq n/a"
         txt += f" | P(feasible) {r.p_feasible:.2f}"
-        ax.text(r.cea + xmax * 0.02, y[i], txt, va="center", fontsize=7.5,
+        ax.text(r.cea + xmax * 0.02, y[i], txt, va="center", fontsize=8.5,
                 fontweight="bold" if best_acq == i else "normal")
-    ax.set_xlabel("CEA = predicted accuracy x P(constraints hold)")
-    st = ctl.state()
+    ties = "; n= : tied CEA" if top["cea_tied"].any() else ""
+    ax.set_xlabel("CEA = predicted accuracy x P(constraints hold)" + ties)
     if st["filter_used"] == "cea":
         kept = int(top["in_filter"].sum())
         ax.set_xlabel(f"CEA = predicted accuracy x P(constraints hold)\nCEA keeps the best {st['beta_used']:.0%} "
-                      f"of {st['n_untested']} untested ({kept} of these {len(top)}); bold: highest acquisition")
+                      f"of {st['n_untested']} untested ({kept} of these {len(top)}); bold: best acquisition{ties}")
+
+
+def candidates_title(optimizer: str, family: str, filter_used, k: int) -> str:
+    """Panel 4's title: the optimiser's own ranking when it filters by CEA, else what the panel shows
+    instead (CEA computed from its models for comparison) or why it is empty.
+
+    Examples
+    --------
+    >>> candidates_title("trimtuner-dt", "model-based", "cea", 6)
+    'Top 6 untested candidates by CEA (Eq. 6)'
+    >>> candidates_title("eic", "model-based", "none", 6)
+    'Top 6 by CEA (Eq. 6), for comparison: eic filters with none'
+    >>> candidates_title("nephele", "budgeted", None, 6)
+    'Candidates: nephele has no CEA ranking'
+    """
+    if family != "model-based":
+        return f"Candidates: {optimizer} has no CEA ranking"
+    if filter_used == "cea":
+        return f"Top {k} untested candidates by CEA (Eq. 6)"
+    return f"Top {k} by CEA (Eq. 6), for comparison: {optimizer} filters with {filter_used}"

@@ -32,6 +32,12 @@ from tt_core.data.io import shown
 __all__ = ["ExplorerUI", "build_widget", "has_frontend", "limit_grid"]
 
 
+#: The panels as the widget draws them: a compact figure at 100 dpi (1200 x 640 pixels), whose 8-point
+#: labels stay about 9 pixels high when the image is scaled to a laptop's notebook width (~1000 pixels).
+FIGURE_SIZE = (12.0, 6.4)
+FIGURE_DPI = 100
+
+
 def _serialised(method):
     """Run a widget handler under the UI's lock.
 
@@ -109,9 +115,10 @@ class ExplorerUI:
         self._task = None  # the running Run task, if any
         self._lock = threading.RLock()  # see _serialised
         self._stop = False
+        self._note = ""  # a notice shown under the status until the next action (e.g. a Run ended by a setting)
         s = controller.settings
         v = self._values()
-        style = {"description_width": "90px"}
+        style = {"description_width": "72px"}
         c = {
             "benchmark": W.Dropdown(options=["cnn", "rnn"] if s["benchmark"] in ("cnn", "rnn") else [s["benchmark"]],
                                     value=s["benchmark"], description="network", style=style),
@@ -126,12 +133,12 @@ class ExplorerUI:
                                           value=v["max_cost"], description="max cost", style=style,
                                           continuous_update=False),
             "use_time": W.Checkbox(value=v["use_time"], description="time bound", indent=False),
-            "keep_tests": W.Checkbox(value=False, description="keep tests when limits change", indent=False),
+            "keep_tests": W.Checkbox(value=False, description="keep tests on limit change", indent=False),
             "max_time": W.SelectionSlider(options=[(_label("max_time", v["max_time"]), v["max_time"])],
                                           value=v["max_time"], description="max time", style=style,
                                           continuous_update=False),
             "min_accuracy": W.SelectionSlider(options=[(_label("min_accuracy", v["min_accuracy"]), v["min_accuracy"])],
-                                              value=v["min_accuracy"], description="min accuracy", style=style,
+                                              value=v["min_accuracy"], description="min acc.", style=style,
                                               continuous_update=False),
             "step": W.Button(description="Step", button_style="primary", icon="step-forward"),
             "run": W.Button(description="Run", button_style="success", icon="play"),
@@ -139,24 +146,36 @@ class ExplorerUI:
         }
         self.controls = c
         self.status = W.HTML()
+        self.activity = W.HTML()  # "computing test N…", "stopping after test N…" while the kernel works
         self.progress = W.IntProgress(value=0, min=0, max=1, description="tests", style=style,
                                       layout=W.Layout(width="420px"))
         # An Image and an HTML widget, not Output widgets: what a Run task displays into an Output widget
         # after the click's message is answered is dropped by JupyterLab (it routes output by the
         # message being answered), while widget state reaches the browser whenever it is set.
-        self.plot = W.Image(format="png", layout=W.Layout(max_width="1100px"))
+        self.plot = W.Image(format="png", layout=W.Layout(width="100%", max_width="1200px"))
         self.table = W.HTML()
         for name in self._SETTINGS:
             c[name].observe(self._on_setting, names="value")
         for name in self._LIMITS:
             c[name].observe(self._on_constraint, names="value")
-        c["step"].on_click(lambda _: self._act(self.controller.step))
+        c["step"].on_click(lambda _: self._act(self.controller.step, busy=True))
         c["run"].on_click(self._on_run)
         c["reset"].on_click(lambda _: self._act(self.controller.reset))
-        settings = W.VBox([c["benchmark"], c["optimizer"], c["filter"], c["beta"], c["seed"], c["budget"]])
-        limits = W.VBox([c["max_cost"], c["min_accuracy"], W.HBox([c["use_time"], c["keep_tests"]]), c["max_time"],
-                         W.HBox([c["step"], c["run"], c["reset"]])])
-        self.box = W.VBox([W.HBox([settings, limits]), W.HBox([self.progress, self.status]), self.plot, self.table])
+        # compact, for a laptop screen: three columns of controls above the panels (settings | limits |
+        # actions with the progress and the status), the panels at the notebook's width
+        for name in ("benchmark", "optimizer", "filter", "seed"):
+            c[name].layout.width = "235px"
+        for name in ("max_cost", "min_accuracy", "beta", "budget", "max_time"):
+            c[name].layout.width = "285px"
+        for name in ("step", "run", "reset"):
+            c[name].layout.width = "90px"
+        self.progress.layout.width = "285px"
+        settings = W.VBox([c["benchmark"], c["optimizer"], c["filter"], c["seed"]], layout=W.Layout(width="245px"))
+        limits = W.VBox([c["max_cost"], c["min_accuracy"], c["beta"], c["budget"]], layout=W.Layout(width="295px"))
+        actions = W.VBox([W.HBox([c["step"], c["run"], c["reset"]]), W.HBox([c["use_time"], c["keep_tests"]]),
+                          c["max_time"], self.progress, self.activity], layout=W.Layout(width="330px"))
+        self.status.layout = W.Layout(width="100%")
+        self.box = W.VBox([W.HBox([settings, limits, actions]), self.status, self.plot, self.table])
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -182,10 +201,13 @@ class ExplorerUI:
             "budget": float(budget),
         }
 
-    def _show_status(self, error: str = "") -> None:
+    def _show_status(self, error: str = "", busy: str = "") -> None:
         ctl = self.controller
         head, _, rest = ctl.status().partition(" | ")
         msg = f"<b>{html.escape(head)}</b>" + (f" | {html.escape(rest)}" if rest else "")
+        self.activity.value = f"<b style='color:#1565c0'>&#8987; {html.escape(busy)}</b>" if busy else ""
+        if self._note:
+            msg += f"<br><span style='color:#ef6c00'>{html.escape(self._note)}</span>"
         if error:
             msg += f"<br><span style='color:#c00'>{html.escape(error)}</span>"
         self.status.value = msg
@@ -215,10 +237,10 @@ class ExplorerUI:
         import matplotlib.pyplot as plt
 
         self._sync_controls()
-        fig = self.controller.figure(k=self.k)
+        fig = self.controller.figure(k=self.k, figsize=FIGURE_SIZE)
         buf = io.BytesIO()
         try:
-            fig.savefig(buf, format="png", dpi=80)
+            fig.savefig(buf, format="png", dpi=FIGURE_DPI)
         finally:
             plt.close(fig)
         self.plot.value = buf.getvalue()
@@ -226,7 +248,11 @@ class ExplorerUI:
         if top.empty:
             self.table.value = f"<p><i>{html.escape(str(top.attrs.get('note', '')))}</i></p>"
         else:
-            self.table.value = (f"<b>Top {len(top)} untested candidates by CEA (Eq. 6)</b>"
+            from tt_core.apps.explorer.panels import candidates_title
+
+            st = self.controller.state()
+            title = candidates_title(self.controller.settings["optimizer"], st["family"], st["filter_used"], len(top))
+            self.table.value = (f"<b>{html.escape(title)}</b>"
                                 + top.to_html(float_format=lambda x: f"{x:.4g}", border=0))
         self._show_status(error)  # last: once the status (and the Run button) shows, the panels are drawn
 
@@ -245,7 +271,9 @@ class ExplorerUI:
         Without a running event loop (plain Python, tests) it runs to the end at once."""
         if self._task is not None:
             self._stop = True
+            self._show_status(busy=f"stopping after test {self.controller.state()['iteration'] + 1}")
             return
+        self._note = ""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -265,6 +293,7 @@ class ExplorerUI:
                 with self._lock:
                     if self._stop:  # a setting changed while waiting for the lock
                         break
+                    self._show_status(busy=self._computing() + " (Stop ends the run after this test)")
                     self.controller.step()
                     self._on_run_step(self.controller.last_row())
                 await asyncio.sleep(0.02)  # let the kernel take the browser's messages (Stop)
@@ -285,8 +314,14 @@ class ExplorerUI:
         if self._task is not None:
             self._stop = True
 
+    def _computing(self) -> str:
+        return f"computing test {self.controller.state()['iteration'] + 1}…"
+
     @_serialised
-    def _act(self, fn) -> None:
+    def _act(self, fn, busy: bool = False) -> None:
+        self._note = ""
+        if busy:  # shown while the step computes (a GP step takes seconds)
+            self._show_status(busy=self._computing())
         try:
             fn()
         except ValueError as exc:
@@ -300,6 +335,7 @@ class ExplorerUI:
             return
         if self._task is not None:  # a setting changed during Run: stop it first
             self._stop = True
+            self._note = "The run was stopped: changing a setting starts a new run (press Run to run it)."
         c = self.controls
         name = next(n for n, w in c.items() if w is change["owner"])
         value = None if name == "filter" and change["new"] == _OWN else change["new"]
@@ -378,6 +414,7 @@ class ExplorerUI:
             return
         if self._task is not None:  # a limit changed during Run: stop it first
             self._stop = True
+            self._note = "The run was stopped: a limit changed (press Run to continue under the new limit)."
         c = self.controls
         c["max_time"].disabled = not c["use_time"].value
         max_time = float(c["max_time"].value) if c["use_time"].value else None

@@ -1,0 +1,308 @@
+"""The front door: the report's notebook cards and partial reports, the notebook pages, the generated
+docs/results.md, and the command line's help, version and closing sentences."""
+
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from tt_core import cli
+from tt_core.reporting import docs, reproduce
+from tt_core.reporting.notebook_html import notebook_to_html
+from tt_core.reporting.report import ReportNotebook, card_counts, card_line, tidy, write_index
+from tt_core.reporting.summary import collect, comparison, save_comparison
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rows():
+    """One row of each kind: 1 agrees, 1 differs with a cause, 2 differ without, 1 not comparable, 1 paper only."""
+    return comparison([
+        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178},
+        {"source": "TrimTuner Fig. 2b", "item": "cost saving vs EIc", "paper": 50, "workbook": 1.7, "factor": 2.0,
+         "cause": "read off mean curves (fig2.csv)"},
+        {"source": "TrimTuner Fig. 4", "item": "RNN: no filter is best", "paper": True, "workbook": False},
+        {"source": "thesis Table 6.1", "item": "CNN: initial samples", "paper": 8, "workbook": 24, "rel_tol": 0.25},
+        {"source": "thesis §6.4", "item": "CNN: cost ratio", "paper": 1.75, "workbook": 1.2,
+         "not_comparable": "10 seeds here, 100 in the thesis"},
+        {"source": "TrimTuner Table I", "item": "MLP rows (count)", "paper": 6000, "workbook": None},
+    ])
+
+
+# ------------------------------------------------------------------------------------------- report
+def test_cards_count_agree_differ_not_comparable_and_paper_only_apart(tmp_path):
+    save_comparison(_rows(), "03_fig1", tmp_path)
+    save_comparison(_rows().iloc[[4]], "04_fig2", tmp_path)  # the not-comparable row, checked by 04 as well
+    rows = tidy(collect(tmp_path))
+    assert card_counts(rows, "03_fig1") == {"agree": 1, "differ": 3, "not comparable": 1, "paper only": 1}
+    assert card_counts(rows, "04_fig2") == {"agree": 0, "differ": 0, "not comparable": 1, "paper only": 0}
+    assert card_counts(rows, "05_fig3") == {"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0}
+    assert card_line(card_counts(rows, "03_fig1")) == "6 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only"
+    assert card_line(card_counts(rows, "04_fig2")) == "1 row: 1 not comparable"
+
+
+def test_a_partial_report_names_the_notebooks_that_did_not_run(tmp_path):
+    figs = tmp_path / "figures"
+    save_comparison(_rows(), "03_fig1", figs)
+    out = tmp_path / "report"
+    out.mkdir()
+    nbs = [ReportNotebook("03_fig1", "Accuracy_C", "TrimTuner Fig. 1", True, 12.0, "", ())]
+    page = write_index(out, figs, nbs, collect(figs), "quick", not_run=[("05_fig3", "Filters"), ("07_fig4", "Beta")]).read_text()
+    assert "Partial report" in page and "1 of 3 notebooks ran" in page
+    assert "05_fig3 (Filters), 07_fig4 (Beta)" in page and "cover only those" in page
+    assert "6 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only" in page
+    full = write_index(out, figs, nbs, collect(figs), "quick").read_text()
+    assert "Partial report" not in full
+
+
+def _nb(path, code):
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("smoke = False\nfigures_dir = '.'\nprofile = 'quick'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(code)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_reproduce_only_some_notebooks_reports_those_and_shows_no_absolute_path(tmp_path, monkeypatch):
+    nbdir, figs, out = tmp_path / "nbs", tmp_path / "figs", tmp_path / "out"
+    nbdir.mkdir()
+    write = ("from tt_core.reporting.summary import comparison, save_comparison\n"
+             "save_comparison(comparison([{'source': 's', 'item': '{stem} n (count)', 'paper': 2, 'workbook': 2}]), "
+             "'{stem}', figures_dir)\nprint(figures_dir)")
+    for stem in ("01_a", "02_b"):
+        _nb(nbdir / f"{stem}.ipynb", write.replace("{stem}", stem))
+    save_comparison(comparison([{"source": "s", "item": "old row of 02_b", "paper": 1, "workbook": 2}]), "02_b", figs)
+    monkeypatch.setattr(reproduce, "NOTEBOOK_DIR", nbdir)
+    monkeypatch.setattr(reproduce, "NOTEBOOKS", [reproduce.NotebookEntry("01_a", "First", "test"),
+                                                 reproduce.NotebookEntry("02_b", "Second", "test")])
+    index, results = reproduce.run("quick", out_dir=out, figures_dir=figs, only=["01"], progress=False)
+    assert [r.entry.stem for r in results] == ["01_a"] and results[0].ok
+    page = index.read_text()
+    assert "Partial report" in page and "02_b (Second)" in page
+    summary = pd.read_csv(out / "summary.csv")
+    assert list(summary["item"]) == ["01_a n (count)"]  # 02_b's older row is not counted in this report
+    assert json.loads((out / "report.json").read_text()) == {
+        "profile": "quick", "notebooks_run": ["01_a"], "notebooks_not_run": ["02_b"]}
+    executed = (out / "01_a.ipynb").read_text()
+    assert "../figs" in executed and str(tmp_path) not in executed
+    html = (out / "01_a.html").read_text()
+    assert "<title>01 First</title>" in html and "href=\"index.html\"" in html and str(tmp_path) not in html
+
+
+def test_notebook_page_has_title_back_link_and_hides_the_project_folder(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("figures_dir = '/home/me/work/figures'", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="saved /home/me/work/figures/fig1.png\n")])]
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    page = notebook_to_html(path, title="03 Accuracy_C vs cost", back_link="index.html",
+                            hide_prefix="/home/me/work").read_text()
+    assert "<title>03 Accuracy_C vs cost</title>" in page
+    assert "back to the report" in page and 'href="index.html"' in page
+    assert "/home/me" not in page and "figures/fig1.png" in page
+
+
+# ------------------------------------------------------------------------------------------- docs
+def _report_folder(tmp_path, profile="paper"):
+    folder = tmp_path / "reports" / profile
+    folder.mkdir(parents=True)
+    rows = _rows()
+    rows["notebook"] = ["02_table2", "04_fig2", "07_fig4", "09_neph", "09_neph", "01_data"]
+    rows.to_csv(folder / "summary.csv", index=False)
+    (folder / "status.json").write_text(json.dumps([
+        {"notebook": s, "ok": s != "07_fig4", "seconds": 1.0, "cpu_seconds": 1.0, "error": ""}
+        for s in ("01_data", "02_table2", "04_fig2", "07_fig4", "09_neph")]))
+    return folder
+
+
+def test_results_doc_is_generated_from_a_report_folder(tmp_path):
+    folder = _report_folder(tmp_path)
+    (folder / "report.json").write_text(json.dumps({"profile": "paper", "notebooks_not_run": ["16_fab"]}))
+    dest = tmp_path / "results.md"
+    dest.write_text(f"# Results\n\nintro by hand\n\n{docs.BEGIN}\nold numbers\n{docs.END}\n\n## Causes\n\nnarrative by hand\n")
+    docs.write_results(folder, dest)
+    text = dest.read_text()
+    assert text.startswith("# Results\n\nintro by hand\n") and text.rstrip().endswith("narrative by hand")
+    assert "old numbers" not in text
+    assert "Produced by the **paper** profile: 4 of 5 notebooks ran (07_fig4 failed)." in text
+    assert "Partial: the notebooks 16_fab did not run" in text
+    assert ("**6 rows: 1 agree, 1 differ, with a measured cause, 2 differ, cause not measured yet, "
+            "1 not comparable (another setting), 1 paper only (no workbook value)**") in text
+    assert "| `09_neph` | 2 rows: 1 differs, 1 not comparable |" in text
+    assert "### Rows that differ, with their measured cause (3)" in text
+    assert "### Rows that are not comparable (1)" in text
+    assert "| 04 | TrimTuner Fig. 2b | cost saving vs EIc | 50 | 1.7 | read off mean curves (fig2.csv) |" in text
+    docs.write_results(folder, dest)  # idempotent: one generated block
+    assert dest.read_text() == text
+
+
+def test_results_doc_names_a_profile_guessed_from_the_folder_and_refuses_a_non_report(tmp_path, capsys):
+    folder = _report_folder(tmp_path, "quick")
+    out = tmp_path / "new.md"
+    assert cli.main(["docs", "results", "--report", str(folder), "--out", str(out)]) == 0
+    assert "Produced by the **quick** profile (read from the report folder's name)" in out.read_text()
+    assert cli.main(["docs", "results", "--report", str(tmp_path / "nothing"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tt: error:") and "summary.csv" in err[0]
+
+
+def test_the_committed_results_doc_has_one_generated_block_and_no_commit_hashes():
+    text = (ROOT / "docs" / "results.md").read_text()
+    assert text.count(docs.BEGIN) == 1 and text.count(docs.END) == 1
+    for page in ["README.md", "CHANGELOG.md", *(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]:
+        body = (ROOT / page).read_text()
+        assert not re.search(r"\b(issue|issues) \d+", body, re.I), page
+        assert not re.search(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,10}\b", body), page
+    assert len((ROOT / "README.md").read_bytes()) <= 8 * 1024
+
+
+# ------------------------------------------------------------------------------------------- CLI
+def _walk(parser, path=()):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _walk(child, path + (name,))
+        else:
+            yield path, parser, action
+
+
+def test_every_option_has_help_and_every_example_parses():
+    parser = cli.build_parser()
+    missing = [(" ".join(p), a.option_strings) for p, _, a in _walk(parser) if a.option_strings and not a.help]
+    assert missing == []
+    examples = [parser.epilog] + [sp.epilog for _, sp, _ in _walk(parser) if sp.epilog]
+    commands = [line.strip() for text in examples for line in text.splitlines() if line.strip().startswith("tt ")]
+    assert len(commands) >= 15
+    for line in commands:
+        argv = shlex.split(line, comments=True)[1:]
+        args = parser.parse_args(argv)  # an example that does not parse exits with code 2
+        assert callable(args.func), line
+
+
+def test_version_and_light_top_level_help(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == "tt (TrimTuner Workbook) 0.1.0"
+    assert cli._parser_for(["--help"]).format_help() == cli.build_parser().format_help()
+    code = ("import sys\nfrom tt_core.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pandas', 'scipy', 'sklearn', 'numpy') if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert "examples:" in done.stdout and done.stderr.strip() == "[]"
+
+
+def test_fetch_says_already_present_and_downloads_nothing(tmp_path):
+    from tt_core.data.benchmarks import locate
+
+    def no_download(*a, **k):
+        raise AssertionError("downloaded although present")
+
+    path, _ = locate("rnn")
+    line = cli._fetch_one("rnn", None, False, no_download)
+    assert line.startswith("rnn: already present (sha256 ok)") and str(path) in line
+    calls = []
+    cli._fetch_one("rnn", str(tmp_path), False, lambda *a, **k: calls.append(k) or tmp_path / "rnn.csv")
+    assert calls == [{"dest": str(tmp_path), "force": False}]  # another folder asked for: fetch decides
+
+
+def test_recommendation_sentence_states_the_configuration_and_each_limit():
+    from tt_core.data.benchmarks import load_benchmark
+    from tt_core.experiments.summaries import recommendation_sentence
+
+    bench = load_benchmark("rnn")
+    row = bench.full_size().iloc[81]
+    traj = pd.DataFrame([{"iteration": 44, "cumulative_cost": 0.1059, "incumbent": 81, "incumbent_size": 60000,
+                          "incumbent_accuracy": 0.9725, "incumbent_cost": 0.0553, "incumbent_time": 330.0,
+                          "accuracy_c": 0.9725 * 0.02 / 0.0553}])
+    text = recommendation_sentence(traj, "rnn", "trimtuner-dt")
+    assert "configuration 81 (" + str(row["vm_flavor"]) + f" x {int(row['n_workers'])} workers" in text
+    assert "trained on the full training set" in text and "measured accuracy 0.973, cost $0.0553, 330 s" in text
+    assert "BREAKS the cost limit $0.02 (2.8x)" in text and "Accuracy_C 0.352" in text
+    ok = recommendation_sentence(traj, "rnn", "trimtuner-dt", max_cost=0.06, max_time=300)
+    assert "meets the cost limit $0.06" in ok and "BREAKS the time limit 300 s" in ok
+    cost = traj.drop(columns="accuracy_c").assign(incumbent_size=15000, incumbent_time=120.0, cno=1.5)
+    text = recommendation_sentence(cost, "rnn", "nephele")
+    assert "trained on 15000 of 60000 training examples" in text
+    assert "meets the time limit 300 s, meets the accuracy limit 0.85; CNO 1.50" in text
+
+
+def test_runs_sentence_gives_the_final_score_per_network_and_optimizer():
+    from tt_core.experiments.summaries import final_scores, runs_sentence
+
+    runs = pd.DataFrame({
+        "benchmark": ["rnn"] * 4 + ["cnn"] * 2, "optimizer": ["eic"] * 4 + ["nephele"] * 2,
+        "variant": ["eic"] * 4 + ["nephele"] * 2, "seed": [1, 1, 2, 2, 1, 1],
+        "accuracy_c": [0.5, 0.9, 0.2, 0.7, None, None], "cno": [None] * 4 + [3.0, 1.25]})
+    scores = final_scores(runs)
+    assert scores[["benchmark", "optimizer", "metric", "runs"]].values.tolist() == [
+        ["rnn", "eic", "Accuracy_C", 2], ["cnn", "nephele", "CNO", 1]]
+    assert scores["mean"].tolist() == pytest.approx([0.8, 1.25])
+    text = runs_sentence(scores)
+    assert text.splitlines() == ["rnn: final score, mean (range) over 2 run(s): eic Accuracy_C 0.800 (0.700-0.900).",
+                                 "cnn: final score, mean (range) over 1 run(s): nephele CNO 1.250."]
+
+
+def test_run_labels_are_readable():
+    from tt_core.experiments.store import RunSpec
+
+    assert RunSpec("rnn", "trimtuner-dt", 3, beta=0.01).label == "rnn trimtuner-dt beta 0.01 seed 3"
+    assert RunSpec("cnn", "fabolas", 1, options=(("init_design", "random"), ("n_init", 9))).label == "cnn fabolas seed 1"
+    assert RunSpec("rnn", "random", 2, objective="cost", iterations=None).label == "rnn random (min cost) seed 2"
+
+
+# ------------------------------------------------------------------------------------------- teaching defaults
+def test_median_seed_is_the_lower_middle_run():
+    from tt_core.experiments.summaries import median_seed
+
+    # ten final scores as TrimTuner-DT's on the RNN look: two unlucky runs, a cluster at the top
+    scores = {1: 0.352, 2: 0.977, 3: 0.980, 4: 0.975, 5: 0.980, 6: 0.980, 7: 0.947, 8: 0.980, 9: 0.283, 10: 0.980}
+    # sorted: 9, 1, 7, 4, 2 | 3, 5, 6, 8, 10 -> the fifth of ten is seed 2
+    assert median_seed(scores) == 2
+    assert median_seed({5: 0.1}) == 5
+    assert median_seed({3: 0.5, 1: 0.5, 2: 0.5}) == 2  # ties ordered by seed
+    with pytest.raises(ValueError):
+        median_seed({})
+
+
+def _parameter(notebook: str, name: str):
+    nb = nbformat.read(ROOT / "notebooks" / f"{notebook}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    scope: dict = {}
+    exec(cell.source, {}, scope)  # the parameters cell holds literal assignments only
+    return scope[name]
+
+
+@pytest.mark.slow
+def test_the_teaching_notebooks_default_to_the_typical_seed():
+    """The tour's, the explorer's and the README's default run is the median of 10 by the stated rule."""
+    from tt_core.experiments.summaries import TYPICAL_SEED_RULE, typical_seed
+
+    seed, scores = typical_seed(**TYPICAL_SEED_RULE)
+    ranked = sorted(scores, key=lambda s: (scores[s], s))
+    assert ranked.index(seed) == 4 and len(scores) == 10  # fifth of ten: five runs end at or below it
+    assert _parameter("00_tour", "seed") == seed and _parameter("10_explorer", "seed") == seed
+    assert f"--optimizer trimtuner-dt --seed {seed} " in (ROOT / "README.md").read_text()
+
+
+def test_a_parser_built_for_one_command_helps_and_parses_that_command_as_the_full_one():
+    full = cli.build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    for name, child in sub.choices.items():
+        light = cli._parser_for([name])
+        lsub = next(a for a in light._actions if isinstance(a, argparse._SubParsersAction))
+        assert lsub.choices[name].format_help() == child.format_help(), name
+        for path, parser, _ in _walk(child, (name,)):  # nested actions (bench recommend, spot simulate, ...)
+            node = lsub.choices[name]
+            for word in path[1:]:
+                node = next(a for a in node._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
+            assert node.format_help() == parser.format_help(), path
+    assert cli._ONLY is None  # the next build_parser() is complete again
