@@ -1,6 +1,7 @@
 """The numba-compiled kernels equal the numpy implementations they replace (kept as the references).
 
-EPMGP's sites (:func:`tt_core.acquisitions.epmgp._ep_sites_kernel` vs ``_ep_sites_batch_reference``) and
+EPMGP's sites and normalisers (:func:`tt_core.acquisitions.epmgp._ep_sites_kernel` vs
+``_ep_sites_batch_reference``, ``_normalisers_kernel`` vs ``_normalisers_batch_reference``) and
 the FABOLAS GP's log-likelihood over walkers (``_log_likelihood_kernel`` vs
 ``FabolasGP._log_likelihood_reference``) on fixed inputs: equal to 1e-10 relative (they differ only in
 the order of summation). Skipped when numba is not installed (the references are then what runs).
@@ -59,15 +60,21 @@ def test_ep_kernel_equals_reference(name, mu, S, monkeypatch):
     new = epmgp.log_pmin_first_order_batch(mu, S)
     ref_sites = epmgp._ep_sites_batch_reference(mu, S)
     monkeypatch.setattr(epmgp, "_EP_KERNEL", None)
+    monkeypatch.setattr(epmgp, "_NORM_KERNEL", None)
     ref = epmgp.log_pmin_first_order_batch(mu, S)
     np.testing.assert_array_equal(new_sites[3], ref_sites[3])  # the same problems die
     if name == "dead":
         assert ref_sites[3][:, 3].all()  # (others may die too)
-    logZ_new = epmgp._normalisers_batch(mu, S, *new_sites)[0]
-    logZ_ref = epmgp._normalisers_batch(mu, S, *ref_sites)[0]
+    monkeypatch.undo()
+    logZ_new, g_new, _ = epmgp._normalisers_batch(mu, S, *new_sites)  # both kernels
+    logZ_ref, g_ref, _ = epmgp._normalisers_batch_reference(mu, S, *ref_sites)  # both references
+    logZ_mix, g_mix, _ = epmgp._normalisers_batch_reference(mu, S, *new_sites)  # the normaliser alone
     np.testing.assert_array_equal(np.isfinite(logZ_new), np.isfinite(logZ_ref))
     f = np.isfinite(logZ_ref)
     np.testing.assert_allclose(logZ_new[f], logZ_ref[f], rtol=1e-10)
+    np.testing.assert_allclose(logZ_new[f], logZ_mix[f], rtol=1e-12)
+    np.testing.assert_allclose(g_new, g_mix, rtol=1e-10, atol=1e-12 * np.max(np.abs(g_mix)))
+    np.testing.assert_allclose(g_new, g_ref, rtol=1e-10, atol=1e-10 * np.max(np.abs(g_ref)))
     for a, b in zip(new, ref):  # normalised ln p_min, its gradients, the mean gradient
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10 * np.max(np.abs(b)))
 

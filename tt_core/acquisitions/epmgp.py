@@ -235,8 +235,6 @@ def _log_ndtr(z):  # pragma: no cover - compiled
 
 _nanmax = njit(_nanmax) or _nanmax
 _log_ndtr = njit(_log_ndtr) or _log_ndtr
-#: The compiled EP kernel, or None (numba missing: the numpy reference is used).
-_EP_KERNEL = njit(_ep_sites_kernel)
 
 
 def _ep_sites_batch_reference(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
@@ -338,6 +336,112 @@ def _ep_sites_batch_reference(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
 def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
     """EP log normalisers of the ``M x N`` problems of :func:`_ep_sites_batch` (sites given).
 
+    Without the Hessian and with numba, the compiled :func:`_normalisers_kernel` (same formulas, one
+    problem at a time, no (K, N, N) temporaries); otherwise, or when a matrix ``B`` needs jitter to be
+    factorised, :func:`_normalisers_batch_reference`.
+    """
+    if hessian or _NORM_KERNEL is None:
+        return _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian)
+    M, N = mu.shape
+    logZ = np.full((M, N), -np.inf)
+    g = np.zeros((M, N, N))
+    ok = _NORM_KERNEL(np.ascontiguousarray(mu, dtype=float), np.ascontiguousarray(Sigma, dtype=float),
+                      np.ascontiguousarray(tau), np.ascontiguousarray(nu), np.ascontiguousarray(logS),
+                      np.ascontiguousarray(dead, dtype=np.bool_), logZ, g)
+    if not ok:  # some B = I + R^T Sigma R not positive definite as it is: the reference adds jitter
+        return _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian)
+    return logZ, g, None
+
+
+def _normalisers_kernel(mu, Sigma, tau, nu, logS, dead, logZ, g):  # pragma: no cover - compiled
+    """The log normaliser and gradient of :func:`_normalisers_batch_reference`, problem by problem,
+    written for numba; returns False (and stops) when a Cholesky factorisation of ``B`` fails."""
+    M, N = mu.shape
+    B = np.empty((N, N))
+    rt = np.empty(N)
+    r = np.empty(N)
+    b = np.empty(N)
+    Sr = np.empty(N)
+    y = np.empty(N)
+    Ab = np.empty(N)
+    for s in range(M):
+        for k in range(N):
+            if dead[s, k]:
+                continue
+            t = tau[s, k]
+            n = nu[s, k]
+            S = Sigma[s]
+            for l in range(N):
+                rt[l] = np.sqrt(t[l])
+            Skk = S[k, k]
+            for l in range(N):
+                for m in range(l + 1):
+                    B[l, m] = 0.5 * (S[l, m] - S[k, m] - S[k, l] + Skk) * rt[l] * rt[m]
+                B[l, l] += 1.0
+            # Cholesky of B in place (lower triangle)
+            logdet = 0.0
+            for i in range(N):
+                for j in range(i + 1):
+                    acc = B[i, j]
+                    for q in range(j):
+                        acc -= B[i, q] * B[j, q]
+                    if i == j:
+                        if not acc > 0.0:
+                            return False
+                        B[i, i] = np.sqrt(acc)
+                        logdet += np.log(B[i, i])
+                    else:
+                        B[i, j] = acc / B[j, j]
+            logdet *= 2.0
+            # r = sum_l nu_l c_l (nu_k = 0 is not used)
+            tot = 0.0
+            for l in range(N):
+                v = 0.0 if l == k else n[l]
+                r[l] = v / _SQRT2
+                tot += v
+            r[k] -= tot / _SQRT2
+            for i in range(N):
+                acc = 0.0
+                for j in range(N):
+                    acc += S[i, j] * r[j]
+                Sr[i] = acc
+                b[i] = mu[s, i] + acc
+            bk = b[k]
+            for i in range(N):  # B^-1 R^T b: forward then backward substitution
+                acc = rt[i] * (b[i] - bk) / _SQRT2
+                for q in range(i):
+                    acc -= B[i, q] * y[q]
+                y[i] = acc / B[i, i]
+            for i in range(N - 1, -1, -1):
+                acc = y[i]
+                for q in range(i + 1, N):
+                    acc -= B[q, i] * y[q]
+                y[i] = acc / B[i, i]
+            tot = 0.0
+            for l in range(N):
+                Ab[l] = rt[l] * y[l] / _SQRT2
+                tot += rt[l] * y[l]
+            Ab[k] -= tot / _SQRT2
+            rSr = 0.0
+            bAb = 0.0
+            rmu = 0.0
+            slog = 0.0
+            site = 0.0
+            for l in range(N):
+                rSr += r[l] * Sr[l]
+                bAb += b[l] * Ab[l]
+                rmu += r[l] * mu[s, l]
+                slog += logS[s, k, l]
+                if n[l] != 0:
+                    site += n[l] * n[l] / (t[l] if t[l] > 0 else 1.0)
+                g[s, k, l] = r[l] - Ab[l]
+            logZ[s, k] = 0.5 * (rSr - bAb - logdet) + rmu + slog - 0.5 * site
+    return True
+
+
+def _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian=False):
+    """EP log normalisers of the ``M x N`` problems of :func:`_ep_sites_batch` (sites given; numpy).
+
     Uses the structure of ``c_l = (e_l - e_k) / sqrt(2)``: for problem ``k``,
     ``c_l^T Sigma c_m = (Sigma_lm - Sigma_km - Sigma_lk + Sigma_kk) / 2``, so ``B = I + R^T Sigma R`` is
     formed in O(N^2) (not as a product of dense matrices), ``r = sum_l nu_l c_l`` and
@@ -397,6 +501,11 @@ def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
         W = tri_solve(LB, (C * rt[:, None, :]).transpose(0, 2, 1))
         H[ms, ks] = -np.einsum("kli,klj->kij", W, W)  # -A = -R B^-1 R^T
     return logZ, g, H
+
+
+#: The compiled kernels, or None (numba missing: the numpy references are used).
+_EP_KERNEL = njit(_ep_sites_kernel)
+_NORM_KERNEL = njit(_normalisers_kernel)
 
 
 def epmgp_log_normalisers(mu, Sigma):
