@@ -109,3 +109,21 @@ def test_gp_log_likelihood_kernel_equals_reference_and_closed_form():
         K = fabolas_kernel(X, X, th[0], kind)[0] + (np.exp(th[0, -1]) + NOISE_JITTER) * np.eye(30)
         expected = multivariate_normal(np.full(30, y.mean()), K, allow_singular=False).logpdf(y)
         np.testing.assert_allclose(new[0], expected, rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind, d, walkers", [("loss", 2, 12), ("cost", 3, 14)])
+def test_compiled_chain_equals_emcee(kind, d, walkers):
+    """The compiled stretch-move chain makes emcee's proposals and decisions: same walkers after 150 steps."""
+    from tt_core.models.fabolas_gp import FabolasGP, sample_prior
+
+    rng = np.random.default_rng(d)
+    X = np.column_stack([rng.uniform(size=(25, d)), rng.choice([1 / 60, 0.1, 0.25, 0.5, 1.0], 25)])
+    y = np.log(rng.uniform(0.05, 0.6, 25))
+    gp = FabolasGP(kind=kind, seed=1)
+    gp._set_data(X, y)
+    p0 = sample_prior(walkers, d, np.random.default_rng(3))
+    ref_coords, ref_lp = gp._emcee_chain(p0, 150, np.random.RandomState(7))
+    coords, lp = gp._stretch_chain(p0, 150, np.random.RandomState(7))
+    assert not np.array_equal(ref_coords, p0)  # the chain moved
+    np.testing.assert_array_equal(coords, ref_coords)
+    np.testing.assert_allclose(lp, ref_lp, rtol=1e-10)

@@ -333,74 +333,141 @@ def _batched_cholesky(K: np.ndarray) -> np.ndarray:
         return np.stack([_robust_cholesky(Ki) for Ki in K])
 
 
-def _log_likelihood_kernel(dists, uu, ij, r, thetas, jitter, out):  # pragma: no cover - compiled
-    """GP log marginal likelihood per row of ``thetas``, written for numba: the kernel entries of the
-    pairs ``ij`` with the arithmetic of :func:`_kernel_values` (same operations, same order), noise on
-    the diagonal, a Cholesky factorisation (``-inf`` when it fails, as the reference), ``L^-1 r``."""
+def _log_likelihood_one(dists, uu, ij, r, th, jitter, K, z, scale):  # pragma: no cover - compiled
+    """GP log marginal likelihood of one hyperparameter vector ``th``, written for numba: the kernel
+    entries of the pairs ``ij`` with the arithmetic of :func:`_kernel_values` (same operations, same
+    order), noise on the diagonal, a Cholesky factorisation (``-inf`` when it fails, as the reference),
+    ``L^-1 r``. ``K``, ``z``, ``scale`` are work arrays."""
     d, P = dists.shape
+    n = r.shape[0]
+    sq5 = np.sqrt(5.0)
+    c0 = np.exp(th[0])
+    c1 = np.exp(th[d + 1])
+    c2 = np.exp(th[d + 2])
+    for i in range(d):
+        scale[i] = sq5 * np.exp(-0.5 * th[1 + i])
+    for p in range(P):
+        poly = 1.0
+        rsum = 0.0
+        for i in range(d):
+            ri = dists[i, p] * scale[i]
+            poly *= 1.0 + ri + ri * ri / 3.0
+            rsum += ri
+        v = poly * np.exp(-rsum)
+        v *= c0 * (c1 + c2 * uu[p])
+        a = ij[0, p]
+        b = ij[1, p]
+        if a >= b:
+            K[a, b] = v
+        else:
+            K[b, a] = v
+    noise = np.exp(th[d + 3]) + jitter
+    for i in range(n):
+        K[i, i] += noise
+    # lower Cholesky factor in place (row by row); a non-positive or NaN pivot: not positive definite
+    logdet = 0.0
+    for i in range(n):
+        for j in range(i + 1):
+            acc = K[i, j]
+            for q in range(j):
+                acc -= K[i, q] * K[j, q]
+            if i == j:
+                if not acc > 0.0:
+                    return -np.inf
+                K[i, i] = np.sqrt(acc)
+                logdet += np.log(K[i, i])
+            else:
+                K[i, j] = acc / K[j, j]
+    quad = 0.0
+    for i in range(n):
+        acc = r[i]
+        for q in range(i):
+            acc -= K[i, q] * z[q]
+        z[i] = acc / K[i, i]
+        quad += z[i] * z[i]
+    val = -0.5 * quad - logdet - 0.5 * n * _LN_2PI
+    return -np.inf if val != val else val
+
+
+def _log_likelihood_kernel(dists, uu, ij, r, thetas, jitter, out):  # pragma: no cover - compiled
+    """:func:`_log_likelihood_one` for every row of ``thetas`` into ``out``."""
     n = r.shape[0]
     K = np.zeros((n, n))
     z = np.empty(n)
-    scale = np.empty(d)
-    sq5 = np.sqrt(5.0)
+    scale = np.empty(dists.shape[0])
     for w in range(thetas.shape[0]):
-        th = thetas[w]
-        c0 = np.exp(th[0])
-        c1 = np.exp(th[d + 1])
-        c2 = np.exp(th[d + 2])
-        for i in range(d):
-            scale[i] = sq5 * np.exp(-0.5 * th[1 + i])
-        for p in range(P):
-            poly = 1.0
-            rsum = 0.0
-            for i in range(d):
-                ri = dists[i, p] * scale[i]
-                poly *= 1.0 + ri + ri * ri / 3.0
-                rsum += ri
-            v = poly * np.exp(-rsum)
-            v *= c0 * (c1 + c2 * uu[p])
-            a = ij[0, p]
-            b = ij[1, p]
-            if a >= b:
-                K[a, b] = v
-            else:
-                K[b, a] = v
-        noise = np.exp(th[d + 3]) + jitter
-        for i in range(n):
-            K[i, i] += noise
-        # lower Cholesky factor in place (row by row); a non-positive or NaN pivot: not positive definite
-        ok = True
-        logdet = 0.0
-        for i in range(n):
-            for j in range(i + 1):
-                acc = K[i, j]
-                for q in range(j):
-                    acc -= K[i, q] * K[j, q]
-                if i == j:
-                    if not acc > 0.0:
-                        ok = False
-                        break
-                    K[i, i] = np.sqrt(acc)
-                    logdet += np.log(K[i, i])
+        out[w] = _log_likelihood_one(dists, uu, ij, r, thetas[w], jitter, K, z, scale)
+
+
+def _log_prior_one(th):  # pragma: no cover - compiled
+    """:func:`log_prior` of one vector, written for numba (same formulas, same order)."""
+    p = th.shape[0]
+    d = p - 4
+    for j in range(p):
+        if not abs(th[j]) <= THETA_BOUND:
+            return -np.inf
+    w = th[0] + 2.0
+    if not w > 0:
+        return -np.inf
+    lw = np.log(w)
+    lp = -lw - 0.5 * _LN_2PI - 0.5 * lw**2
+    for i in range(1, d + 1):
+        if not (th[i] >= LOG_LS_LOW and th[i] <= LOG_LS_HIGH):
+            return -np.inf
+    lp = lp + -d * np.log(LOG_LS_HIGH - LOG_LS_LOW)
+    lp = lp - _LN_2PI - 0.5 * (th[d + 1] ** 2 + th[d + 2] ** 2)
+    lp = lp + np.log(np.log1p(3.0 * (HORSESHOE_SCALE * np.exp(-th[d + 3])) ** 2))
+    return -np.inf if lp != lp else lp
+
+
+def _stretch_chain_kernel(dists, uu, ij, r, jitter, coords, logp, inds, zu, rint, acc_u):  # pragma: no cover
+    """emcee's stretch move (a = 2, two halves in shuffled order, one accept draw per walker) on the
+    FABOLAS GP posterior, every step compiled; the random numbers are drawn beforehand in emcee's order
+    (:meth:`FabolasGP._stretch_chain`). ``coords`` (W, p) and ``logp`` (W,) are updated in place."""
+    W, p = coords.shape
+    n = r.shape[0]
+    K = np.zeros((n, n))
+    z = np.empty(n)
+    scale = np.empty(dists.shape[0])
+    q = np.empty((W, p))
+    qlp = np.empty(W)
+    fac = np.empty(W)
+    sel = np.empty(W, dtype=np.int64)
+    oth = np.empty(W, dtype=np.int64)
+    for t in range(inds.shape[0]):
+        for split in range(2):
+            ns = 0
+            nc = 0
+            for j in range(W):
+                if inds[t, j] == split:
+                    sel[ns] = j
+                    ns += 1
                 else:
-                    K[i, j] = acc / K[j, j]
-            if not ok:
-                break
-        if not ok:
-            out[w] = -np.inf
-            continue
-        quad = 0.0
-        for i in range(n):
-            acc = r[i]
-            for q in range(i):
-                acc -= K[i, q] * z[q]
-            z[i] = acc / K[i, i]
-            quad += z[i] * z[i]
-        val = -0.5 * quad - logdet - 0.5 * n * _LN_2PI
-        out[w] = -np.inf if val != val else val
+                    oth[nc] = j
+                    nc += 1
+            for a in range(ns):
+                zz = ((2.0 - 1.0) * zu[t, split, a] + 1) ** 2.0 / 2.0
+                fac[a] = (p - 1.0) * np.log(zz)
+                c = oth[rint[t, split, a]]
+                s = sel[a]
+                for k in range(p):
+                    q[a, k] = coords[c, k] - (coords[c, k] - coords[s, k]) * zz
+                lp = _log_prior_one(q[a])
+                if lp != -np.inf:
+                    lp = lp + _log_likelihood_one(dists, uu, ij, r, q[a], jitter, K, z, scale)
+                qlp[a] = lp
+            for a in range(ns):
+                j = sel[a]
+                if fac[a] + qlp[a] - logp[j] > np.log(acc_u[t, split, a]):
+                    for k in range(p):
+                        coords[j, k] = q[a, k]
+                    logp[j] = qlp[a]
 
 
+_log_likelihood_one = njit(_log_likelihood_one) or _log_likelihood_one
+_log_prior_one = njit(_log_prior_one) or _log_prior_one
 _LOGLIK_KERNEL = njit(_log_likelihood_kernel)
+_CHAIN_KERNEL = njit(_stretch_chain_kernel)
 
 
 def _tri_solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
@@ -621,14 +688,61 @@ class FabolasGP:
         else:
             p0, n_steps = sample_prior(nw, d, self._rng), self.burnin + self.chain_length
         self._set_data(X, y)
-        sampler = emcee.EnsembleSampler(nw, p, self.log_posterior, vectorize=True)
         rs = np.random.RandomState(int(self._rng.integers(0, 2**32 - 1)))
-        state = emcee.State(p0, random_state=rs.get_state())
         self.initial_positions_ = p0.copy()
-        final = sampler.run_mcmc(state, n_steps, store=False, skip_initial_state_check=True)
+        if _CHAIN_KERNEL is not None and nw >= 2 * p:
+            coords, log_prob = self._stretch_chain(p0, n_steps, rs)
+        else:
+            coords, log_prob = self._emcee_chain(p0, n_steps, rs)
         self.n_steps_ += n_steps
-        self._set_samples(final.coords, final.log_prob)
+        self._set_samples(coords, log_prob)
         return self
+
+    def _emcee_chain(self, p0, n_steps, rs):
+        """``n_steps`` of emcee's ensemble sampler (stretch move) from ``p0``, random numbers from ``rs``
+        (the reference of :meth:`_stretch_chain`); returns the final positions and log posteriors."""
+        sampler = emcee.EnsembleSampler(p0.shape[0], p0.shape[1], self.log_posterior, vectorize=True)
+        state = emcee.State(p0, random_state=rs.get_state())
+        final = sampler.run_mcmc(state, n_steps, store=False, skip_initial_state_check=True)
+        return final.coords, final.log_prob
+
+    def _stretch_chain(self, p0, n_steps, rs):
+        """:meth:`_emcee_chain` with every step compiled (:func:`_stretch_chain_kernel`).
+
+        emcee 3's ensemble sampler with its default move draws, per step: one uniform (choosing the
+        move), a shuffle of the walkers' half labels, and per half the stretch factors, the partner
+        indices and one uniform per walker for the acceptance; none of these depends on the walkers'
+        positions, so they are drawn here in that order and the chain runs without Python per step.
+        Same proposals, same decisions up to rounding of the log posterior (1e-13 relative)."""
+        W, p = p0.shape
+        coords = np.array(p0, dtype=float)
+        log_prob = self.log_posterior(coords)  # emcee's initial state
+        if np.any(np.isnan(log_prob)):
+            raise ValueError("The initial log_prob was NaN")
+        half = np.arange(W) % 2
+        inds = np.empty((n_steps, W), dtype=np.int64)
+        zu = np.zeros((n_steps, 2, W))
+        rint = np.zeros((n_steps, 2, W), dtype=np.int64)
+        acc_u = np.ones((n_steps, 2, W))
+        for t in range(n_steps):
+            rs.random_sample()  # emcee chooses its (only) move with a uniform draw
+            lab = half.copy()
+            rs.shuffle(lab)
+            inds[t] = lab
+            for split in range(2):
+                ns = int(np.count_nonzero(lab == split))
+                zu[t, split, :ns] = rs.rand(ns)
+                rint[t, split, :ns] = rs.randint(W - ns, size=(ns,))
+                acc_u[t, split, :ns] = rs.rand(ns)
+        pairs = getattr(self, "_pairs", None)
+        if pairs is None or pairs.X is not self.X_:
+            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
+        if pairs.dist_array is None:
+            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
+            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        _CHAIN_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
+                      NOISE_JITTER, coords, log_prob, inds, zu, rint, acc_u)
+        return coords, log_prob
 
     def fit_fixed_hypers(self, X, y, hypers) -> "FabolasGP":
         """Condition on data with given hyperparameter samples (no MCMC).
