@@ -122,8 +122,31 @@ def test_compiled_chain_equals_emcee(kind, d, walkers):
     gp = FabolasGP(kind=kind, seed=1)
     gp._set_data(X, y)
     p0 = sample_prior(walkers, d, np.random.default_rng(3))
-    ref_coords, ref_lp = gp._emcee_chain(p0, 150, np.random.RandomState(7))
-    coords, lp = gp._stretch_chain(p0, 150, np.random.RandomState(7))
+    rs_ref, rs = np.random.RandomState(7), np.random.RandomState(7)
+    ref_coords, ref_lp = gp._emcee_chain(p0, 150, rs_ref)
+    coords, lp = gp._stretch_chain(p0, 150, rs)
     assert not np.array_equal(ref_coords, p0)  # the chain moved
     np.testing.assert_array_equal(coords, ref_coords)
     np.testing.assert_allclose(lp, ref_lp, rtol=1e-10)
+
+
+@pytest.mark.parametrize("W, steps, seed", [(12, 300, 1), (13, 40, 2), (2, 5, 3)])
+def test_compiled_draws_equal_randomstate(W, steps, seed):
+    """The chain's random numbers drawn from the MT19937 state in compiled code equal numpy's
+    RandomState calls (shuffle, random_sample, randint) and leave the generator in the same state."""
+    from tt_core.models.fabolas_gp import FabolasGP
+
+    out, states = [], []
+    for compiled in (False, True):
+        rs = np.random.RandomState(seed)
+        rs.random_sample(7)  # not at the start of a block of 624 words
+        arrays = (np.empty((steps, W), dtype=np.int64), np.zeros((steps, 2, W)),
+                  np.zeros((steps, 2, W), dtype=np.int64), np.ones((steps, 2, W)))
+        arrays[0][:] = np.arange(W) % 2
+        FabolasGP._stretch_draws(rs, *arrays, compiled=compiled)
+        out.append(arrays)
+        states.append(rs.get_state())
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(states[0][1], states[1][1])
+    assert states[0][2] == states[1][2]
