@@ -202,6 +202,11 @@ def _ep_sites_kernel(mu, Sigma, max_sweeps, tol, tau, nu, logS, dead):  # pragma
                     inv = 1.0 / (1.0 + dtau * q)
                     a = (dnu - h * dtau) * inv
                     w = dtau * inv
+                    if dtau == 0.0 and dnu == 0.0:
+                        # an inactive site that stays inactive (z > 6 with tau = nu = 0 already): the
+                        # updates below would subtract exact zeros, so they are skipped (most sites of
+                        # a representer that is clearly below the others)
+                        continue
                     for i in range(N):
                         m[i] += a * vc[i]
                     for i in range(N):
