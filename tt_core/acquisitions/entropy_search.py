@@ -20,6 +20,10 @@ TrimTuner paper ref. [24]) and its use in FABOLAS (Klein et al., AISTATS 2017; c
 4. Values are averaged over model samples; :class:`InformationGainPerCost` pairs loss sample ``i``
    with cost sample ``i`` (as FABOLAS does).
 
+Speed: step 3 takes ``exp`` of samples x candidates x Np x N numbers (67 million for 24 x 140 x 400 x
+50), done by numpy's vectorised ``exp`` in cache-sized chunks; with numba (:mod:`tt_core.models.jit`)
+the passes before it (product, sum, maximum, shift) are one compiled loop, with the same values.
+
 Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 ------------------------------------------------------------------------
 * Representers: instead of sampling 50 points with emcee from a density proportional to ``exp(EI)``
@@ -46,13 +50,15 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from tt_core.models.base import check_X
+from tt_core.models.jit import njit
 from tt_core.acquisitions.epmgp import log_pmin_first_order_batch
 from tt_core.data.io import shown
 
 __all__ = ["sample_representers", "EntropySearch", "InformationGainPerCost", "innovation_nodes"]
 
-#: Largest number of (representer x candidate x node) entries processed at once.
-_CHUNK_ENTRIES = 2_000_000
+#: Largest number of (representer x candidate x node) entries processed at once: a chunk (0.8 MB)
+#: stays in the CPU's cache across the passes below (2,000,000 entries took twice as long).
+_CHUNK_ENTRIES = 100_000
 #: An expected entropy drop ``|alpha_ES| <= NO_INFORMATION_RTOL * max(H, 1)`` is rounding noise and set to 0.
 NO_INFORMATION_RTOL = 1e-12
 
@@ -121,6 +127,34 @@ def sample_representers(pool, rng, n=50, log_weights=None):
     n_take = min(int(n), int(np.count_nonzero(q > 0)))
     idx = rng.choice(P, size=n_take, replace=False, p=q / q.sum())
     return pool[keep[idx]].copy(), logq[idx].copy()
+
+
+def _shifted_log_weights(gt, base, omega, x, mx):  # pragma: no cover - compiled
+    """``x[r, j, k] = gt[r, k] * omega[j] + base[r, k] - mx[r, j]`` with ``mx`` the maximum over k:
+    the numpy passes of :meth:`EntropySearch._values` in one loop per row (same operations, same
+    values; the maximum runs over rows of nodes, element-wise, like numpy's)."""
+    R, N = gt.shape
+    J = omega.shape[0]
+    xt = np.empty((N, J))
+    m = np.empty(J)
+    for r in range(R):
+        for j in range(J):
+            m[j] = -np.inf
+        for k in range(N):
+            g = gt[r, k]
+            b = base[r, k]
+            for j in range(J):
+                v = g * omega[j] + b
+                xt[k, j] = v
+                m[j] = np.maximum(m[j], v)
+        for j in range(J):
+            mj = m[j]
+            mx[r, j, 0] = mj
+            for k in range(N):
+                x[r, j, k] = xt[k, j] - mj
+
+
+_SHIFT_KERNEL = njit(_shifted_log_weights)
 
 
 class EntropySearch:
@@ -206,11 +240,18 @@ class EntropySearch:
         chunk = max(1, _CHUNK_ENTRIES // max(1, N * omega.size))
         for a in range(0, M * C, chunk):
             b = min(M * C, a + chunk)
-            # x[r, j, k] = ln p'_k(omega_j) before renormalisation over k
-            x = np.multiply(gt[a:b, None, :], omega[None, :, None])
-            x += base[a:b, None, :]
-            mx = x.max(axis=2, keepdims=True)
-            x -= mx
+            # x[r, j, k] = ln p'_k(omega_j) before renormalisation over k, formed as (r, k, j) so that the
+            # maximum over k runs over contiguous rows of nodes (3x faster than along the short last
+            # axis; same values: the maximum is exact)
+            if _SHIFT_KERNEL is not None:  # the same numbers in one compiled pass
+                x = np.empty((b - a, omega.size, N))
+                mx = np.empty((b - a, omega.size, 1))
+                _SHIFT_KERNEL(gt[a:b], base[a:b], omega, x, mx)
+            else:
+                xt = np.multiply(gt[a:b, :, None], omega[None, None, :])
+                xt += base[a:b, :, None]
+                mx = xt.max(axis=1)[:, :, None]
+                x = np.subtract(xt.transpose(0, 2, 1), mx)  # (r, j, k), C-ordered for the product below
             np.exp(x, out=x)  # e = exp(x - max)
             sums = np.matmul(x, rhs[a:b])  # (r, j, 3): sum_k e_k, sum_k e_k (base_k + lambda_k), sum_k e_k g~_k
             s = sums[..., 0]

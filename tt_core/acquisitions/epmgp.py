@@ -13,7 +13,10 @@ problems of several Gaussians at once): each site update ``l`` is one vectorised
 still-active problem, and the rank-one covariance updates are applied in blocks of 16 as one batched
 matrix product (a step needs only ``V c_l``, computed from the last applied covariance and the pending
 factors). Problems stop individually (convergence or ``p_min(k) = 0``), exactly as if they were run one
-after the other. The EP updates follow EPMGP as used by the original entropy-search code.
+after the other. The EP updates follow EPMGP as used by the original entropy-search code. When numba is
+installed (:mod:`tt_core.models.jit`), :func:`_ep_sites_kernel` runs the same updates compiled, one
+problem after the other (4-5x less CPU than the batched numpy code at 24 x 50 problems, which stays
+as the reference and as the fallback); the two agree to rounding.
 
 Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 ------------------------------------------------------------------------
@@ -27,14 +30,18 @@ Deviations from the original implementations (RoBO / TrimTuner / Emukit)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from tt_core.models.jit import njit
 from tt_core.models.linalg import tri_solve
 
 __all__ = ["log_pmin", "log_pmin_first_order", "log_pmin_first_order_batch", "epmgp_log_normalisers"]
 
 _SQRT2 = float(np.sqrt(2.0))
+_SQRT1_2 = float(np.sqrt(0.5))
 _LOG_SQRT_2PI = 0.5 * float(np.log(2.0 * np.pi))
 _EPS = 1.19e-7
 #: Log-probability that replaces ``-inf`` (p_min(k) = 0) before normalisation.
@@ -110,8 +117,134 @@ def _ep_sites(mu, Sigma, max_sweeps=50, tol=1e-3):
     return tau[0], nu[0], logS[0], dead[0]
 
 
-def _ep_sites_batch(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
-    """EP sites of ``M`` independent EPMGP computations (``mu`` (M, N), ``Sigma`` (M, N, N)) at once.
+def _ep_sites_batch(mu, Sigma, max_sweeps=50, tol=1e-3):
+    """EP sites of ``M`` independent EPMGP computations (``mu`` (M, N), ``Sigma`` (M, N, N)).
+
+    Returns ``tau``, ``nu``, ``logS`` (M, N, N: row k holds the sites of problem k) and ``dead`` (M, N).
+    With numba (:mod:`tt_core.models.jit`) the compiled :func:`_ep_sites_kernel` runs the problems one
+    after the other; otherwise :func:`_ep_sites_batch_reference`. Both apply the same updates in the
+    same order; they differ only in how the rank-one covariance updates are summed (one at a time
+    here, in blocks of 16 in the reference), i.e. by rounding.
+    """
+    mu = np.ascontiguousarray(mu, dtype=float)
+    Sigma = np.ascontiguousarray(Sigma, dtype=float)
+    if _EP_KERNEL is None:
+        return _ep_sites_batch_reference(mu, Sigma, max_sweeps, tol)
+    M, N = mu.shape
+    tau = np.zeros((M, N, N))
+    nu = np.zeros((M, N, N))
+    logS = np.zeros((M, N, N))
+    dead = np.zeros((M, N), dtype=np.bool_)
+    _EP_KERNEL(mu, Sigma, int(max_sweeps), float(tol), tau, nu, logS, dead)
+    return tau, nu, logS, dead
+
+
+def _ep_sites_kernel(mu, Sigma, max_sweeps, tol, tau, nu, logS, dead):  # pragma: no cover - compiled
+    """EP of every problem (sample m, k) in turn, written for numba: the steps of
+    :func:`_ep_sites_batch_reference` for one problem, with the rank-one updates applied at once."""
+    M, N = mu.shape
+    V = np.empty((N, N))
+    m = np.empty(N)
+    vc = np.empty(N)
+    for s in range(M):
+        for k in range(N):
+            for i in range(N):
+                m[i] = mu[s, i]
+                for j in range(i + 1):
+                    V[i, j] = Sigma[s, i, j]
+            t = tau[s, k]
+            n = nu[s, k]
+            lg = logS[s, k]
+            live = True
+            for _sweep in range(max_sweeps):
+                change = 0.0
+                for l in range(N):
+                    if l == k:
+                        continue
+                    # row l minus row k of the symmetric V, of which the lower triangle is kept
+                    for i in range(N):
+                        vl = V[l, i] if i <= l else V[i, l]
+                        vk = V[k, i] if i <= k else V[i, k]
+                        vc[i] = (vl - vk) / _SQRT2
+                    q = (vc[l] - vc[k]) / _SQRT2
+                    h = (m[l] - m[k]) / _SQRT2
+                    tl = t[l]
+                    nl = n[l]
+                    denom = 1.0 - tl * q
+                    s2 = q / denom if denom > 0 else 0.0
+                    if s2 < 0.0:
+                        s2 = 0.0
+                    tt = h + s2 * (tl * h - nl)
+                    sd = np.sqrt(s2 + 1e-25)
+                    z = tt / sd
+                    degenerate = s2 <= 1e-20
+                    die = (z < -6.0) or (degenerate and tt < 0)
+                    drop = ((z > 6.0) or degenerate) and not die
+                    if die:
+                        lg[l] = 0.0
+                        live = False
+                        break
+                    if drop:
+                        dtau = -tl
+                        dnu = -nl
+                        lg[l] = 0.0
+                    else:
+                        log_cdf = _log_ndtr(z)
+                        alpha = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_cdf) / sd
+                        beta = alpha * (alpha * s2 + tt)
+                        r = beta / (1.0 - beta)
+                        dtau = _nanmax(r / s2 - tl, _EPS - tl)
+                        dnu = _nanmax(r * (alpha + tt / s2) + alpha - nl, _EPS - nl)
+                        lg[l] = (log_cdf - 0.5 * (np.log(beta) - np.log(tl + dtau) - np.log(s2))
+                                 + alpha * alpha * s2 / (2.0 * beta))
+                    t[l] = tl + dtau
+                    n[l] = nl + dnu
+                    inv = 1.0 / (1.0 + dtau * q)
+                    a = (dnu - h * dtau) * inv
+                    w = dtau * inv
+                    if dtau == 0.0 and dnu == 0.0:
+                        # an inactive site that stays inactive (z > 6 with tau = nu = 0 already): the
+                        # updates below would subtract exact zeros, so they are skipped (most sites of
+                        # a representer that is clearly below the others)
+                        continue
+                    for i in range(N):
+                        m[i] += a * vc[i]
+                    for i in range(N):
+                        wi = w * vc[i]
+                        for j in range(i + 1):
+                            V[i, j] -= wi * vc[j]
+                    change += _nanmax(abs(dnu), abs(dtau))
+                if not live:
+                    dead[s, k] = True
+                    break
+                if not change >= tol:
+                    break
+
+
+def _nanmax(a, b):  # pragma: no cover - compiled; np.maximum of two scalars (NaN wins)
+    if a != a or b != b:
+        return a + b
+    return a if a >= b else b
+
+
+def _log_ndtr(z):  # pragma: no cover - compiled
+    """``ln Phi(z)`` for the moderate ``z`` of an EP update (``|z| <= 6``), from libm's ``erf`` / ``erfc``
+    (scipy's ``log_ndtr`` to rounding: 1e-13 relative)."""
+    x = z / _SQRT2
+    if x > 0:  # ln(1 - Phi(-z)) without cancelling
+        return math.log1p(-0.5 * math.erfc(x))
+    if x > -_SQRT1_2:
+        return math.log(0.5 + 0.5 * math.erf(x))
+    return math.log(0.5 * math.erfc(-x))
+
+
+_nanmax = njit(_nanmax) or _nanmax
+_log_ndtr = njit(_log_ndtr) or _log_ndtr
+
+
+def _ep_sites_batch_reference(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
+    """EP sites of ``M`` independent EPMGP computations (``mu`` (M, N), ``Sigma`` (M, N, N)) at once
+    (the numpy implementation, kept as the reference of :func:`_ep_sites_kernel`).
 
     The ``M * N`` problems (sample, k) are run simultaneously, site ``l`` of every active problem per
     step, exactly as if each problem were run alone (same schedule, same stopping rules). Speed-ups
@@ -208,6 +341,112 @@ def _ep_sites_batch(mu, Sigma, max_sweeps=50, tol=1e-3, block=_BLOCK):
 def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
     """EP log normalisers of the ``M x N`` problems of :func:`_ep_sites_batch` (sites given).
 
+    Without the Hessian and with numba, the compiled :func:`_normalisers_kernel` (same formulas, one
+    problem at a time, no (K, N, N) temporaries); otherwise, or when a matrix ``B`` needs jitter to be
+    factorised, :func:`_normalisers_batch_reference`.
+    """
+    if hessian or _NORM_KERNEL is None:
+        return _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian)
+    M, N = mu.shape
+    logZ = np.full((M, N), -np.inf)
+    g = np.zeros((M, N, N))
+    ok = _NORM_KERNEL(np.ascontiguousarray(mu, dtype=float), np.ascontiguousarray(Sigma, dtype=float),
+                      np.ascontiguousarray(tau), np.ascontiguousarray(nu), np.ascontiguousarray(logS),
+                      np.ascontiguousarray(dead, dtype=np.bool_), logZ, g)
+    if not ok:  # some B = I + R^T Sigma R not positive definite as it is: the reference adds jitter
+        return _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian)
+    return logZ, g, None
+
+
+def _normalisers_kernel(mu, Sigma, tau, nu, logS, dead, logZ, g):  # pragma: no cover - compiled
+    """The log normaliser and gradient of :func:`_normalisers_batch_reference`, problem by problem,
+    written for numba; returns False (and stops) when a Cholesky factorisation of ``B`` fails."""
+    M, N = mu.shape
+    B = np.empty((N, N))
+    rt = np.empty(N)
+    r = np.empty(N)
+    b = np.empty(N)
+    Sr = np.empty(N)
+    y = np.empty(N)
+    Ab = np.empty(N)
+    for s in range(M):
+        for k in range(N):
+            if dead[s, k]:
+                continue
+            t = tau[s, k]
+            n = nu[s, k]
+            S = Sigma[s]
+            for l in range(N):
+                rt[l] = np.sqrt(t[l])
+            Skk = S[k, k]
+            for l in range(N):
+                for m in range(l + 1):
+                    B[l, m] = 0.5 * (S[l, m] - S[k, m] - S[k, l] + Skk) * rt[l] * rt[m]
+                B[l, l] += 1.0
+            # Cholesky of B in place (lower triangle)
+            logdet = 0.0
+            for i in range(N):
+                for j in range(i + 1):
+                    acc = B[i, j]
+                    for q in range(j):
+                        acc -= B[i, q] * B[j, q]
+                    if i == j:
+                        if not acc > 0.0:
+                            return False
+                        B[i, i] = np.sqrt(acc)
+                        logdet += np.log(B[i, i])
+                    else:
+                        B[i, j] = acc / B[j, j]
+            logdet *= 2.0
+            # r = sum_l nu_l c_l (nu_k = 0 is not used)
+            tot = 0.0
+            for l in range(N):
+                v = 0.0 if l == k else n[l]
+                r[l] = v / _SQRT2
+                tot += v
+            r[k] -= tot / _SQRT2
+            for i in range(N):
+                acc = 0.0
+                for j in range(N):
+                    acc += S[i, j] * r[j]
+                Sr[i] = acc
+                b[i] = mu[s, i] + acc
+            bk = b[k]
+            for i in range(N):  # B^-1 R^T b: forward then backward substitution
+                acc = rt[i] * (b[i] - bk) / _SQRT2
+                for q in range(i):
+                    acc -= B[i, q] * y[q]
+                y[i] = acc / B[i, i]
+            for i in range(N - 1, -1, -1):
+                acc = y[i]
+                for q in range(i + 1, N):
+                    acc -= B[q, i] * y[q]
+                y[i] = acc / B[i, i]
+            tot = 0.0
+            for l in range(N):
+                Ab[l] = rt[l] * y[l] / _SQRT2
+                tot += rt[l] * y[l]
+            Ab[k] -= tot / _SQRT2
+            rSr = 0.0
+            bAb = 0.0
+            rmu = 0.0
+            slog = 0.0
+            site = 0.0
+            for l in range(N):
+                rSr += r[l] * Sr[l]
+                bAb += b[l] * Ab[l]
+                rmu += r[l] * mu[s, l]
+                slog += logS[s, k, l]
+                if n[l] != 0:
+                    site += n[l] * n[l] / (t[l] if t[l] > 0 else 1.0)
+                g[s, k, l] = r[l] - Ab[l]
+            logZ[s, k] = 0.5 * (rSr - bAb - logdet) + rmu + slog - 0.5 * site
+    return True
+
+
+def _normalisers_batch_reference(mu, Sigma, tau, nu, logS, dead, hessian=False):
+    """EP log normalisers of the ``M x N`` problems of :func:`_ep_sites_batch` (sites given; numpy).
+
     Uses the structure of ``c_l = (e_l - e_k) / sqrt(2)``: for problem ``k``,
     ``c_l^T Sigma c_m = (Sigma_lm - Sigma_km - Sigma_lk + Sigma_kk) / 2``, so ``B = I + R^T Sigma R`` is
     formed in O(N^2) (not as a product of dense matrices), ``r = sum_l nu_l c_l`` and
@@ -267,6 +506,11 @@ def _normalisers_batch(mu, Sigma, tau, nu, logS, dead, hessian=False):
         W = tri_solve(LB, (C * rt[:, None, :]).transpose(0, 2, 1))
         H[ms, ks] = -np.einsum("kli,klj->kij", W, W)  # -A = -R B^-1 R^T
     return logZ, g, H
+
+
+#: The compiled kernels, or None (numba missing: the numpy references are used).
+_EP_KERNEL = njit(_ep_sites_kernel)
+_NORM_KERNEL = njit(_normalisers_kernel)
 
 
 def epmgp_log_normalisers(mu, Sigma):

@@ -61,6 +61,7 @@ import numpy as np
 
 from tt_core.models.base import JointPosterior, check_X, check_y
 from tt_core.data.io import shown
+from tt_core.models.jit import njit
 from tt_core.models.linalg import tri_solve
 
 __all__ = [
@@ -161,9 +162,22 @@ def fabolas_kernel(X1, X2, theta, kind) -> np.ndarray:
     """
     th = _as_theta2d(theta)
     d = X1.shape[1] - 1
+    n1, n2 = X1.shape[0], X2.shape[0]
+    block = max(1, _KERNEL_BLOCK_ENTRIES // max(1, th.shape[0] * n1))
+    if n2 > block:
+        # in column blocks that stay in the CPU's cache across the passes of _kernel_values (every entry
+        # is computed alone, so the values are the same to the bit; 2.5x less CPU at 24 x 44 x 1,400)
+        out = np.empty((th.shape[0], n1, n2))
+        for a in range(0, n2, block):
+            out[:, :, a : a + block] = fabolas_kernel(X1, X2[a : a + block], th, kind)
+        return out
     dists = [np.abs(X1[:, i][:, None] - X2[:, i][None, :]) for i in range(d)]
     uu = np.outer(size_feature(X1[:, d], kind), size_feature(X2[:, d], kind))
     return _kernel_values(dists, uu, th)
+
+
+#: Entries of a kernel matrix stack computed at once by :func:`fabolas_kernel`.
+_KERNEL_BLOCK_ENTRIES = 100_000
 
 
 class _SelfPairs:
@@ -181,6 +195,8 @@ class _SelfPairs:
         self.dists = [np.abs(X[self.iu, i] - X[self.ju, i]) for i in range(d)]
         u = size_feature(X[:, d], kind)
         self.uu = u[self.iu] * u[self.ju]
+        self.dist_array = None  # the distances as one (d, P) array, for the compiled likelihood
+        self.ij = None
 
     def kernel(self, theta) -> np.ndarray:
         vals = _kernel_values(self.dists, self.uu, _as_theta2d(theta))
@@ -330,6 +346,217 @@ def _batched_cholesky(K: np.ndarray) -> np.ndarray:
         return np.stack([_robust_cholesky(Ki) for Ki in K])
 
 
+def _log_likelihood_one(dists, uu, ij, r, th, jitter, K, z, scale):  # pragma: no cover - compiled
+    """GP log marginal likelihood of one hyperparameter vector ``th``, written for numba: the kernel
+    entries of the pairs ``ij`` with the arithmetic of :func:`_kernel_values` (same operations, same
+    order), noise on the diagonal, a Cholesky factorisation (``-inf`` when it fails, as the reference),
+    ``L^-1 r``. ``K``, ``z``, ``scale`` are work arrays."""
+    d, P = dists.shape
+    n = r.shape[0]
+    sq5 = np.sqrt(5.0)
+    c0 = np.exp(th[0])
+    c1 = np.exp(th[d + 1])
+    c2 = np.exp(th[d + 2])
+    for i in range(d):
+        scale[i] = sq5 * np.exp(-0.5 * th[1 + i])
+    for p in range(P):
+        poly = 1.0
+        rsum = 0.0
+        for i in range(d):
+            ri = dists[i, p] * scale[i]
+            poly *= 1.0 + ri + ri * ri / 3.0
+            rsum += ri
+        v = poly * np.exp(-rsum)
+        v *= c0 * (c1 + c2 * uu[p])
+        a = ij[0, p]
+        b = ij[1, p]
+        if a >= b:
+            K[a, b] = v
+        else:
+            K[b, a] = v
+    noise = np.exp(th[d + 3]) + jitter
+    for i in range(n):
+        K[i, i] += noise
+    # lower Cholesky factor in place (row by row); a non-positive or NaN pivot: not positive definite
+    logdet = 0.0
+    for i in range(n):
+        for j in range(i + 1):
+            acc = K[i, j]
+            for q in range(j):
+                acc -= K[i, q] * K[j, q]
+            if i == j:
+                if not acc > 0.0:
+                    return -np.inf
+                K[i, i] = np.sqrt(acc)
+                logdet += np.log(K[i, i])
+            else:
+                K[i, j] = acc / K[j, j]
+    quad = 0.0
+    for i in range(n):
+        acc = r[i]
+        for q in range(i):
+            acc -= K[i, q] * z[q]
+        z[i] = acc / K[i, i]
+        quad += z[i] * z[i]
+    val = -0.5 * quad - logdet - 0.5 * n * _LN_2PI
+    return -np.inf if val != val else val
+
+
+def _log_likelihood_kernel(dists, uu, ij, r, thetas, jitter, out):  # pragma: no cover - compiled
+    """:func:`_log_likelihood_one` for every row of ``thetas`` into ``out``."""
+    n = r.shape[0]
+    K = np.zeros((n, n))
+    z = np.empty(n)
+    scale = np.empty(dists.shape[0])
+    for w in range(thetas.shape[0]):
+        out[w] = _log_likelihood_one(dists, uu, ij, r, thetas[w], jitter, K, z, scale)
+
+
+def _log_prior_one(th):  # pragma: no cover - compiled
+    """:func:`log_prior` of one vector, written for numba (same formulas, same order)."""
+    p = th.shape[0]
+    d = p - 4
+    for j in range(p):
+        if not abs(th[j]) <= THETA_BOUND:
+            return -np.inf
+    w = th[0] + 2.0
+    if not w > 0:
+        return -np.inf
+    lw = np.log(w)
+    lp = -lw - 0.5 * _LN_2PI - 0.5 * lw**2
+    for i in range(1, d + 1):
+        if not (th[i] >= LOG_LS_LOW and th[i] <= LOG_LS_HIGH):
+            return -np.inf
+    lp = lp + -d * np.log(LOG_LS_HIGH - LOG_LS_LOW)
+    lp = lp - _LN_2PI - 0.5 * (th[d + 1] ** 2 + th[d + 2] ** 2)
+    lp = lp + np.log(np.log1p(3.0 * (HORSESHOE_SCALE * np.exp(-th[d + 3])) ** 2))
+    return -np.inf if lp != lp else lp
+
+
+def _stretch_chain_kernel(dists, uu, ij, r, jitter, coords, logp, inds, zu, rint, acc_u):  # pragma: no cover
+    """emcee's stretch move (a = 2, two halves in shuffled order, one accept draw per walker) on the
+    FABOLAS GP posterior, every step compiled; the random numbers are drawn beforehand in emcee's order
+    (:meth:`FabolasGP._stretch_chain`). ``coords`` (W, p) and ``logp`` (W,) are updated in place."""
+    W, p = coords.shape
+    n = r.shape[0]
+    K = np.zeros((n, n))
+    z = np.empty(n)
+    scale = np.empty(dists.shape[0])
+    q = np.empty((W, p))
+    qlp = np.empty(W)
+    fac = np.empty(W)
+    sel = np.empty(W, dtype=np.int64)
+    oth = np.empty(W, dtype=np.int64)
+    for t in range(inds.shape[0]):
+        for split in range(2):
+            ns = 0
+            nc = 0
+            for j in range(W):
+                if inds[t, j] == split:
+                    sel[ns] = j
+                    ns += 1
+                else:
+                    oth[nc] = j
+                    nc += 1
+            for a in range(ns):
+                zz = ((2.0 - 1.0) * zu[t, split, a] + 1) ** 2.0 / 2.0
+                fac[a] = (p - 1.0) * np.log(zz)
+                c = oth[rint[t, split, a]]
+                s = sel[a]
+                for k in range(p):
+                    q[a, k] = coords[c, k] - (coords[c, k] - coords[s, k]) * zz
+                lp = _log_prior_one(q[a])
+                if lp != -np.inf:
+                    lp = lp + _log_likelihood_one(dists, uu, ij, r, q[a], jitter, K, z, scale)
+                qlp[a] = lp
+            for a in range(ns):
+                j = sel[a]
+                if fac[a] + qlp[a] - logp[j] > np.log(acc_u[t, split, a]):
+                    for k in range(p):
+                        coords[j, k] = q[a, k]
+                    logp[j] = qlp[a]
+
+
+def _mt_next(key, pos):  # pragma: no cover - compiled
+    """Next 32-bit output of the Mersenne twister MT19937 in state ``(key, pos[0])`` (numpy's legacy
+    RandomState generator): regenerate the 624 words when they are used up, then temper one."""
+    if pos[0] >= 624:
+        for i in range(624):
+            y = (key[i] & np.uint32(0x80000000)) | (key[(i + 1) % 624] & np.uint32(0x7FFFFFFF))
+            v = key[(i + 397) % 624] ^ (y >> np.uint32(1))
+            if y & np.uint32(1):
+                v ^= np.uint32(0x9908B0DF)
+            key[i] = v
+        pos[0] = 0
+    y = key[pos[0]]
+    pos[0] += 1
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+def _mt_double(key, pos):  # pragma: no cover - compiled
+    """RandomState.random_sample(): 53 random bits from two outputs."""
+    a = _mt_next(key, pos) >> np.uint32(5)
+    b = _mt_next(key, pos) >> np.uint32(6)
+    return (a * 67108864.0 + b) / 9007199254740992.0
+
+
+def _mt_bounded(key, pos, high):  # pragma: no cover - compiled
+    """An integer in [0, high] as RandomState draws it below 2^32: the output masked to the smallest
+    all-ones mask covering ``high``, rejected while above it (no draw when high = 0)."""
+    if high == 0:
+        return 0
+    mask = np.uint32(high)
+    mask |= mask >> np.uint32(1)
+    mask |= mask >> np.uint32(2)
+    mask |= mask >> np.uint32(4)
+    mask |= mask >> np.uint32(8)
+    mask |= mask >> np.uint32(16)
+    while True:
+        v = _mt_next(key, pos) & mask
+        if v <= np.uint32(high):
+            return np.int64(v)
+
+
+def _stretch_draws_kernel(key, pos, inds, zu, rint, acc_u):  # pragma: no cover - compiled
+    """The random numbers of :meth:`FabolasGP._stretch_chain`, drawn from the MT19937 state as the
+    RandomState calls listed there would draw them (same outputs, same final state)."""
+    n_steps, W = inds.shape
+    n0 = (W + 1) // 2
+    n1 = W // 2
+    for t in range(n_steps):
+        _mt_double(key, pos)  # emcee's choice of its move
+        for j in range(W):
+            inds[t, j] = j % 2
+        for i in range(W - 1, 0, -1):  # RandomState.shuffle: Fisher-Yates from the end
+            j = _mt_bounded(key, pos, i)
+            tmp = inds[t, i]
+            inds[t, i] = inds[t, j]
+            inds[t, j] = tmp
+        for split in range(2):
+            ns = n0 if split == 0 else n1
+            nc = W - ns
+            for a in range(ns):
+                zu[t, split, a] = _mt_double(key, pos)
+            for a in range(ns):
+                rint[t, split, a] = _mt_bounded(key, pos, nc - 1)
+            for a in range(ns):
+                acc_u[t, split, a] = _mt_double(key, pos)
+
+
+_log_likelihood_one = njit(_log_likelihood_one) or _log_likelihood_one
+_log_prior_one = njit(_log_prior_one) or _log_prior_one
+_LOGLIK_KERNEL = njit(_log_likelihood_kernel)
+_CHAIN_KERNEL = njit(_stretch_chain_kernel)
+_mt_next = njit(_mt_next) or _mt_next
+_mt_double = njit(_mt_double) or _mt_double
+_mt_bounded = njit(_mt_bounded) or _mt_bounded
+_DRAWS_KERNEL = njit(_stretch_draws_kernel)
+
+
 def _tri_solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
     """Batched lower-triangular solve ``L^-1 B`` (or ``L^-T B``) over the leading axis (:func:`tri_solve`)."""
     return tri_solve(L, B, lower=True, trans=trans)
@@ -458,7 +685,27 @@ class FabolasGP:
 
     # ---------------------------------------------------------------- likelihood
     def _log_likelihood(self, thetas: np.ndarray) -> np.ndarray:
-        """GP log marginal likelihood of the current data for each row of ``thetas`` (M, p)."""
+        """GP log marginal likelihood of the current data for each row of ``thetas`` (M, p).
+
+        With numba, :func:`_log_likelihood_kernel` (the emcee walkers call this ~700 times per refit);
+        otherwise :meth:`_log_likelihood_reference`. They agree to rounding (the compiled Cholesky sums
+        in another order than LAPACK's)."""
+        if _LOGLIK_KERNEL is None:
+            return self._log_likelihood_reference(thetas)
+        pairs = getattr(self, "_pairs", None)
+        if pairs is None or pairs.X is not self.X_:
+            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
+        if pairs.dist_array is None:
+            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
+            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        thetas = np.ascontiguousarray(thetas, dtype=float)
+        out = np.empty(thetas.shape[0])
+        _LOGLIK_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
+                       thetas, NOISE_JITTER, out)
+        return out
+
+    def _log_likelihood_reference(self, thetas: np.ndarray) -> np.ndarray:
+        """GP log marginal likelihood of the current data for each row of ``thetas`` (M, p) (numpy)."""
         X, r = self.X_, self.y_ - self.mean_
         n, d = X.shape[0], X.shape[1] - 1
         K = self._self_kernel(thetas)
@@ -528,14 +775,78 @@ class FabolasGP:
         else:
             p0, n_steps = sample_prior(nw, d, self._rng), self.burnin + self.chain_length
         self._set_data(X, y)
-        sampler = emcee.EnsembleSampler(nw, p, self.log_posterior, vectorize=True)
         rs = np.random.RandomState(int(self._rng.integers(0, 2**32 - 1)))
-        state = emcee.State(p0, random_state=rs.get_state())
         self.initial_positions_ = p0.copy()
-        final = sampler.run_mcmc(state, n_steps, store=False, skip_initial_state_check=True)
+        if _CHAIN_KERNEL is not None and nw >= 2 * p:
+            coords, log_prob = self._stretch_chain(p0, n_steps, rs)
+        else:
+            coords, log_prob = self._emcee_chain(p0, n_steps, rs)
         self.n_steps_ += n_steps
-        self._set_samples(final.coords, final.log_prob)
+        self._set_samples(coords, log_prob)
         return self
+
+    def _emcee_chain(self, p0, n_steps, rs):
+        """``n_steps`` of emcee's ensemble sampler (stretch move) from ``p0``, random numbers from ``rs``
+        (the reference of :meth:`_stretch_chain`); returns the final positions and log posteriors."""
+        sampler = emcee.EnsembleSampler(p0.shape[0], p0.shape[1], self.log_posterior, vectorize=True)
+        state = emcee.State(p0, random_state=rs.get_state())
+        final = sampler.run_mcmc(state, n_steps, store=False, skip_initial_state_check=True)
+        return final.coords, final.log_prob
+
+    def _stretch_chain(self, p0, n_steps, rs):
+        """:meth:`_emcee_chain` with every step compiled (:func:`_stretch_chain_kernel`).
+
+        emcee 3's ensemble sampler with its default move draws, per step: one uniform (choosing the
+        move), a shuffle of the walkers' half labels, and per half the stretch factors, the partner
+        indices and one uniform per walker for the acceptance; none of these depends on the walkers'
+        positions, so they are drawn here in that order and the chain runs without Python per step.
+        Same proposals, same decisions up to rounding of the log posterior (1e-13 relative)."""
+        W, p = p0.shape
+        coords = np.array(p0, dtype=float)
+        log_prob = self.log_posterior(coords)  # emcee's initial state
+        if np.any(np.isnan(log_prob)):
+            raise ValueError("The initial log_prob was NaN")
+        inds = np.empty((n_steps, W), dtype=np.int64)
+        inds[:] = np.arange(W) % 2
+        zu = np.zeros((n_steps, 2, W))
+        rint = np.zeros((n_steps, 2, W), dtype=np.int64)
+        acc_u = np.ones((n_steps, 2, W))
+        self._stretch_draws(rs, inds, zu, rint, acc_u)
+        pairs = getattr(self, "_pairs", None)
+        if pairs is None or pairs.X is not self.X_:
+            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
+        if pairs.dist_array is None:
+            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
+            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        _CHAIN_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
+                      NOISE_JITTER, coords, log_prob, inds, zu, rint, acc_u)
+        return coords, log_prob
+
+    @staticmethod
+    def _stretch_draws(rs, inds, zu, rint, acc_u, compiled=True):
+        """Fill the chain's random numbers (``inds`` must hold the labels ``arange(W) % 2``) from ``rs``
+        in emcee's order. ``compiled``: the same draws made by :func:`_stretch_draws_kernel` from the
+        generator's MT19937 state (RandomState's per-call overhead was ~50 us per step), and ``rs``
+        left in the state these calls leave it in."""
+        n_steps, W = inds.shape
+        state = rs.get_state()
+        if compiled and _DRAWS_KERNEL is not None and state[0] == "MT19937" and W < 2**31:
+            key = np.array(state[1], dtype=np.uint32)
+            pos = np.array([state[2]], dtype=np.int64)
+            _DRAWS_KERNEL(key, pos, inds, zu, rint, acc_u)
+            rs.set_state(("MT19937", key, int(pos[0]), state[3], state[4]))
+            return
+        n0, n1 = (W + 1) // 2, W // 2  # walkers labelled 0 and 1 (a shuffle keeps the counts)
+        uniform, shuffle, integers = rs.random_sample, rs.shuffle, rs.randint
+        for t in range(n_steps):
+            uniform()  # emcee chooses its (only) move with a uniform draw
+            shuffle(inds[t])
+            zu[t, 0, :n0] = uniform(n0)
+            rint[t, 0, :n0] = integers(n1, size=n0)
+            acc_u[t, 0, :n0] = uniform(n0)
+            zu[t, 1, :n1] = uniform(n1)
+            rint[t, 1, :n1] = integers(n0, size=n1)
+            acc_u[t, 1, :n1] = uniform(n1)
 
     def fit_fixed_hypers(self, X, y, hypers) -> "FabolasGP":
         """Condition on data with given hyperparameter samples (no MCMC).
