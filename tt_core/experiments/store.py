@@ -622,6 +622,10 @@ def run_grid(
                       f"(this is {code_hash()}); they are reused: delete them to recompute", stacklevel=2)
     todo = [s for s, st in status.items() if st not in ("valid", "stale")]
     check_settings(todo)  # every setting to compute is valid before the first run starts
+    if len(todo) > 1 and not (backend == "sequential" or (backend == "loky" and n_jobs == 1)):
+        from tt_core.experiments.schedule import longest_first
+
+        todo = longest_first(todo, runs_dir)  # parallel workers stay busy to the end
     counts = {"computed": 0, "reused": len(specs) - len(todo), "waited": 0}
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []
