@@ -76,7 +76,7 @@ def test_same_observations_for_every_setting_of_a_seed(rnn):
     b = B._make(B.Setting.parse("trimtuner-gp:none"), rnn, 3)
     pa, pb = B.replay_pairs(a, 12, 3), B.replay_pairs(b, 12, 3)
     assert pa == pb and len(set(pa)) == 12
-    assert pa[:4] == [tuple(map(int, p)) for p in a._init_queue]
+    assert pa[:4] == [tuple(map(int, p)) for p in a.initial_pairs]
     assert B.replay_pairs(a, 12, 4) != pa
 
 

@@ -138,7 +138,7 @@ def test_trimtuner_dt_first_bo_test_is_no_longer_configuration_0():
     for seed in range(10):
         for store in (firsts, again) if seed < 3 else (firsts,):
             opt = make_optimizer("trimtuner-dt", bench, seed=seed, max_cost=bench.max_cost)
-            while opt._init_queue:
+            for _ in range(opt.n_init):  # the initial design
                 c, s = opt.suggest()
                 m = table(c, s)
                 opt.observe(c, s, m.accuracy, m.cost, m.time)

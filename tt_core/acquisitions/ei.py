@@ -163,6 +163,10 @@ class EIc:
         mean, std = preds[LOSS]
         return expected_improvement(mean, std, self.best_feasible) * p
 
+    def eic(self, X) -> np.ndarray:
+        """EIc at each row of ``X`` (for :class:`EIcPerUSD`: before the division by the expected cost)."""
+        return self._value(self._preds(X))
+
     def __call__(self, X) -> np.ndarray:
         return self._value(self._preds(X))
 

@@ -123,6 +123,12 @@ class TrimTunerAcquisition:
         # argmax ask for the same candidates; the models are fixed during one iteration)
         self._terms: dict[bytes, tuple[float, np.ndarray]] = {}
 
+    @property
+    def n_fantasised(self) -> int:
+        """Distinct candidates whose constraint factor has been computed (each with a model fantasy per
+        Gauss-Hermite root: the costly part of Eq. 5)."""
+        return len(self._terms)
+
     def _fantasy_models(self) -> list[str]:
         return list(dict.fromkeys([LOSS] + [c.model for c in self.constraints]))
 

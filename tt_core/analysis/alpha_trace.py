@@ -107,7 +107,7 @@ class _Tracer:
             idx = np.fromiter(vals, dtype=int)
             return idx[tied_with_best(np.fromiter(vals.values(), dtype=float))]
 
-        it = len(opt._history) + 1
+        it = step.iteration
         full = space.max_size
         # the cost model's predicted cost of every configuration at each size, relative to its full size
         all_ids = space.config_ids

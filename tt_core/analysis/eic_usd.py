@@ -85,7 +85,6 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = 44, **options
     cost among the candidates), ``true_cost_median`` (median measured cost of the candidates) and
     ``best_feasible`` (whether EIc had a feasible incumbent, else it is P(constraints) alone).
     """
-    from tt_core.acquisitions.ei import EIc
     from tt_core.experiments.replay import Replay
 
     replay = Replay.from_benchmark(benchmark, "eic-usd", seed=int(seed), **options)
@@ -94,14 +93,14 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = 44, **options
 
     def _record(step) -> None:
         ids, sizes, X, acq, choice = step.ids, step.sizes, step.X, step.acquisition, step.choice
-        eic = np.asarray(EIc._value(acq, acq._preds(X)), dtype=float)
+        eic = np.asarray(acq.eic(X), dtype=float)
         cost = np.asarray(acq.expected_cost(X), dtype=float)
         rec = step_record(eic, cost)
         true = np.array([replay.score(int(c), int(s)).cost for c, s in zip(ids, sizes)], dtype=float)
         j = int(np.flatnonzero((ids == choice[0]) & (sizes == choice[1]))[0])
         if eic[j] / cost[j] < eic[rec["i_usd"]] / cost[rec["i_usd"]] * (1 - 1e-9):
             raise RuntimeError(f"the traced choice {choice} is not a maximum of EIc/USD")
-        rec.update({"seed": int(seed), "iteration": len(opt._history) + 1, "n_candidates": int(ids.size),
+        rec.update({"seed": int(seed), "iteration": step.iteration, "n_candidates": int(ids.size),
                     "chosen": int(choice[0]), "pick_eic": int(ids[rec["i_eic"]]),
                     "pred_cost_usd": float(cost[j]), "true_cost_usd": float(true[j]),
                     "pred_cost_eic": float(cost[rec["i_eic"]]), "true_cost_eic": float(true[rec["i_eic"]]),

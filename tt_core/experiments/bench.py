@@ -13,9 +13,10 @@ times exactly that on the authors' measurements:
    replay costs as much as an optimisation run);
 3. fit the models once on the first ``n_obs - 1`` observations (untimed warm-up: the GP's MCMC burn-in
    happens here, as it does in a real run's first fit), then add the last observation;
-4. per repeat, time ``_update()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
+4. per repeat, time ``refit()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
    continued MCMC segment, as at every refit of a run) and ``suggest()`` (filter + acquisition), split
-   into ``acq_setup_s`` (building the acquisition: representers and EPMGP), ``filter_s`` (the filter;
+   by the optimiser's step record (``on_select``) into ``acq_setup_s`` (building the acquisition:
+   representers and EPMGP), ``filter_s`` (the filter;
    for DIRECT / CMA-ES this includes their acquisition evaluations) and ``acq_eval_s`` (the rest:
    evaluating / maximising the acquisition on the kept candidates).
 
@@ -232,16 +233,6 @@ def _make(setting: Setting, bench, seed: int):
                           filter=setting.filter if filtered else None, max_cost=bench.max_cost, max_time=bench.max_time)
 
 
-@contextmanager
-def _no_refit(opt):
-    """Observations are recorded without refitting the models (the refit is timed separately)."""
-    opt._update = lambda: None
-    try:
-        yield opt
-    finally:
-        del opt._update
-
-
 def replay_pairs(opt, n_obs: int, seed: int) -> list[tuple[int, int]]:
     """The ``n_obs`` (configuration, size) pairs replayed into ``opt`` with ``policy="random"``.
 
@@ -249,7 +240,7 @@ def replay_pairs(opt, n_obs: int, seed: int) -> list[tuple[int, int]]:
     uniformly with ``numpy.random.default_rng([seed, n_obs])``.
     """
     _check_n_obs(opt, n_obs)
-    pairs = list(dict.fromkeys((int(c), int(s)) for c, s in opt._init_queue))[:n_obs]
+    pairs = list(dict.fromkeys((int(c), int(s)) for c, s in opt.initial_pairs))[:n_obs]
     ids, sizes = opt.pool.untested()
     rng = np.random.default_rng([int(seed), int(n_obs)])
     for j in rng.permutation(len(ids)):
@@ -295,69 +286,48 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     opt = _make(setting, bench, seed)
     _check_n_obs(opt, n_obs)
 
-    def observe(c, s):
+    def observe(c, s, refit=True):
         m = replay(c, s)
-        opt.observe(c, s, m.accuracy, m.cost, m.time)
+        opt.observe(c, s, m.accuracy, m.cost, m.time, refit=refit)
 
     if policy == "own":
         for _ in range(n_obs - 1):
             observe(*opt.suggest())
-        with _no_refit(opt):
-            observe(*opt.suggest())
+        observe(*opt.suggest(), refit=False)
     else:
         pairs = replay_pairs(opt, n_obs, seed)
-        with _no_refit(opt):
-            for c, s in pairs[:-1]:
-                observe(c, s)
-        opt._update()  # warm-up fit on n_obs - 1 observations (untimed)
-        with _no_refit(opt):
-            observe(*pairs[-1])
+        for c, s in pairs[:-1]:
+            observe(c, s, refit=False)
+        opt.refit()  # warm-up fit on n_obs - 1 observations (untimed)
+        observe(*pairs[-1], refit=False)
 
-    parts = {"acq_setup_s": 0.0, "filter_s": 0.0, "n_evaluated": None}
-    wrapped = []
-    for attr, key in (("_build_acquisition", "acq_setup_s"), ("_apply_filter", "filter_s")):
-        fn = getattr(opt, attr, None)
-        if fn is None:
-            continue
-
-        def timed(*a, _fn=fn, _key=key, **k):
-            t = time.perf_counter()
-            out = _fn(*a, **k)
-            parts[_key] += time.perf_counter() - t
-            if _key == "filter_s":
-                parts["n_evaluated"] = int(np.size(out))
-            else:
-                parts["acquisition"] = out
-            return out
-
-        setattr(opt, attr, timed)
-        wrapped.append(attr)
+    steps = []
+    opt.on_select(steps.append)  # the step record: acquisition set-up, filter and argmax times
     rows = []
-    try:
-        for r in range(repeats):
-            parts.update(acq_setup_s=0.0, filter_s=0.0, n_evaluated=None, acquisition=None)
-            n_cand = int(opt.pool.n_untested)
-            load = _load()
-            c0, t0 = time.process_time(), time.perf_counter()
-            opt._update()
-            t1 = time.perf_counter()
-            cid, size = opt.suggest()
-            t2, c2 = time.perf_counter(), time.process_time()
-            suggest = t2 - t1
-            memo = getattr(parts.get("acquisition"), "information_gain_per_cost", parts.get("acquisition"))
-            rows.append({
-                "repeat": r, "refit_s": t1 - t0, "acq_setup_s": parts["acq_setup_s"], "filter_s": parts["filter_s"],
-                "acq_eval_s": max(suggest - parts["acq_setup_s"] - parts["filter_s"], 0.0), "suggest_s": suggest,
-                "total_s": t2 - t0, "cpu_s": c2 - c0, "n_candidates": n_cand,
-                "n_evaluated": n_cand if parts["n_evaluated"] is None else parts["n_evaluated"],
-                "n_info_rows": int(getattr(memo, "n_computed", -1)),
-                "n_fantasised": len(getattr(parts.get("acquisition"), "_terms", ())) if hasattr(
-                    parts.get("acquisition"), "_terms") else -1,
-                "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load,
-            })
-    finally:
-        for attr in wrapped:
-            delattr(opt, attr)
+    for r in range(repeats):
+        steps.clear()
+        n_cand = int(opt.pool.n_untested)
+        load = _load()
+        c0, t0 = time.process_time(), time.perf_counter()
+        opt.refit()
+        t1 = time.perf_counter()
+        cid, size = opt.suggest()
+        t2, c2 = time.perf_counter(), time.process_time()
+        suggest = t2 - t1
+        step = steps[0] if steps else None
+        acq_setup = step.acquisition_s if step else 0.0
+        filter_s = step.filter_s if step else 0.0
+        acquisition = step.acquisition if step else None
+        memo = getattr(acquisition, "information_gain_per_cost", acquisition)
+        rows.append({
+            "repeat": r, "refit_s": t1 - t0, "acq_setup_s": acq_setup, "filter_s": filter_s,
+            "acq_eval_s": max(suggest - acq_setup - filter_s, 0.0), "suggest_s": suggest,
+            "total_s": t2 - t0, "cpu_s": c2 - c0, "n_candidates": n_cand,
+            "n_evaluated": n_cand if step is None else int(step.keep.size),
+            "n_info_rows": int(getattr(memo, "n_computed", -1)),
+            "n_fantasised": int(getattr(acquisition, "n_fantasised", -1)),
+            "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load,
+        })
     return rows
 
 

@@ -182,7 +182,7 @@ class Replay:
         charged_cost, charged_time = opt.observe(config_id, size, m.accuracy, m.cost, m.time)
         inc = opt.incumbent()
         overhead += time.perf_counter() - t1
-        last = opt._history.rows[-1]
+        last = opt.last_observation
         self._cum_cost += charged_cost
         self._cum_time += charged_time
         row = {

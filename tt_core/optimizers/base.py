@@ -25,6 +25,7 @@ its result (thesis Alg. 2, lines 24-26).
 from __future__ import annotations
 
 import math
+import time as time_module
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -176,6 +177,8 @@ class Optimizer:
         self._snapshot_max = (0.0, 0.0)
         #: Diagnostics of the last ``suggest`` (e.g. Nephele's ``gamma_size``), added to replay trajectories.
         self.step_info: dict = {}
+        #: Seconds of the last :meth:`refit` (NaN before the first).
+        self.refit_s = float("nan")
 
     # -- state -----------------------------------------------------------------------------------
     @property
@@ -217,8 +220,11 @@ class Optimizer:
         raise NotImplementedError
 
     def observe(self, config_id: int, size: int, accuracy: float, cost: float = np.nan,
-                time: float = np.nan) -> tuple[float, float]:
+                time: float = np.nan, *, refit: bool = True) -> tuple[float, float]:
         """Record a measurement, charge it and update the models.
+
+        ``refit=False`` records the measurement without refitting the models (call :meth:`refit` before the
+        next :meth:`suggest`; used to time the refit on its own).
 
         Returns
         -------
@@ -246,8 +252,29 @@ class Optimizer:
         self._history.add(config_id=key[0], size=key[1], accuracy=acc, cost=cost, time=time, phase=phase,
                           charged_cost=charged_cost, charged_time=charged_time, used=used, feasible=feasible)
         self._after_observe(key, phase, charged_cost)
-        self._update()
+        if refit:
+            self.refit()
         return charged_cost, charged_time
+
+    def refit(self) -> float:
+        """Refit the models on the observations so far (what :meth:`observe` does after recording a test).
+
+        Returns the seconds it took, also kept as :attr:`refit_s`.
+        """
+        t0 = time_module.perf_counter()
+        self._update()
+        self.refit_s = time_module.perf_counter() - t0
+        return self.refit_s
+
+    @property
+    def last_observation(self) -> dict | None:
+        """The last observation as recorded (a copy of the last :attr:`history` row as a dict), or None."""
+        return dict(self._history.rows[-1]) if len(self._history) else None
+
+    @property
+    def n_observations(self) -> int:
+        """Observations so far (``len(history)`` without building the frame)."""
+        return len(self._history)
 
     def _phase_of(self, key) -> str:
         return self._phase()
@@ -269,6 +296,20 @@ class Optimizer:
 
     def _update(self) -> None:
         pass
+
+    @property
+    def _observers(self) -> list:
+        return self.__dict__.setdefault("_observer_list", [])
+
+    def on_select(self, observer) -> None:
+        """Call ``observer(step)`` at every model-based choice, before the chosen test runs: the one public
+        record of a step (:class:`tt_core.optimizers.model_based.SelectionStep`: the candidates, the
+        acquisition, the filter's choice, the choice and the timings of the refit, the acquisition's set-up,
+        the filter and the argmax). The analyses that trace a run (:mod:`tt_core.analysis.alpha_trace`,
+        :mod:`tt_core.analysis.eic_usd`) and the benchmark of a recommendation read it; observers only read,
+        so the run is the one it would be without them. Optimisers without a model-based choice (random
+        search, the budgeted ones) never call it."""
+        self._observers.append(observer)
 
     def incumbent(self) -> Recommendation | None:  # pragma: no cover - abstract
         raise NotImplementedError

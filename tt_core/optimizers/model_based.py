@@ -20,6 +20,7 @@ initial design is ``init_design="random"`` with ``n_init`` configurations at eve
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,9 +45,27 @@ INIT_DESIGNS = ("paper", "random")
 
 @dataclass(frozen=True)
 class SelectionStep:
-    """What one model-based choice saw, handed to each observer of :meth:`ModelBasedOptimizer.on_select`
-    before the chosen test is run: the untested candidates (``ids``, ``sizes``, encoded ``X``), the
-    acquisition built for this step (models fixed), the rows of ``X`` the filter kept and the choice."""
+    """The public record of one model-based choice, handed to each observer of
+    :meth:`ModelBasedOptimizer.on_select` before the chosen test is run.
+
+    Attributes
+    ----------
+    ids, sizes, X : ndarray
+        The untested candidates (configuration ids, sizes, encoded rows).
+    acquisition : callable
+        The acquisition built for this step (models fixed).
+    keep : ndarray of int
+        The rows of ``X`` the filter kept (the acquisition is maximised over ``X[keep]``).
+    choice : (int, int)
+        The chosen ``(config_id, size)``.
+    iteration : int
+        The number of the test this choice is (observations so far + 1).
+    refit_s : float
+        Seconds of the models' last refit (on the observations so far, at the last ``observe``).
+    acquisition_s, filter_s, argmax_s : float
+        Seconds spent building the acquisition, filtering the candidates and maximising the acquisition
+        over the kept ones in this step.
+    """
 
     ids: np.ndarray
     sizes: np.ndarray
@@ -54,6 +73,11 @@ class SelectionStep:
     acquisition: object
     keep: np.ndarray
     choice: tuple[int, int]
+    iteration: int = 0
+    refit_s: float = float("nan")
+    acquisition_s: float = float("nan")
+    filter_s: float = float("nan")
+    argmax_s: float = float("nan")
 
 
 class DesignedOptimizer(Optimizer):
@@ -308,8 +332,11 @@ class ModelBasedOptimizer(DesignedOptimizer):
         if not self.models:  # fewer than two observations (a one-test initial design): nothing to model yet
             i = int(self.rng.integers(len(ids)))
             return int(ids[i]), int(sizes[i])
+        t0 = time.perf_counter()
         acquisition = self._build_acquisition()
+        t1 = time.perf_counter()
         keep = self._apply_filter(X, acquisition)
+        t2 = time.perf_counter()
         ties = self._ties("acquisition")
         if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)
             i, _, _ = acquisition.argmax(X[keep], rng=ties)
@@ -319,20 +346,26 @@ class ModelBasedOptimizer(DesignedOptimizer):
             if not np.all(np.isfinite(values)):
                 values = np.where(np.isfinite(values), values, -np.inf)
             best = keep[argmax_random_ties(values, ties)]
+        t3 = time.perf_counter()
         choice = int(ids[best]), int(sizes[best])
-        for observer in self._observers:
-            observer(SelectionStep(ids, sizes, X, acquisition, np.asarray(keep, dtype=int), choice))
+        if self._observers:
+            step = SelectionStep(ids, sizes, X, acquisition, np.asarray(keep, dtype=int), choice,
+                                 iteration=self.n_observations + 1, refit_s=self.refit_s, acquisition_s=t1 - t0,
+                                 filter_s=t2 - t1, argmax_s=t3 - t2)
+            for observer in self._observers:
+                observer(step)
         return choice
 
-    @property
-    def _observers(self) -> list:
-        return self.__dict__.setdefault("_observer_list", [])
-
-    def on_select(self, observer: Callable[[SelectionStep], None]) -> None:
-        """Call ``observer(step)`` (a :class:`SelectionStep`) at every model-based choice, before the chosen
-        test runs. One hook for the analyses that trace a run (:mod:`tt_core.analysis.alpha_trace`,
-        :mod:`tt_core.analysis.eic_usd`); observers only read, so the run is the one it would be without them."""
-        self._observers.append(observer)
+    def preview_acquisition(self):
+        """The acquisition the next choice would build from the current models, leaving the optimiser's random
+        state untouched (for inspection: the explorer's table). Needs fitted models (two observations)."""
+        if not self.models:
+            raise ValueError(f"{self.name}: no model fitted yet (the models need two observations)")
+        saved = self.rng.bit_generator.state
+        try:
+            return self._build_acquisition()
+        finally:
+            self.rng.bit_generator.state = saved
 
     def _ties(self, purpose: str):
         """The generator that breaks this step's ties for ``purpose`` (None when ``random_ties`` is off)."""

@@ -703,15 +703,12 @@ class ExplorerController:
     def _acquisition(self, X) -> np.ndarray:
         """The optimiser's acquisition at ``X``, leaving its random state untouched."""
         opt = self.optimizer
-        if not hasattr(opt, "_build_acquisition"):
+        if not hasattr(opt, "preview_acquisition"):
             return np.full(len(X), np.nan)
-        saved = opt.rng.bit_generator.state
         try:
-            values = np.asarray(opt._build_acquisition()(X), dtype=float).ravel()
+            values = np.asarray(opt.preview_acquisition()(X), dtype=float).ravel()
         except (ValueError, KeyError, np.linalg.LinAlgError):  # e.g. EIc before a feasible observation
             values = np.full(len(X), np.nan)
-        finally:
-            opt.rng.bit_generator.state = saved
         return values
 
     # ------------------------------------------------------------------------------------ comparison
