@@ -27,6 +27,35 @@ PAPER_TABLE_III = [
 ]
 
 
+def test_reference_table_is_the_2017_data_set():
+    ref = catalogue.EC2INSTANCES_INFO_2017
+    assert set(ref) == set(catalogue.CATALOGUE)
+    # the one type where the paper's printed Table III and the 2017 data set differ (memory GiB, USD/h)
+    assert ref["r3.xlarge"][1:3] == (30.5, 0.333) and PAPER_TABLE_III[1][2:] == (30, 0.33)
+    # the catalogue's snapshot fields and ECU are the reference table's
+    for name, (cpus, mem, price, ecu) in ref.items():
+        t = catalogue.CATALOGUE[name]
+        assert (t.vcpus, t.memory_gib_snapshot, t.on_demand_snapshot, t.ecu) == (cpus, mem, price, ecu)
+    assert (catalogue.reference_table()["source"] == catalogue.EC2INSTANCES_INFO_SOURCE).all()
+
+
+def test_reference_table_against_the_package_if_installed():
+    """With ``ec2instances.info==0.0.2`` installed, its data literal (parsed, never imported or executed)
+    must give the typed values."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("ec2instances.info") if importlib.util.find_spec("ec2instances") else None
+    if spec is None or not spec.origin:
+        pytest.skip("ec2instances.info 0.0.2 is not installed (an optional reference: pip install ec2instances.info==0.0.2)")
+    tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+    data = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                and getattr(n.targets[0], "id", "") == "ec2")
+    got = {d["instance_type"]: (d["vCPU"], d["memory"], float(d["pricing"]["us-east-1"]["linux"]["ondemand"]), d["ECU"])
+           for d in data if d["instance_type"] in catalogue.EC2INSTANCES_INFO_2017}
+    assert got == catalogue.EC2INSTANCES_INFO_2017
+
+
 def test_table3_is_the_papers_table_exactly():
     t = catalogue.table3()
     assert list(t.columns) == ["Instance Type", "CPUs", "Memory(GB)", "On-demand Price(USD/hr)"]

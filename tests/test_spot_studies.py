@@ -79,7 +79,38 @@ def test_every_row_names_the_reconstructions_it_rests_on():
     claims = report.claim_rows({"top3_at_07": True, "jct_between_baselines": True}, synthetic_prices=True)
     assert "Eqs. 4-7" in claims[1]["note"] and "Eqs. 1-2" not in claims[1]["note"]      # top-3: curves only
     assert "JCT" in claims[0]["note"] and "synthetic" in claims[0]["note"]
-    assert all(r["note"] == "rests on no reconstructed equation" for r in report.table3_rows())
+    assert all(r["note"].endswith("rests on no reconstructed equation") for r in report.table3_rows())
+
+
+def test_table3_rows_are_input_checks_against_the_2017_source():
+    df = report.summary(report.table3_rows())
+    assert len(df) == 18 and set(df["status"]) == {"input check"}
+    by = df.set_index("item")
+    # the independent source (ec2instances.info 0.0.2) lists r3.xlarge as 30.5 GiB and $0.333; the paper 30 / 0.33
+    assert by.loc["r3.xlarge: memory (GB)", "workbook"] == 30.5 and by.loc["r3.xlarge: memory (GB)", "paper"] == 30
+    assert by.loc["r3.xlarge: on-demand price (USD/h)", "workbook"] == 0.333
+    assert df.loc[~df["agrees"].astype(bool), "item"].tolist() == ["r3.xlarge: memory (GB)",
+                                                                   "r3.xlarge: on-demand price (USD/h)"]
+    assert "30.5" in by.loc["r3.xlarge: memory (GB)", "cause"] and "ec2instances.info" in df["note"].iloc[0]
+    assert "agrees" not in set(df["status"])
+    ck = report.summary(report.checkpoint_rows(lambda n: {16: 134.22, 1: 62.83}[n] * 120 / 1024))
+    assert set(ck["status"]) == {"consistency check"} and ck["agrees"].all()
+
+
+def test_earlycurve_claim_needs_a_workload_with_stages():
+    def errs(stages_a, stages_b, ec_a=0.1, ss_a=0.2):
+        rows = [{"job_set": "a", "stages": st, "earlycurve_error": ec_a, "single-stage_error": ss_a} for st in stages_a]
+        rows += [{"job_set": "b", "stages": st, "earlycurve_error": 0.5, "single-stage_error": 0.1} for st in stages_b]
+        return pd.DataFrame(rows)
+
+    # 2 staged curves of 8 (as the quick profile: a few scattered): not comparable, whatever the errors say
+    value, why = T.earlycurve_claim(errs([2, 1, 1, 1], [3, 1, 1, 1]))
+    assert value is None and "2 of 8" in why
+    # job set a staged (3 of 4): the claim on a alone (EarlyCurve 0.1 < 0.2), b's unstaged curves left out
+    value, why = T.earlycurve_claim(errs([2, 2, 3, 1], [1, 1, 1, 1]))
+    assert value is True and why.endswith(": a")
+    rows = report.claim_rows({}, not_comparable={"earlycurve_better": why})
+    assert report.summary(rows)["status"].tolist() == ["not comparable"]
 
 
 def test_csv_tables_carry_the_prices_label():

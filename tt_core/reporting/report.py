@@ -3,7 +3,7 @@
 Its first screen answers "what was reproduced, what differs, and why":
 
 1. totals by status (agrees / differs with a measured cause / differs, cause not measured yet /
-   not comparable / paper only);
+   not comparable / paper only / input check / consistency check);
 2. one thumbnail per paper figure, linking to the notebook that draws it;
 3. the rows that do not agree, first, each with its cause and the notebook it comes from;
 4. then every row, grouped by paper and section (folded), numbers printed to the paper's precision,
@@ -46,7 +46,11 @@ GROUPS = [
     ("differs (cause not measured yet)", "differ, cause not measured yet", "#c62828"),
     ("not comparable", "not comparable (another setting)", "#6d4c41"),
     ("paper only", "paper only (no workbook value)", "#757575"),
+    ("input check", "input check (a paper's input vs an independent source)", "#1565c0"),
+    ("consistency check", "consistency check (a paper's own arithmetic)", "#5e35b1"),
 ]
+#: Groups that are no reproduction: never counted as agreeing or not agreeing.
+CHECK_GROUPS = ("input check", "consistency check")
 
 #: What each agreement rule means, in words (shown once in the legend).
 RULE_WORDS = {
@@ -307,7 +311,7 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                            f"</span></h3>")
         for section, srows in prows.groupby("section", sort=False):
             st = totals(srows)
-            not_ok = len(srows) - st["agrees"] - st["paper only"]
+            not_ok = len(srows) - st["agrees"] - st["paper only"] - sum(st[g] for g in CHECK_GROUPS)
             badge = "" if not not_ok else f" <span class='s' style='background:#ef6c00'>{not_ok} not agreeing</span>"
             groups_html.append(
                 f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} agree"
@@ -340,7 +344,9 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
 <p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
 is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
 A row that <i>differs</i> names the cause that was measured, or says that none has been measured yet; a row is
-<i>not comparable</i> when this run used another setting than the paper (named in the row).</p>
+<i>not comparable</i> when this run used another setting than the paper (named in the row).
+<i>Input checks</i> (a paper's input beside an independent source) and <i>consistency checks</i> (a paper's own
+arithmetic recomputed) are no reproductions and are counted apart.</p>
 <h2>Figures and tables, by notebook</h2><div class="thumbs">{''.join(thumbs)}</div>
 <h2>Where the workbook and the papers differ</h2>{diff_html}
 <h2>Every row, by paper and section</h2>{''.join(groups_html) or '<p>(no comparison tables were written)</p>'}

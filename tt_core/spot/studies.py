@@ -212,6 +212,29 @@ def prediction_errors(job_set, theta: float = 0.7) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: A job set "has stages" (Fig. 11's claim can be tested on it) when Eq. 7 splits at least this share of its
+#: curves into more than one stage (the paper's Fig. 11: ResNet with step-decay learning rates).
+STAGED_SHARE = 0.5
+
+
+def earlycurve_claim(errors: pd.DataFrame, min_share: float = STAGED_SHARE) -> tuple[bool | None, str]:
+    """Fig. 11(b)'s claim (EarlyCurve's mean error below the single-stage fit's) on the job sets with stages.
+
+    Returns ``(value, why)``: ``value`` None when no job set of ``errors`` (:func:`prediction_errors`) has
+    at least ``min_share`` of its curves split into stages (on a one-stage curve the two fits are the same
+    fit, so the claim cannot be compared), ``why`` saying which job sets it was computed on or why not."""
+    per = errors.assign(staged=errors["stages"] > 1).groupby("job_set")["staged"].mean()
+    keep = sorted(per[per >= min_share].index)
+    n_staged = int((errors["stages"] > 1).sum())
+    if not keep:
+        return None, (f"no workload with learning-rate stages: Eq. 7 split {n_staged} of {len(errors)} curves into "
+                      f"stages, no job set has {100 * min_share:g}% or more staged (on a one-stage curve EarlyCurve "
+                      "and the single-stage fit are the same fit)")
+    e = errors[errors["job_set"].isin(keep)]
+    return bool(e["earlycurve_error"].mean() < e["single-stage_error"].mean()), \
+        f"computed on the {len(keep)} job set(s) with stages: {', '.join(keep)}"
+
+
 def topk_claim(job_sets, thetas, k: int = 3, method: str = "earlycurve") -> pd.DataFrame:
     """Top-1 / top-3 hit of EarlyCurve's ranking at each theta on each job set (no market involved: the
     selection depends only on the curves). The plateau stop is applied as in the simulator."""
