@@ -163,3 +163,42 @@ def test_smoke_grid_runs_and_is_consistent():
 def test_bench_fig7_reports_cpu_and_wall_seconds():
     res = T.bench_fig7(settings("quick", "spottune", smoke=True))
     assert res["simulations"] == 4 and res["job_sets"] == 1 and res["cpu_s"] > 0 and res["wall_s"] > 0
+
+
+def test_trimtuner_groups_count_as_two_workloads():
+    assert T.workload_of("cnn/t2.small-x8") == T.workload_of("cnn/t2.2xlarge-x4") == "TrimTuner CNN"
+    w = T.job_set_weights(["cnn/a", "cnn/b", "cnn/c", "rnn/a", "sklearn/lor"])
+    assert np.allclose(w, [1 / 9, 1 / 9, 1 / 9, 1 / 3, 1 / 3])
+    # three CNN groups where SpotTune (θ=1) saves 50% and one scikit-learn job set where it saves nothing:
+    # over job sets 37.5%, over the two workloads 25%
+    rows = []
+    for js, st1 in (("cnn/a", 2.0), ("cnn/b", 2.0), ("cnn/c", 2.0), ("sklearn/lor", 4.0)):
+        for ap, cost in (("single-cheapest", 4.0), ("single-fastest", 8.0), ("spottune-1", st1), ("spottune-0.7", 1.0)):
+            rows.append({"job_set": js, "approach": ap, "seed": 1, "cost": cost, "jct_s": 3600.0, "free_step_share": 0.0,
+                         "refunded_share": 0.0})
+    s = T.paper_statements(None, pd.DataFrame(rows))
+    assert s["saving_st1_vs_cheapest"] == pytest.approx(0.25)
+    assert s["saving_st07_vs_cheapest_max"] == pytest.approx(0.75)
+
+
+def test_seed_interval_is_the_bootstrap_distribution():
+    """Three seeds whose cost ratios are 0.2, 0.5 and 1.1 on one job set: the bootstrap distribution of the
+    saving can be enumerated exactly (27 equally likely index triples); the sampled interval must match its
+    quantiles, and a seed-free statement must have a zero-width interval."""
+    import itertools
+
+    st1 = {1: 0.2, 2: 0.5, 3: 1.1}
+    rows = []
+    for seed, r in st1.items():
+        for ap, cost in (("single-cheapest", 1.0), ("single-fastest", 3.0), ("spottune-1", r), ("spottune-0.7", 0.1)):
+            rows.append({"job_set": "sklearn/x", "approach": ap, "seed": seed, "cost": cost, "jct_s": 3600.0,
+                         "free_step_share": 0.3, "refunded_share": 0.0})
+    t = T.statement_intervals(pd.DataFrame(rows), n_boot=20000, rng=np.random.default_rng(5)).set_index("key")
+    exact = np.sort([1 - np.mean([st1[i] for i in idx]) for idx in itertools.product(st1, repeat=3)])
+    assert t.loc["saving_st1_vs_cheapest", "value"] == pytest.approx(1 - 1.8 / 3)
+    # the exact distribution's extreme atoms, -0.1 (all three draws seed 3) and 0.8 (all seed 1), each have
+    # probability 1/27 = 3.7% > 2.5%: they are the exact 2.5% and 97.5% quantiles
+    assert (exact[0], exact[-1]) == pytest.approx((-0.1, 0.8))
+    assert tuple(t.loc["saving_st1_vs_cheapest", ["lo", "hi"]]) == pytest.approx((exact[0], exact[-1]))
+    assert t.loc["free_step_share_st07", "lo"] == t.loc["free_step_share_st07", "hi"] == pytest.approx(0.3)
+    assert "3 seeds" in t["method"].iloc[0]

@@ -130,12 +130,24 @@ def checkpoint_rows(max_model_gb) -> list[dict]:
             for n, (speed, gb) in CHECKPOINT.items()]
 
 
-def fig7_rows(statements: dict, synthetic_prices: bool) -> list[dict]:
+def interval_text(intervals, key: str) -> str:
+    """``"seed interval [lo, hi] (method)"`` of ``key`` in a :func:`tt_core.spot.studies.statement_intervals`
+    table, or "" when there is none."""
+    if intervals is None or key not in set(intervals["key"]):
+        return ""
+    r = intervals.set_index("key").loc[key]
+    return f"seed interval [{r['lo']:.4g}, {r['hi']:.4g}] ({r['method']}; mean over {int(r['workloads'])} workloads)"
+
+
+def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None) -> list[dict]:
     """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices); each row's note names
-    the reconstructions it rests on (:func:`rests_on`)."""
+    the reconstructions it rests on (:func:`rests_on`) and, given ``intervals``
+    (:func:`tt_core.spot.studies.statement_intervals`), the number's seed interval."""
     why = substitution(synthetic_prices)
     return [{"source": f"{SOURCE} Fig. 7/9", "item": text, "paper": value, "workbook": round(statements[key], 4),
-             "not_comparable": why, "note": rests_on(key)} for key, (value, text) in PAPER.items() if key in statements]
+             "not_comparable": why,
+             "note": "; ".join(x for x in (interval_text(intervals, key), rests_on(key)) if x)}
+            for key, (value, text) in PAPER.items() if key in statements]
 
 
 def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:

@@ -5,8 +5,11 @@ substituted workloads and prices; nothing here knows the paper's numbers (those 
 :mod:`tt_core.spot.report`). Aggregation rules (the paper says "averagely speaking" without a formula):
 
 * each (job set, seed) is one simulation; per job set, costs, JCTs and PCRs are averaged over seeds;
-* a ratio or saving "on average" is the arithmetic mean over job sets of the per-job-set ratio; "up to"
-  is its maximum over job sets;
+* a ratio or saving "on average" is the mean over *workloads* of the per-job-set ratio: the 48 TrimTuner
+  groups are two workloads (CNN and RNN: the same 12 settings on different clusters), each scikit-learn
+  model one (:func:`job_set_weights`); "up to" is the largest workload mean;
+* every Fig. 7-9 number has a seed interval (:func:`statement_intervals`: a percentile bootstrap over
+  the seeds, the job sets fixed);
 * PCR is normalised per job set to SpotTune (theta = 0.7), as in Fig. 7(c).
 """
 
@@ -158,25 +161,154 @@ def ratio_table(per: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
-    """The workbook's values of the paper's §IV-B/IV-C statements (mean over job sets unless "max")."""
-    r = ratio_table(per)
-    st = grid[grid["approach"] == REFERENCE]
+# ------------------------------------------------------------------------------------------------
+# Workloads, weights and seed intervals
+# ------------------------------------------------------------------------------------------------
+#: Seed intervals: a percentile bootstrap over the seeds (markets and submission times), the job sets fixed.
+INTERVAL_LEVEL = 0.95
+N_BOOT = 2000
+INTERVAL_METHOD = "95% percentile bootstrap over seeds ({n} seeds, {b} resamples)"
+
+
+def workload_of(job_set: str) -> str:
+    """The workload a job set belongs to: the TrimTuner groups are two workloads (the CNN's and the RNN's 24
+    groups each run the same 12 settings on different clusters); every other job set is its own."""
+    head = str(job_set).split("/", 1)[0]
+    return {"cnn": "TrimTuner CNN", "rnn": "TrimTuner RNN"}.get(head, str(job_set))
+
+
+def job_set_weights(names) -> np.ndarray:
+    """Weights of job sets in a mean "over workloads": each workload weighs the same, split evenly among its
+    job sets (weights sum to 1)."""
+    wl = [workload_of(n) for n in names]
+    size = pd.Series(wl).value_counts()
+    return np.array([1.0 / (len(size) * size[w]) for w in wl])
+
+
+def _membership(names) -> tuple[list, np.ndarray]:
+    """Workloads and the (job sets x workloads) matrix of within-workload mean weights."""
+    wl = [workload_of(n) for n in names]
+    order = list(dict.fromkeys(wl))
+    m = np.zeros((len(names), len(order)))
+    for j, w in enumerate(wl):
+        m[j, order.index(w)] = 1.0
+    return order, m / m.sum(axis=0, keepdims=True)
+
+
+def _cubes(grid: pd.DataFrame, approaches, cols) -> tuple[list, list, dict]:
+    """Per column, an array (seeds, job sets, approaches) of the grid's values; every cell must be present."""
+    g = grid.assign(jct_h=grid["jct_s"] / 3600.0)
+    seeds = sorted({int(x) for x in g["seed"]})
+    sets = list(dict.fromkeys(g["job_set"]))
+    out = {}
+    for col in cols:
+        t = g.pivot_table(index=["seed", "job_set"], columns="approach", values=col, aggfunc="mean")
+        t = t.reindex(pd.MultiIndex.from_product([seeds, sets], names=["seed", "job_set"]))
+        missing = [a for a in approaches if a not in t.columns]
+        if missing or t[list(approaches)].isna().to_numpy().any():
+            raise ValueError(f"the grid lacks simulations ({missing or 'some (seed, job set, approach)'}) for {col}")
+        out[col] = t[list(approaches)].to_numpy(float).reshape(len(seeds), len(sets), len(approaches))
+    return seeds, sets, out
+
+
+def _boot_weights(n: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(1 + n_boot, n) weights over ``n`` seeds: the plain mean first, then bootstrap resamples (counts / n);
+    every column of a grid is resampled with the same rows, so ratios keep their seeds paired."""
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot) / n if n_boot > 0 else np.zeros((0, n))
+    return np.vstack([np.full((1, n), 1.0 / n), counts])
+
+
+def _resample_means(cube: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Seed means of ``cube`` (seeds, ...) under each row of :func:`_boot_weights`."""
+    return np.tensordot(weights, cube, axes=(1, 0))
+
+
+_FIG7_ORDER = ("single-cheapest", "single-fastest", "spottune-1", REFERENCE)
+
+
+def _fig79_values(m: dict, w: np.ndarray, member: np.ndarray) -> dict:
+    """The statements from seed-mean arrays ``m[col]`` of shape (..., job sets, approaches in _FIG7_ORDER)."""
+    c, j = m["cost"], m["jct_h"]
+    pcr = 1.0 / (c * j)
+    C, D, A, B = range(4)
+    mean = lambda r: r @ w                      # noqa: E731  weighted mean over job sets (workloads equal)
+    up_to = lambda r: (r @ member).max(axis=-1)  # noqa: E731  maximum over workloads of the workload mean
     return {
-        "saving_st1_vs_cheapest": float(r["saving_st1_vs_cheapest"].mean()),
-        "saving_st1_vs_fastest": float(r["saving_st1_vs_fastest"].mean()),
-        "saving_st07_vs_st1": float(r["saving_st07_vs_st1"].mean()),
-        "saving_st07_vs_cheapest_max": float(r["saving_st07_vs_cheapest"].max()),
-        "saving_st07_vs_fastest_max": float(r["saving_st07_vs_fastest"].max()),
-        "jct_fastest_over_st07": float(r["jct_fastest_over_st07"].mean()),
-        "jct_cheapest_over_st07": float(r["jct_cheapest_over_st07"].mean()),
-        "pcr_st1_over_cheapest": float(r["pcr_st1_over_cheapest"].mean()),
-        "pcr_st1_over_fastest": float(r["pcr_st1_over_fastest"].mean()),
-        "pcr_st07_over_cheapest": float(r["pcr_st07_over_cheapest"].mean()),
-        "pcr_st07_over_fastest": float(r["pcr_st07_over_fastest"].mean()),
-        "free_step_share_st07": float(st["free_step_share"].mean()),
-        "st07_cheapest_of_all": float((per.loc[per.groupby("job_set")["cost"].idxmin(), "approach"] == REFERENCE).mean()),
+        "saving_st1_vs_cheapest": mean(1 - c[..., A] / c[..., C]),
+        "saving_st1_vs_fastest": mean(1 - c[..., A] / c[..., D]),
+        "saving_st07_vs_st1": mean(1 - c[..., B] / c[..., A]),
+        "saving_st07_vs_cheapest_max": up_to(1 - c[..., B] / c[..., C]),
+        "saving_st07_vs_fastest_max": up_to(1 - c[..., B] / c[..., D]),
+        "jct_fastest_over_st07": mean(j[..., D] / j[..., B]),
+        "jct_cheapest_over_st07": mean(j[..., C] / j[..., B]),
+        "pcr_st1_over_cheapest": mean(pcr[..., A] / pcr[..., C]),
+        "pcr_st1_over_fastest": mean(pcr[..., A] / pcr[..., D]),
+        "pcr_st07_over_cheapest": mean(pcr[..., B] / pcr[..., C]),
+        "pcr_st07_over_fastest": mean(pcr[..., B] / pcr[..., D]),
+        "free_step_share_st07": mean(m["free_step_share"][..., B]),
+        "free_step_share_st1": mean(m["free_step_share"][..., A]),
+        "refunded_share_st07": mean(m["refunded_share"][..., B]),
+        "refunded_share_st1": mean(m["refunded_share"][..., A]),
+        "cost_st1_over_cheapest": mean(c[..., A] / c[..., C]),
+        "jct_st1_over_cheapest": mean(j[..., A] / j[..., C]),
+        "st07_cheapest_of_all": mean((c.argmin(axis=-1) == B).astype(float)),
     }
+
+
+def statement_intervals(grid: pd.DataFrame, n_boot: int = N_BOOT, level: float = INTERVAL_LEVEL,
+                        rng: np.random.Generator | None = None) -> pd.DataFrame:
+    """Figs 7 and 9's numbers with seed intervals: one row per statement (``key``, ``value``: the point
+    estimate of :func:`paper_statements`, ``lo``/``hi``: the percentile bootstrap over seeds, ``seeds``,
+    ``workloads``, ``method``). Means are over workloads (:func:`job_set_weights`), "max" statements the
+    largest workload mean. ``rng``: the bootstrap's stream (default ``numpy.random.default_rng(0)``)."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    seeds, sets, cubes = _cubes(grid, _FIG7_ORDER, ("cost", "jct_h", "free_step_share", "refunded_share"))
+    w = job_set_weights(sets)
+    workloads, member = _membership(sets)
+    weights = _boot_weights(len(seeds), n_boot, rng)
+    vals = _fig79_values({k: _resample_means(v, weights) for k, v in cubes.items()}, w, member)
+    a = (1 - level) / 2
+    method = INTERVAL_METHOD.format(n=len(seeds), b=n_boot)
+    q = (lambda v, x: float(np.quantile(v[1:], x))) if n_boot > 0 else (lambda v, x: float("nan"))
+    return pd.DataFrame([{"key": k, "value": float(v[0]), "lo": q(v, a),
+                          "hi": q(v, 1 - a), "seeds": len(seeds), "job_sets": len(sets),
+                          "workloads": len(workloads), "method": method} for k, v in vals.items()])
+
+
+def theta_intervals(theta: pd.DataFrame, n_boot: int = N_BOOT, level: float = INTERVAL_LEVEL,
+                    rng: np.random.Generator | None = None) -> pd.DataFrame:
+    """Fig. 8's numbers with seed intervals, from :func:`theta_sweep`: per theta, cost and JCT relative to the
+    largest theta (per job set, seed means, then the mean over workloads) and the top-1 / top-3 shares
+    (mean over workloads); ``value`` plus ``lo``/``hi`` (percentile bootstrap over seeds) per quantity."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    thetas = sorted({float(t) for t in theta["theta"]})
+    names = [theta.loc[theta["theta"] == t, "approach"].iloc[0] for t in thetas]
+    seeds, sets, cubes = _cubes(theta, names, ("cost", "jct_h", "top1", "top3"))
+    weights = _boot_weights(len(seeds), n_boot, rng)
+    m = {k: _resample_means(v.astype(float), weights) for k, v in cubes.items()}
+    w = job_set_weights(sets)
+    a = (1 - level) / 2
+    qs = {"cost_vs_max_theta": m["cost"] / m["cost"][..., -1:], "jct_vs_max_theta": m["jct_h"] / m["jct_h"][..., -1:],
+          "top1": m["top1"], "top3": m["top3"]}
+    rows = []
+    for i, t in enumerate(thetas):
+        row = {"theta": t}
+        for q, arr in qs.items():
+            v = np.tensordot(arr[..., i], w, axes=(1, 0))            # (1 + B,)
+            row[q] = float(v[0])
+            row[q + "_lo"] = float(np.quantile(v[1:], a)) if n_boot else float("nan")
+            row[q + "_hi"] = float(np.quantile(v[1:], 1 - a)) if n_boot else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows).assign(method=INTERVAL_METHOD.format(n=len(seeds), b=n_boot))
+
+
+def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
+    """The workbook's values of the paper's §IV-B/IV-C statements: per job set the seed means, then the
+    mean over workloads of the per-job-set ratios (the 48 TrimTuner groups count as two workloads), "max":
+    the largest workload mean (:func:`statement_intervals` adds the seed intervals). ``per`` is unused
+    (kept for callers that have it)."""
+    t = statement_intervals(grid, n_boot=0)
+    return dict(zip(t["key"], t["value"].astype(float)))
 
 
 def refund_shares(grid: pd.DataFrame, approaches=("spottune-1", "spottune-0.7")) -> pd.DataFrame:
@@ -586,17 +718,21 @@ def workload_names() -> list[str]:
 
 def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataFrame | None = None) -> dict:
     """The workbook's truth values of the paper's direction/ordering claims (keys of
-    :data:`tt_core.spot.report.CLAIMS`); each is computed on every job set, averaged over seeds."""
+    :data:`tt_core.spot.report.CLAIMS`); each is computed from the seed means per job set; "on average" is
+    the mean over workloads (:func:`job_set_weights`), "on every workload" every workload's mean."""
     w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "pcr"])
+    wt = pd.Series(job_set_weights(list(w.index)), index=w.index)
+    avg = lambda s: float((s * wt).sum())                                          # noqa: E731
+    by_workload = w["cost"].groupby(w.index.map(workload_of)).mean()
     out = {
-        "st07_cheapest": bool((w["cost"].idxmin(axis=1) == REFERENCE).all()),
-        "st1_cheaper_than_cheapest": bool(w["cost"]["spottune-1"].mean() < w["cost"]["single-cheapest"].mean()),
-        "jct_between_baselines": bool(w["jct_h"]["single-fastest"].mean() < w["jct_h"][REFERENCE].mean()
-                                      < w["jct_h"]["single-cheapest"].mean()),
-        "pcr_st07_highest": bool(w["pcr"].mean().idxmax() == REFERENCE),
-        # as the paper's 2.65x / 3.36x: the mean over job sets of the per-job-set PCR ratio, above 1 for both
-        "pcr_st1_above_singles": bool((w["pcr"]["spottune-1"] / w["pcr"]["single-cheapest"]).mean() > 1
-                                      and (w["pcr"]["spottune-1"] / w["pcr"]["single-fastest"]).mean() > 1),
+        "st07_cheapest": bool((by_workload.idxmin(axis=1) == REFERENCE).all()),
+        "st1_cheaper_than_cheapest": bool(avg(w["cost"]["spottune-1"]) < avg(w["cost"]["single-cheapest"])),
+        "jct_between_baselines": bool(avg(w["jct_h"]["single-fastest"]) < avg(w["jct_h"][REFERENCE])
+                                      < avg(w["jct_h"]["single-cheapest"])),
+        "pcr_st07_highest": bool(max(w["pcr"].columns, key=lambda a: avg(w["pcr"][a])) == REFERENCE),
+        # as the paper's 2.65x / 3.36x: the mean over workloads of the per-job-set PCR ratio, above 1 for both
+        "pcr_st1_above_singles": bool(avg(w["pcr"]["spottune-1"] / w["pcr"]["single-cheapest"]) > 1
+                                      and avg(w["pcr"]["spottune-1"] / w["pcr"]["single-fastest"]) > 1),
     }
     if topk is not None:
         high = topk[topk["theta"] >= 0.7 - 1e-9]
@@ -651,3 +787,156 @@ def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"
                          "jct_vs_cheapest": float((w["jct_h"][ap] / w["jct_h"]["single-cheapest"]).mean()),
                          "free_step_share": float(grid.loc[grid["approach"] == ap, "free_step_share"].mean())})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# The settings the paper does not state, swept
+# ------------------------------------------------------------------------------------------------
+#: Bid rules of the sweep: the current price plus a relative margin (0, 5%, 25%), Alg. 2's margin (the
+#: default) and Tributary's random margin (as Fig. 10(c) and the paper's inference).
+SENSITIVITY_BIDS = (0.0, 0.05, "algorithm2", 0.25, "tributary")
+#: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model).
+SENSITIVITY_FRACTIONS = (0.5, 0.7, 0.9, 0.95)
+#: The sweep's quantities: (SpotTune approach, baseline) -> ratio keys.
+_SWEEP_APPROACHES = ("spottune-1", REFERENCE)
+_SWEEP_BASELINES = ("single-cheapest", "single-fastest")
+
+
+def bid_label(bid) -> str:
+    """``0.05 -> "+5%"``, ``"algorithm2" -> "Alg. 2 margin"``, ``"tributary" -> "random (Tributary)"``."""
+    if bid == "algorithm2":
+        return "Alg. 2 margin"
+    if bid == "tributary":
+        return "random (Tributary)"
+    return f"+{100 * float(bid):g}%"
+
+
+def check_bid(bid):
+    """A bid rule as the provisioner takes it: "algorithm2", "tributary" or a relative margin >= 0 (a number or
+    its text); anything else is a SpotError naming the choices."""
+    if bid in ("algorithm2", "tributary"):
+        return bid
+    try:
+        m = float(bid)
+    except (TypeError, ValueError):
+        m = float("nan")
+    if not (m >= 0 and np.isfinite(m)):
+        raise W.SpotError(f"bid rule must be 'algorithm2', 'tributary' or a relative margin >= 0 (0.05 = 5% above the "
+                          f"price), got {shown(bid)}")
+    return m
+
+
+def sensitivity(cfg: dict, seeds=None, bids=SENSITIVITY_BIDS, fractions=SENSITIVITY_FRACTIONS, prices="synthetic",
+                base_grid: pd.DataFrame | None = None, progress: bool = False) -> pd.DataFrame:
+    """SpotTune (theta 1 and 0.7) against both single-spot baselines as one unstated setting changes at a time:
+    the bid rule (at the profile's parallel fraction) and Amdahl's parallel fraction (at the profile's bid).
+
+    One simulation per (setting, job set, seed, approach); the baselines do not depend on the bid, so they are
+    simulated once per parallel fraction. ``base_grid``: the Fig. 7 grid at the profile's own settings (reused).
+    Returns the long table of :func:`sensitivity_table`'s input: the grid rows plus ``axis`` and ``setting``."""
+    seeds = list(cfg["seeds"] if seeds is None else seeds)
+    bids = [check_bid(b) for b in bids]
+    fractions = [float(f) for f in fractions]
+    for f in fractions:
+        if not 0 < f <= 1:
+            raise W.SpotError(f"parallel fraction must lie in (0, 1], got {shown(f)}")
+    f0, b0 = float(cfg["parallel_fraction"]), check_bid(cfg["bid"])
+    spot_aps = [S.spottune(1.0), S.spottune(0.7)]
+    singles = [a for a in S.FIG7_APPROACHES if a.kind == "single"]
+    out = []
+    for f in sorted(set(fractions) | {f0}):
+        sets = study_job_sets({**cfg, "parallel_fraction": f})
+        base = None
+        if f == f0 and base_grid is not None and set(base_grid["seed"]) >= set(seeds):
+            base = base_grid[base_grid["seed"].isin(seeds)]
+        singles_grid = base[base["approach"].isin([a.name for a in singles])] if base is not None else \
+            run_grid(sets, seeds, singles, sim_settings(cfg), cfg["market_days"], prices, progress)
+        todo = [("bid", b) for b in bids] if f == f0 else []
+        if f in fractions:
+            todo.append(("parallel fraction", b0))
+        for axis, b in todo:
+            if base is not None and b == b0:
+                spot = base[base["approach"].isin([a.name for a in spot_aps])]
+            else:
+                spot = run_grid(sets, seeds, spot_aps, sim_settings(cfg, bid=b), cfg["market_days"], prices, progress)
+            label = bid_label(b) if axis == "bid" else f"f = {f:g}"
+            out.append(pd.concat([singles_grid, spot], ignore_index=True).assign(
+                axis=axis, setting=label, bid=bid_label(b), parallel_fraction=f))
+    return pd.concat(out, ignore_index=True)
+
+
+def sensitivity_table(sweep: pd.DataFrame, n_boot: int = N_BOOT, level: float = INTERVAL_LEVEL,
+                      rng: np.random.Generator | None = None) -> pd.DataFrame:
+    """Per (axis, setting, SpotTune approach): cost, JCT and PCR relative to each baseline and the share of steps
+    run on refunded instances, each the mean over workloads of the per-job-set ratio of seed means, with a seed
+    interval (``_lo``/``_hi``, percentile bootstrap), and the paper's claims' truth values (:func:`claims`)."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    a = (1 - level) / 2
+    rows = []
+    order = list(_SWEEP_BASELINES) + list(_SWEEP_APPROACHES)
+    for (axis, setting), g in sweep.groupby(["axis", "setting"], sort=False):
+        seeds, sets, cubes = _cubes(g, order, ("cost", "jct_h", "free_step_share"))
+        weights = _boot_weights(len(seeds), n_boot, rng)
+        m = {k: _resample_means(v, weights) for k, v in cubes.items()}
+        m["pcr"] = 1.0 / (m["cost"] * m["jct_h"])
+        w = job_set_weights(sets)
+        truth = claims(per_job_set(g))
+        for i, ap in enumerate(_SWEEP_APPROACHES):
+            k = 2 + i
+            row = {"axis": axis, "setting": setting, "approach": ap, "bid": g["bid"].iloc[0],
+                   "parallel_fraction": float(g["parallel_fraction"].iloc[0]), "seeds": len(seeds)}
+            qs = {"steps_free": m["free_step_share"][..., k]}
+            for j, base in enumerate(_SWEEP_BASELINES):
+                short = base.split("-")[1]
+                for col in ("cost", "jct_h", "pcr"):
+                    qs[f"{col.split('_')[0]}_vs_{short}"] = m[col][..., k] / m[col][..., j]
+            for q, arr in qs.items():
+                v = arr @ w
+                row[q] = float(v[0])
+                row[q + "_lo"] = float(np.quantile(v[1:], a)) if n_boot else float("nan")
+                row[q + "_hi"] = float(np.quantile(v[1:], 1 - a)) if n_boot else float("nan")
+            rows.append({**row, **{f"claim_{c}": bool(t) for c, t in truth.items()}})
+    return pd.DataFrame(rows).assign(method=INTERVAL_METHOD.format(n=rows[0]["seeds"] if rows else 0, b=n_boot))
+
+
+#: The paper's numbers on the sweep's scales (§IV-B1, §IV-C): (approach, quantity) -> value; the cost and JCT
+#: ratios are 1 - saving and the inverse of the paper's "x faster" ratios; θ=0.7's cost ratios multiply its
+#: saving over θ=1 (57.16%) with θ=1's.
+PAPER_ON_SWEEP = {
+    ("spottune-1", "cost_vs_cheapest"): 1 - 0.415, ("spottune-1", "cost_vs_fastest"): 1 - 0.8604,
+    ("spottune-0.7", "cost_vs_cheapest"): (1 - 0.415) * (1 - 0.5716),
+    ("spottune-0.7", "cost_vs_fastest"): (1 - 0.8604) * (1 - 0.5716),
+    ("spottune-0.7", "jct_vs_cheapest"): 1 / 2.14, ("spottune-0.7", "jct_vs_fastest"): 1 / 0.6459,
+    ("spottune-1", "pcr_vs_cheapest"): 2.65, ("spottune-1", "pcr_vs_fastest"): 3.36,
+    ("spottune-0.7", "pcr_vs_cheapest"): 13.11, ("spottune-0.7", "pcr_vs_fastest"): 16.61,
+    ("spottune-0.7", "steps_free"): 0.775,
+}
+
+
+def paper_on_sweep(table: pd.DataFrame) -> pd.DataFrame:
+    """Where the paper's numbers fall on the sweep: per (approach, quantity), the paper's value, the sweep's
+    range, and the settings whose seed interval contains it (or the nearest setting when none does)."""
+    rows = []
+    for (ap, q), paper in PAPER_ON_SWEEP.items():
+        t = table[table["approach"] == ap]
+        inside = t[(t[q + "_lo"] <= paper) & (paper <= t[q + "_hi"])]
+        near = t.iloc[int(np.argmin(np.abs(np.log(t[q].to_numpy()) - np.log(paper))))] if len(t) else None
+        rows.append({"approach": ap, "quantity": q, "paper": round(paper, 4),
+                     "sweep_min": float(t[q].min()), "sweep_max": float(t[q].max()),
+                     "within_interval_at": ", ".join(f"{r.axis}: {r.setting}" for r in inside.itertuples()) or "none",
+                     "nearest": "" if near is None else f"{near['axis']}: {near['setting']} ({near[q]:.3g})"})
+    return pd.DataFrame(rows)
+
+
+def holds_text(table: pd.DataFrame, key: str, paper: bool = True) -> str:
+    """The settings range in which claim ``key`` (a :func:`claims` key) has the paper's truth value ``paper``,
+    per axis of a :func:`sensitivity_table`: ``"holds for bid: +0%, +5%; parallel fraction: f = 0.9, f = 0.95;
+    not for bid: +25%, ..."``."""
+    col = f"claim_{key}"
+    if col not in table.columns:
+        return ""
+    t = table.drop_duplicates(["axis", "setting"])
+    yes = {ax: [s for s, v in zip(g["setting"], g[col]) if bool(v) == paper] for ax, g in t.groupby("axis", sort=False)}
+    no = {ax: [s for s, v in zip(g["setting"], g[col]) if bool(v) != paper] for ax, g in t.groupby("axis", sort=False)}
+    fmt = lambda d: "; ".join(f"{ax}: {', '.join(v)}" for ax, v in d.items() if v) or "none"  # noqa: E731
+    return f"sweep ({t['seeds'].iloc[0]} seeds, one setting changed at a time): holds for {fmt(yes)}; not for {fmt(no)}"
