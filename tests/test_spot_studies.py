@@ -202,3 +202,56 @@ def test_seed_interval_is_the_bootstrap_distribution():
     assert tuple(t.loc["saving_st1_vs_cheapest", ["lo", "hi"]]) == pytest.approx((exact[0], exact[-1]))
     assert t.loc["free_step_share_st07", "lo"] == t.loc["free_step_share_st07", "hi"] == pytest.approx(0.3)
     assert "3 seeds" in t["method"].iloc[0]
+
+
+def _sweep_rows(axis, setting, st1_cost, st07_cost, free, seeds=(1, 2)):
+    rows = []
+    for seed in seeds:
+        for js in ("cnn/a", "sklearn/b"):
+            for ap, cost, jct, fr in (("single-cheapest", 4.0, 10.0, 0.0), ("single-fastest", 8.0, 2.0, 0.0),
+                                      ("spottune-1", st1_cost, 5.0, free), ("spottune-0.7", st07_cost, 4.0, free)):
+                rows.append({"axis": axis, "setting": setting, "bid": setting, "parallel_fraction": 0.9, "seed": seed,
+                             "job_set": js, "approach": ap, "cost": cost, "jct_s": jct * 3600, "free_step_share": fr,
+                             "refunded_share": 0.0, "refunded": 0.0, "usage": cost, "top1": True, "top3": True,
+                             "steps_total": 10})
+    return rows
+
+
+def test_sensitivity_table_and_claim_ranges_by_hand():
+    sweep = pd.DataFrame(_sweep_rows("bid", "+0%", 2.0, 1.0, 0.8) + _sweep_rows("bid", "+25%", 6.0, 3.0, 0.1))
+    t = T.sensitivity_table(sweep, n_boot=50).set_index(["setting", "approach"])
+    # +0%: θ=1 costs 2 vs 4 and 8; JCT 5 h vs 10 and 2; PCR 1/(5*2) vs 1/(10*4) -> 4x the cheapest's
+    r = t.loc[("+0%", "spottune-1")]
+    assert (r["cost_vs_cheapest"], r["cost_vs_fastest"], r["jct_vs_cheapest"], r["pcr_vs_cheapest"]) == \
+        pytest.approx((0.5, 0.25, 0.5, 4.0))
+    assert r["steps_free"] == pytest.approx(0.8) and r["cost_vs_cheapest_lo"] == pytest.approx(0.5)  # no seed spread
+    assert t.loc[("+25%", "spottune-0.7"), "cost_vs_cheapest"] == pytest.approx(0.75)
+    # θ=1 is cheaper than the cheapest at +0% (2 < 4), not at +25% (6 > 4)
+    text = T.holds_text(t.reset_index(), "st1_cheaper_than_cheapest")
+    assert "holds for bid: +0%;" in text and text.endswith("not for bid: +25%")
+    where = T.paper_on_sweep(t.reset_index()).set_index(["approach", "quantity"])
+    # the paper's θ=1 cost ratio 0.585 lies between the two settings (0.5 and 1.5) and inside neither's interval
+    assert where.loc[("spottune-1", "cost_vs_cheapest"), "within_interval_at"] == "none"
+    assert where.loc[("spottune-1", "cost_vs_cheapest"), "nearest"].startswith("bid: +0%")
+
+
+def test_sensitivity_sweep_on_the_smoke_profile():
+    cfg = settings("quick", "spottune", smoke=True)
+    sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9))
+    assert list(dict.fromkeys(zip(sweep["axis"], sweep["setting"]))) == [
+        ("parallel fraction", "f = 0.5"), ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.9")]
+    single = sweep[sweep["approach"].str.startswith("single")]
+    # the baselines never bid (never revoked): the same simulations under every bid rule
+    by_bid = [g.sort_values("approach")["cost"].tolist() for _, g in single[single["axis"] == "bid"].groupby("setting")]
+    assert by_bid[0] == by_bid[1]
+    # Amdahl: a larger parallel fraction helps the 16-vCPU type more than the 2-vCPU one, so the fastest
+    # baseline's JCT relative to the cheapest's falls from f = 0.5 to f = 0.9
+    t = T.sensitivity_table(sweep, n_boot=20)
+    jct = single.assign(j=single["jct_s"]).pivot_table(index="setting", columns="approach", values="j")
+    ratio = jct["single-fastest"] / jct["single-cheapest"]
+    assert ratio["f = 0.9"] < ratio["f = 0.5"] < 1
+    assert set(t["approach"]) == {"spottune-1", "spottune-0.7"} and (t["seeds"] == 1).all()
+    with pytest.raises(ValueError, match="relative margin >= 0"):
+        T.sensitivity(cfg, [1], bids=(-0.05,), fractions=())
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        T.sensitivity(cfg, [1], bids=(), fractions=(1.5,))

@@ -607,6 +607,38 @@ def cmd_spot_curves(args) -> int:
     return 0
 
 
+def cmd_spot_sensitivity(args) -> int:
+    """``tt spot sensitivity``: SpotTune (θ 1 and 0.7) vs both single-spot baselines as the bid rule and the
+    parallel fraction change one at a time; means over workloads with seed intervals."""
+    import json
+
+    from tt_core.data.io import write_csv
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import studies as T
+
+    bids = [T.check_bid(b) for b in (args.bids or T.SENSITIVITY_BIDS)]
+    fractions = args.fractions or list(T.SENSITIVITY_FRACTIONS)
+    cfg = profile_settings(args.profile, "spottune")
+    seeds = list(range(1, args.seeds + 1)) if args.seeds else cfg["seeds"]
+    sweep = T.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json)
+    table = T.sensitivity_table(sweep, rng=__import__("numpy").random.default_rng(args.seed))
+    if args.out:
+        write_csv(table, args.out)
+    if args.json:
+        print(json.dumps({"table": table.to_dict("records"), "paper": T.paper_on_sweep(table).to_dict("records")},
+                         default=float))
+        return 0
+    cols = ["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest", "jct_vs_cheapest", "jct_vs_fastest",
+            "pcr_vs_cheapest", "pcr_vs_fastest", "steps_free"]
+    print(table[cols].round(3).to_string(index=False))
+    print(f"\n{table['method'].iloc[0]}; means over workloads. Where the paper's numbers fall:")
+    print(T.paper_on_sweep(table).to_string(index=False))
+    for key in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines", "pcr_st07_highest",
+                "pcr_st1_above_singles"):
+        print(f"{key}: {T.holds_text(table, key)}")
+    return 0
+
+
 def cmd_bench_spot(args) -> int:
     from tt_core.experiments.profiles import settings as profile_settings
     from tt_core.spot import studies as T
@@ -711,7 +743,8 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--reference-hours", type=_positive("--reference-hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
-    si.add_argument("--parallel-fraction", type=float, default=0.9, help="Amdahl's parallel fraction of the speed model")
+    si.add_argument("--parallel-fraction", type=_fraction("--parallel-fraction"), default=0.9,
+                    help="Amdahl's parallel fraction of the speed model, in (0, 1]")
     si.add_argument("--model-mb", type=float, default=100.0, help="model size for checkpoints (MB)")
     si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
     si.add_argument("--fit-days", type=_positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
@@ -755,6 +788,23 @@ def _add_spot_parser(sub) -> None:
     pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_spot_predictors)
+    se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule and parallel fraction",
+                         description="SpotTune (theta 1 and 0.7) against both single-spot baselines as one setting "
+                                     "changes at a time: the bid rule (at the profile's parallel fraction) and "
+                                     "Amdahl's parallel fraction (at the profile's bid). Cost, JCT and PCR ratios "
+                                     "and the share of free steps, means over workloads with 95% seed intervals.")
+    se.add_argument("--profile", choices=list(_profile_names()), default="quick", help="job sets, seeds, settings")
+    se.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    se.add_argument("--seeds", type=_count("--seeds"), help="number of market seeds (default: the profile's)")
+    se.add_argument("--bids", nargs="+", metavar="BID",
+                    help="bid rules: relative margins >= 0 (0.05 = 5%% above the price), algorithm2, tributary "
+                         "(default: 0 0.05 algorithm2 0.25 tributary)")
+    se.add_argument("--fractions", nargs="+", type=_fraction("--fractions"), metavar="F",
+                    help="parallel fractions in (0, 1] (default: 0.5 0.7 0.9 0.95)")
+    se.add_argument("--seed", type=_whole("--seed", 0), default=0, help="the bootstrap's random stream")
+    se.add_argument("--out", help="write the table to this CSV")
+    se.add_argument("--json", action="store_true")
+    se.set_defaults(func=cmd_spot_sensitivity)
     sp.set_defaults(func=lambda a: (sp.print_help(), 0)[1])
 
 

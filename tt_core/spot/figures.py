@@ -221,3 +221,40 @@ def fig10c(summary: pd.DataFrame, synthetic: bool, reference: str = "tributary")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"(c) SpotTune with each predictor ({price_label(synthetic)})", fontsize=10)
     return fig
+
+
+def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
+    """The unstated settings swept (:func:`tt_core.spot.studies.sensitivity_table`): per quantity, SpotTune
+    (θ = 1 and 0.7) at each bid rule and parallel fraction, with seed intervals; ``paper``: (approach,
+    quantity) -> the paper's number, drawn as a dashed line in the approach's colour."""
+    use_style()
+    panels = [("cost_vs_cheapest", "cost ÷ cheapest"), ("cost_vs_fastest", "cost ÷ fastest"),
+              ("jct_vs_cheapest", "JCT ÷ cheapest"), ("pcr_vs_cheapest", "PCR ÷ cheapest"),
+              ("pcr_vs_fastest", "PCR ÷ fastest"), ("steps_free", "share of steps free")]
+    settings = list(dict.fromkeys(zip(table["axis"], table["setting"])))
+    x = np.arange(len(settings))
+    fig, axes = plt.subplots(2, 3, figsize=(15, 7.5), sharex=True)
+    for ax, (q, title) in zip(axes.ravel(), panels):
+        for i, ap in enumerate(("spottune-1", "spottune-0.7")):
+            t = table[table["approach"] == ap].set_index(["axis", "setting"]).reindex(settings)
+            style = APPROACH_STYLES.get(ap, {})
+            color = style.get("color")
+            ax.errorbar(x + (i - 0.5) * 0.2, t[q], yerr=[t[q] - t[q + "_lo"], t[q + "_hi"] - t[q]], fmt="o", ms=4,
+                        capsize=2, color=color, label=style.get("label", ap))
+            if (ap, q) in paper:
+                ax.axhline(paper[(ap, q)], color=color, ls="--", lw=1)
+        if q != "steps_free":
+            ax.set_yscale("log")
+            log_axis(ax, "y")
+            ax.axhline(1, color="0.3", lw=0.6)
+        n_bid = sum(a == "bid" for a, _ in settings)
+        ax.axvline(n_bid - 0.5, color="0.7", lw=0.8)
+        ax.set_title(title, loc="left", fontsize=10)
+    for ax in axes[-1]:
+        ax.set_xticks(x, [f"{'bid' if a == 'bid' else ''} {s}".strip() for a, s in settings], rotation=40, ha="right",
+                      fontsize=8)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"The unstated settings swept: bid rule (left of the line, f = default) and parallel fraction "
+                 f"(right, default bid); dots: mean over workloads, bars: 95% seed interval, dashed: the paper "
+                 f"({price_label(synthetic)})", fontsize=10)
+    return fig
