@@ -96,6 +96,20 @@ def test_hourly_redeployment_and_the_bill_of_an_hour_and_more():
     assert res.summary["jct_s"] == pytest.approx(6120.0)
 
 
+def test_hourly_billing_stops_before_the_hour_boundary():
+    """aws-2017 (each started hour charged): 70 s steps, ready at 60 s; the hour holds 50 steps (3560 s), the
+    51st would end at 3630 s and start a second hour. Two deployments of 50 steps, one hour each."""
+    tr = hand_trace(r4_large=[0.12] * 300)
+    res = S.simulate(one_job(100, sps=70.0), tr, "spottune-1.0", settings(rules="aws-2017"), seed=1)
+    tl = res.timeline
+    assert tl["steps_kept"].tolist() == [50, 50] and list(tl["reason"]) == ["hourly", "finished"]
+    assert tl["end"].tolist() == [3560.0, 3560.0 + 60 + 50 * 70]
+    assert res.summary["charged"] == pytest.approx(2 * 0.12)        # two started hours, not three
+    # per-second billing keeps the paper's rule: the first step boundary after the hour (51 steps, 3630 s)
+    per_s = S.simulate(one_job(100, sps=70.0), tr, "spottune-1.0", settings(), seed=1).timeline
+    assert per_s["steps_kept"].tolist()[0] == 51 and per_s["end"].iloc[0] == 3630.0
+
+
 def test_checkpoint_and_restore_times_follow_the_measured_speeds():
     assert S.checkpoint_speed(16) == pytest.approx(134.22) and S.checkpoint_speed(1) == pytest.approx(62.83)
     assert S.max_model_gb(16) == pytest.approx(15.73, abs=0.005) and S.max_model_gb(1) == pytest.approx(7.36, abs=0.005)
