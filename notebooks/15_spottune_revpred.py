@@ -133,7 +133,8 @@ scores[scores["bids"] == "algorithm2"].pivot(index="type", columns="predictor", 
 # then averaged over job sets.
 
 # %%
-grid = T.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True)
+deployments = []
+grid = T.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True, deployments=deployments)
 c_summary = T.fig10c_summary(grid)
 write_csv(grid, out / "spottune_fig10c_runs.csv")
 write_csv(c_summary, out / "spottune_fig10c.csv")
@@ -141,6 +142,29 @@ fig = F.fig10c(c_summary, trace.synthetic)
 save_figure(fig, out / "spottune_fig10c.png")
 plt.show()
 c_summary
+
+# %% [markdown]
+# ### Calibration in the loop
+#
+# The probability each predictor gave the provisioner for the type it chose (a revocation within the
+# hour) against what happened, over the deployments above that were exposed for the whole hour
+# (revoked, or re-deployed after the hour). A calibrated predictor's points lie on the diagonal.
+
+# %%
+calib, curve = T.calibration(pd.concat(deployments, ignore_index=True))
+write_csv(calib, out / "spottune_fig10c_calibration.csv")
+write_csv(curve, out / "spottune_fig10c_reliability.csv")
+fig, ax = plt.subplots(figsize=(4.5, 4))
+for name, c in curve.groupby("predictor", sort=False):
+    ax.plot(c["predicted"], c["realised"], marker="o", label=name)
+ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls="--")
+ax.set_xlabel("predicted P(revoked within the hour)")
+ax.set_ylabel("realised share revoked")
+ax.set_title("Reliability in the loop (Fig. 10(c) deployments)", fontsize=10)
+ax.legend(fontsize=8)
+save_figure(fig, out / "spottune_fig10c_reliability.png")
+plt.show()
+calib.round(3)
 
 # %% [markdown]
 # ## Paper vs workbook

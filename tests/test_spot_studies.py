@@ -255,3 +255,17 @@ def test_sensitivity_sweep_on_the_smoke_profile():
         T.sensitivity(cfg, [1], bids=(-0.05,), fractions=())
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
         T.sensitivity(cfg, [1], bids=(), fractions=(1.5,))
+
+
+def test_calibration_counts_only_deployments_exposed_for_the_hour():
+    rows = ([{"predictor": "a", "p_revoke": 0.1, "reason": "revoked"}] + [{"predictor": "a", "p_revoke": 0.1,
+                                                                           "reason": "hourly"}] * 4
+            + [{"predictor": "a", "p_revoke": 0.7, "reason": "revoked"}] * 4 + [{"predictor": "a", "p_revoke": 0.7,
+                                                                               "reason": "hourly"}]
+            + [{"predictor": "a", "p_revoke": 0.9, "reason": "finished"}] * 3)     # shorter exposure: left out
+    summary, curve = T.calibration(pd.DataFrame(rows))
+    s = summary.set_index("predictor").loc["a"]
+    assert s["deployments"] == 10 and s["predicted"] == pytest.approx(0.4) and s["realised"] == pytest.approx(0.5)
+    c = curve.set_index("bin")
+    assert c["deployments"].tolist() == [5, 5] and c["realised"].tolist() == pytest.approx([0.2, 0.8])
+    assert c["predicted"].tolist() == pytest.approx([0.1, 0.7])

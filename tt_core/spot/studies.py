@@ -567,9 +567,12 @@ def fig10c_job_sets(cfg: dict, spot_cfg: dict, progress: bool = False) -> list:
                            "curves": cfg["curves"]}, progress)
 
 
-def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False) -> pd.DataFrame:
+def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False,
+                deployments: list | None = None) -> pd.DataFrame:
     """Fig. 10(c): SpotTune (``cfg["fig10c_approach"]``) on every job set and seed with each fitted predictor
-    plugged into the provisioner, bids ``cfg["fig10c_bid"]``; one row per simulation (plus ``predictor``)."""
+    plugged into the provisioner, bids ``cfg["fig10c_bid"]``; one row per simulation (plus ``predictor``).
+    ``deployments``: a list to which each simulation's timeline is appended (with ``predictor``, ``seed``
+    and ``job_set``), for :func:`calibration`."""
     from tqdm.auto import tqdm
 
     st = sim_settings(spot_cfg, bid=cfg["fig10c_bid"], fit_days=fig10_split(trace, cfg)[0] / 86400,
@@ -581,6 +584,8 @@ def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: d
             for name, pred in predictors.items():
                 r = S.simulate(js, trace, cfg["fig10c_approach"], S.with_settings(st, predictor=name), seed, predictor=pred)
                 rows.append({**r.summary, "predictor": name})
+                if deployments is not None:
+                    deployments.append(r.timeline.assign(predictor=name, seed=seed, job_set=js.name))
                 bar.update()
     bar.close()
     return pd.DataFrame(rows)
@@ -768,7 +773,7 @@ def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFram
 def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"), ("aws-2017", "synthetic"),
                                                             ("aws-today", "synthetic-today")),
                      grids: dict | None = None) -> pd.DataFrame:
-    """Would SpotTune still save money under other rules? Mean over job sets of SpotTune's cost and JCT
+    """Would SpotTune still save money under other rules? Mean over workloads of SpotTune's cost and JCT
     relative to Single-Spot (cheapest), and its free-step share, per (rules, market) variant. ``grids``:
     already computed Fig. 7 grids by rules name (reused)."""
     rows = []
@@ -779,13 +784,14 @@ def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"
             grid = run_grid(job_sets, seeds, S.FIG7_APPROACHES, sim_settings(cfg, rules=rule), cfg["market_days"],
                             prices)
         per = per_job_set(grid)
-        w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h"])
+        w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "free_step_share"])
+        wt = pd.Series(job_set_weights(list(w.index)), index=w.index)       # means over workloads
         for ap in ("spottune-1", REFERENCE):
             rows.append({"rules": rule, "market": prices, "approach": ap,
-                         "cost_vs_cheapest": float((w["cost"][ap] / w["cost"]["single-cheapest"]).mean()),
-                         "cost_vs_fastest": float((w["cost"][ap] / w["cost"]["single-fastest"]).mean()),
-                         "jct_vs_cheapest": float((w["jct_h"][ap] / w["jct_h"]["single-cheapest"]).mean()),
-                         "free_step_share": float(grid.loc[grid["approach"] == ap, "free_step_share"].mean())})
+                         "cost_vs_cheapest": float((w["cost"][ap] / w["cost"]["single-cheapest"] * wt).sum()),
+                         "cost_vs_fastest": float((w["cost"][ap] / w["cost"]["single-fastest"] * wt).sum()),
+                         "jct_vs_cheapest": float((w["jct_h"][ap] / w["jct_h"]["single-cheapest"] * wt).sum()),
+                         "free_step_share": float((w["free_step_share"][ap] * wt).sum())})
     return pd.DataFrame(rows)
 
 
@@ -940,3 +946,27 @@ def holds_text(table: pd.DataFrame, key: str, paper: bool = True) -> str:
     no = {ax: [s for s, v in zip(g["setting"], g[col]) if bool(v) != paper] for ax, g in t.groupby("axis", sort=False)}
     fmt = lambda d: "; ".join(f"{ax}: {', '.join(v)}" for ax, v in d.items() if v) or "none"  # noqa: E731
     return f"sweep ({t['seeds'].iloc[0]} seeds, one setting changed at a time): holds for {fmt(yes)}; not for {fmt(no)}"
+
+
+#: Probability bins of the reliability curve.
+CALIBRATION_BINS = (0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def calibration(deployments: pd.DataFrame, by: str = "predictor", bins=CALIBRATION_BINS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each predictor's calibration inside the simulation: the probability of a revocation within the hour it
+    gave the provisioner for the chosen type (``p_revoke``) against what happened. Only deployments exposed
+    for the whole hour count (revoked, or re-deployed after the hour); those that finished earlier are left
+    out (their exposure was shorter than the predicted hour).
+
+    Returns ``(summary, curve)``: per ``by`` value the deployments, the mean predicted and the realised
+    revocation rate; and the reliability curve (per probability bin: deployments, mean predicted, realised)."""
+    d = deployments[deployments["reason"].isin(["revoked", "hourly"]) & deployments["p_revoke"].notna()]
+    d = d.assign(revoked=(d["reason"] == "revoked").astype(float))
+    summary = d.groupby(by, sort=False).agg(deployments=("revoked", "size"), predicted=("p_revoke", "mean"),
+                                           realised=("revoked", "mean")).reset_index()
+    d = d.assign(bin=pd.cut(d["p_revoke"].clip(0, 1), list(bins), include_lowest=True))
+    curve = d.groupby([by, "bin"], sort=False, observed=True).agg(deployments=("revoked", "size"),
+                                                                  predicted=("p_revoke", "mean"),
+                                                                  realised=("revoked", "mean")).reset_index()
+    curve["bin"] = curve["bin"].astype(str)
+    return summary, curve
