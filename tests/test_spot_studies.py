@@ -269,3 +269,24 @@ def test_calibration_counts_only_deployments_exposed_for_the_hour():
     c = curve.set_index("bin")
     assert c["deployments"].tolist() == [5, 5] and c["realised"].tolist() == pytest.approx([0.2, 0.8])
     assert c["predicted"].tolist() == pytest.approx([0.1, 0.7])
+
+
+def test_fig7_with_each_predictor_in_the_loop_shares_the_baselines():
+    cfg, spot_cfg = settings("quick", "revpred", smoke=True), settings("quick", "spottune", smoke=True)
+    trace = T.revpred_market(cfg, "synthetic", 1)
+    preds = T.fig10_predictors(trace, cfg, names=("empirical", "logistic"))
+    sets = T.fig10c_job_sets(cfg, spot_cfg)
+    deployments = []
+    grid = T.fig10c_grid(sets, trace, preds, [1, 2], cfg, spot_cfg, deployments=deployments,
+                         approaches=["single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"])
+    assert len(grid) == 2 * len(sets) * 4 * 2
+    base = grid[grid["approach"].str.startswith("single")].pivot_table(index=["seed", "approach"], columns="predictor",
+                                                                       values="cost")
+    assert (base["empirical"] == base["logistic"]).all()          # one baseline simulation, under both names
+    st = T.predictor_statements(grid, n_boot=20)
+    assert set(st["predictor"]) == {"empirical", "logistic"} and (st["seeds"] == 2).all()
+    # the θ=1 saving recomputed by hand from the grid (one job set: seed means, then the ratio)
+    g = grid[grid["predictor"] == "logistic"].groupby("approach")["cost"].mean()
+    mine = st[(st["predictor"] == "logistic") & (st["key"] == "saving_st1_vs_cheapest")]["value"].iloc[0]
+    assert len(sets) == 1 and mine == pytest.approx(1 - g["spottune-1"] / g["single-cheapest"])
+    assert len(deployments) == 2 * len(sets) * 2 * 2               # SpotTune runs only

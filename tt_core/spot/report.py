@@ -139,12 +139,14 @@ def interval_text(intervals, key: str) -> str:
     return f"seed interval [{r['lo']:.4g}, {r['hi']:.4g}] ({r['method']}; mean over {int(r['workloads'])} workloads)"
 
 
-def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None) -> list[dict]:
+def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None, reading: str = "") -> list[dict]:
     """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices); each row's note names
     the reconstructions it rests on (:func:`rests_on`) and, given ``intervals``
-    (:func:`tt_core.spot.studies.statement_intervals`), the number's seed interval."""
+    (:func:`tt_core.spot.studies.statement_intervals`), the number's seed interval. ``reading``: appended
+    to each item (e.g. ", RevPred in the loop, random maximum prices") when the rows are another reading."""
     why = substitution(synthetic_prices)
-    return [{"source": f"{SOURCE} Fig. 7/9", "item": text, "paper": value, "workbook": round(statements[key], 4),
+    return [{"source": f"{SOURCE} Fig. 7/9", "item": text + reading, "paper": value,
+             "workbook": round(statements[key], 4),
              "not_comparable": why,
              "note": "; ".join(x for x in (interval_text(intervals, key), rests_on(key)) if x)}
             for key, (value, text) in PAPER.items() if key in statements]

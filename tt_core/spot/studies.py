@@ -568,27 +568,46 @@ def fig10c_job_sets(cfg: dict, spot_cfg: dict, progress: bool = False) -> list:
 
 
 def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False,
-                deployments: list | None = None) -> pd.DataFrame:
+                deployments: list | None = None, approaches=None) -> pd.DataFrame:
     """Fig. 10(c): SpotTune (``cfg["fig10c_approach"]``) on every job set and seed with each fitted predictor
     plugged into the provisioner, bids ``cfg["fig10c_bid"]``; one row per simulation (plus ``predictor``).
-    ``deployments``: a list to which each simulation's timeline is appended (with ``predictor``, ``seed``
-    and ``job_set``), for :func:`calibration`."""
+
+    ``approaches``: names of approaches to run instead (e.g. Fig. 7's four, for Figs 7 and 9 with each
+    predictor in the loop); a single-spot baseline uses no predictor, so it is simulated once per (job set,
+    seed) and its row repeated under every predictor's name. ``deployments``: a list to which each SpotTune
+    simulation's timeline is appended (with ``predictor``, ``seed`` and ``job_set``), for :func:`calibration`."""
     from tqdm.auto import tqdm
 
     st = sim_settings(spot_cfg, bid=cfg["fig10c_bid"], fit_days=fig10_split(trace, cfg)[0] / 86400,
                       types=tuple(trace.types))
+    aps = [S.approach(a) for a in (approaches or [cfg["fig10c_approach"]])]
     rows = []
-    bar = tqdm(total=len(seeds) * len(job_sets) * len(predictors), desc="Fig. 10(c) simulations", disable=not progress)
+    bar = tqdm(total=len(seeds) * len(job_sets) * len(predictors) * len(aps), desc="Fig. 10(c) simulations",
+               disable=not progress)
     for seed in seeds:
         for js in job_sets:
-            for name, pred in predictors.items():
-                r = S.simulate(js, trace, cfg["fig10c_approach"], S.with_settings(st, predictor=name), seed, predictor=pred)
-                rows.append({**r.summary, "predictor": name})
-                if deployments is not None:
-                    deployments.append(r.timeline.assign(predictor=name, seed=seed, job_set=js.name))
-                bar.update()
+            for ap in aps:
+                if ap.kind == "single":
+                    r = S.simulate(js, trace, ap, st, seed)
+                    rows += [{**r.summary, "predictor": name} for name in predictors]
+                    bar.update(len(predictors))
+                    continue
+                for name, pred in predictors.items():
+                    r = S.simulate(js, trace, ap, S.with_settings(st, predictor=name), seed, predictor=pred)
+                    rows.append({**r.summary, "predictor": name})
+                    if deployments is not None:
+                        deployments.append(r.timeline.assign(predictor=name, seed=seed, job_set=js.name))
+                    bar.update()
     bar.close()
     return pd.DataFrame(rows)
+
+
+def predictor_statements(grid: pd.DataFrame, n_boot: int = N_BOOT, rng: np.random.Generator | None = None) -> pd.DataFrame:
+    """Figs 7 and 9's numbers per predictor in the loop (a :func:`fig10c_grid` with Fig. 7's four approaches):
+    :func:`statement_intervals` of each predictor's simulations, with a ``predictor`` column."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return pd.concat([statement_intervals(g, n_boot, rng=rng).assign(predictor=name)
+                      for name, g in grid.groupby("predictor", sort=False)], ignore_index=True)
 
 
 def fig10c_summary(grid: pd.DataFrame, reference: str = "tributary") -> pd.DataFrame:
