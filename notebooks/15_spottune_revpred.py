@@ -203,7 +203,7 @@ c_values = {"cost_saving": 1 - ref.loc["revpred", "cost_norm"], "pcr_gain": ref.
 setting = (f"{'smoke' if smoke else profile} profile: {cfg['hidden']}-unit networks, {cfg['epochs']} epoch(s), "
            f"a training sample every {cfg['stride']} minute(s)")
 rp = by_predictor[by_predictor["predictor"] == "revpred"]
-rows = report.fig10_rows(gains, c_values, trace.synthetic, setting)
+rows = report.fig10_rows(gains, c_values, trace.synthetic, setting) + [report.fig10_best_row(scores, trace.synthetic, setting)]
 rows += report.fig7_rows(dict(zip(rp["key"], rp["value"])), trace.synthetic, rp,
                          reading=f", RevPred in the loop, random maximum prices ({len(job_sets)} job sets)")
 summary = report.summary(rows)

@@ -290,3 +290,28 @@ def test_fig7_with_each_predictor_in_the_loop_shares_the_baselines():
     mine = st[(st["predictor"] == "logistic") & (st["key"] == "saving_st1_vs_cheapest")]["value"].iloc[0]
     assert len(sets) == 1 and mine == pytest.approx(1 - g["spottune-1"] / g["single-cheapest"])
     assert len(deployments) == 2 * len(sets) * 2 * 2               # SpotTune runs only
+
+
+def test_revpred_best_of_three_row():
+    scores = pd.DataFrame([
+        {"bids": "random", "predictor": "revpred", "type": "a", "accuracy": 0.9, "f1": 0.5},
+        {"bids": "random", "predictor": "tributary", "type": "a", "accuracy": 0.8, "f1": 0.6},
+        {"bids": "random", "predictor": "logistic", "type": "a", "accuracy": 0.7, "f1": 0.4},
+        {"bids": "algorithm2", "predictor": "logistic", "type": "a", "accuracy": 1.0, "f1": 1.0},   # other bids: ignored
+    ])
+    real = report.fig10_best_row(scores, synthetic_prices=False, setting="s")
+    assert real["workbook"] is False and "highest F1 tributary" in real["cause"]       # best accuracy, not best F1
+    synth = report.summary([report.fig10_best_row(scores, synthetic_prices=True, setting="s")])
+    assert synth["status"].tolist() == ["not comparable"]
+
+
+def test_fig8_shape_claims_by_hand():
+    th = [0.1, 0.5, 0.7, 1.0]
+    lin = pd.DataFrame({"theta": th, "cost_vs_max_theta": [0.2, 0.55, 0.75, 1.0], "jct_vs_max_theta": th})
+    values, text = T.theta_shape(lin)
+    assert values == {"fig8_cost_rises": True, "fig8_jct_linear": True} and "1.000" in text["fig8_jct_linear"]
+    # a JCT flat until a jump at θ = 1 is not near-linear: for x = 1..4 and y = 0.1, 0.1, 0.1, 1.0 the
+    # covariance is 0.3375 and the variances 1.25 and 0.151875, so R² = 0.3375² / (1.25 x 0.151875) = 0.6
+    flat = lin.assign(theta=[0.25, 0.5, 0.75, 1.0], jct_vs_max_theta=[0.1, 0.1, 0.1, 1.0])
+    values, text = T.theta_shape(flat)
+    assert values["fig8_jct_linear"] is False and "0.600" in text["fig8_jct_linear"]

@@ -302,6 +302,23 @@ def theta_intervals(theta: pd.DataFrame, n_boot: int = N_BOOT, level: float = IN
     return pd.DataFrame(rows).assign(method=INTERVAL_METHOD.format(n=len(seeds), b=n_boot))
 
 
+#: Fig. 8's shape claims, as read here: "proportional" and "near-linear" mean a correlation (cost) and an
+#: R² of a straight line (JCT) of at least this, over the θ grid, on the means over workloads.
+SHAPE_THRESHOLD = 0.9
+
+
+def theta_shape(table: pd.DataFrame, threshold: float = SHAPE_THRESHOLD) -> tuple[dict, dict]:
+    """Fig. 8's shape claims from :func:`theta_intervals`: ``({"fig8_cost_rises", "fig8_jct_linear"} -> bool,
+    the same keys -> the measured correlation / R² as text)``."""
+    th = table["theta"].to_numpy(float)
+    r_cost = float(np.corrcoef(th, table["cost_vs_max_theta"])[0, 1])
+    r_jct = float(np.corrcoef(th, table["jct_vs_max_theta"])[0, 1])
+    values = {"fig8_cost_rises": r_cost >= threshold, "fig8_jct_linear": r_jct ** 2 >= threshold}
+    text = {"fig8_cost_rises": f"correlation of the mean cost ratio with θ {r_cost:.3f} over θ = {list(th)}",
+            "fig8_jct_linear": f"R² of a straight line through the mean JCT ratios {r_jct ** 2:.3f} over θ = {list(th)}"}
+    return values, text
+
+
 def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
     """The workbook's values of the paper's §IV-B/IV-C statements: per job set the seed means, then the
     mean over workloads of the per-job-set ratios (the 48 TrimTuner groups count as two workloads), "max":
