@@ -53,7 +53,7 @@ from IPython.display import display
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
-from tt_core.spot import figures as F, report, studies as T
+from tt_core.spot import figures as F, report, simulator as S, studies as T
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -118,6 +118,43 @@ fig = F.fig9(shares, first.synthetic)
 save_figure(fig, out / "spottune_fig9.png")
 plt.show()
 shares.groupby("approach")[["free_step_share", "refunded_share"]].mean()
+
+# %% [markdown]
+# ## Figs 4 and 6: one job set's lifetime, and speed against price
+#
+# The paper's Fig. 4 follows one job through its deployments; here every setting of the first job set in
+# one SpotTune (θ = 0.7) simulation (first seed): each bar a deployment, its colour the instance type
+# the provisioner chose, hatched when the provider revoked it within its first hour (refunded), a cross
+# at each revocation. Fig. 6 (ResNet's measured speed on each type against its price) is not published:
+# below, the speed model's steps per hour of one setting against the on-demand and mean spot prices.
+
+# %%
+one = S.simulate(job_sets[0], first, "spottune-0.7", T.sim_settings(cfg), cfg["seeds"][0])
+fig = F.fig4_lifetime(one.timeline, job_sets[0].name, first.synthetic, S.submission_time(T.sim_settings(cfg),
+                                                                                           cfg["seeds"][0]))
+save_figure(fig, out / "spottune_fig4_lifetime.png")
+plt.show()
+fig = F.fig6_speed_price(job_sets[0].jobs[0], first)
+save_figure(fig, out / "spottune_fig6_speed_price.png")
+plt.show()
+
+# %% [markdown]
+# ## Fig. 12: checkpoint-restore overhead
+#
+# From the simulator's records: per setting, the seconds spent restoring checkpoints (a resumed
+# deployment's ready time beyond the start-up) and writing them (model size / the type's checkpoint
+# speed, §IV-F's measurements interpolated), over the seconds of training; SpotTune (θ = 0.7), the
+# first three seeds. The paper does not state its models' sizes; the workbook assumes 100 MB, shown
+# beside 1 GB and 5 GB.
+
+# %%
+overhead = T.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
+overhead_table = T.overhead_summary(overhead)
+write_csv(overhead_table, out / "spottune_fig12_overhead.csv")
+fig = F.fig12_overhead(overhead_table)
+save_figure(fig, out / "spottune_fig12_overhead.png")
+plt.show()
+overhead_table.round(4)
 
 # %% [markdown]
 # ## Fig. 8: sensitivity to θ
@@ -200,6 +237,8 @@ values = T.claims(per, topk)
 values.pop("top3_at_07")  # the top-3 claim is EarlyCurve's: compared once, in notebook 14
 shape, shape_text = T.theta_shape(theta_table)
 values.update(shape)
+ov = overhead_table.set_index("model_mb")["mean_overhead"]
+values["fig12_overhead_below_10"] = bool(ov.loc[float(cfg["model_mb"])] < 0.1)
 ordering = per.assign(workload=per["job_set"].map(T.workload_of)).groupby(["workload", "approach"])["cost"].mean() \
     .reset_index().rename(columns={"workload": "job_set"})
 ordering = ordering.loc[ordering.groupby("job_set")["cost"].idxmin()]
@@ -214,6 +253,9 @@ causes = {
     **{k: f"measured in spottune_fig8_intervals.csv: {v}" for k, v in shape_text.items()},
 }
 holds.update({k: f"measured: {v}" for k, v in shape_text.items()})
+holds["fig12_overhead_below_10"] = ("mean overhead by model size (spottune_fig12_overhead.csv): "
+                                    + ", ".join(f"{mb:g} MB {100 * v:.2f}%" for mb, v in ov.items()))
+causes["fig12_overhead_below_10"] = "measured in spottune_fig12_overhead.csv: " + holds["fig12_overhead_below_10"]
 rows = (report.fig7_rows(statements, first.synthetic, intervals) + report.jct_reading_rows(jct_table, first.synthetic)
         + report.claim_rows(values, causes, first.synthetic, holds=holds))
 summary = report.summary(rows)

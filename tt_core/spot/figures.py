@@ -258,3 +258,67 @@ def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
                  f"(right, default bid); dots: mean over workloads, bars: 95% seed interval, dashed: the paper "
                  f"({price_label(synthetic)})", fontsize=10)
     return fig
+
+
+def fig4_lifetime(timeline: pd.DataFrame, title: str, synthetic: bool, t0_s: float | None = None):
+    """Fig. 4-style lifetime of a job set's settings in one SpotTune simulation: one row per setting, one bar
+    per deployment (colour: instance type; hatched: refunded, i.e. free; a cross: revoked)."""
+    use_style()
+    t0 = float(timeline["launch"].min()) if t0_s is None else float(t0_s)
+    types = list(dict.fromkeys(timeline["type"]))
+    colors = dict(zip(types, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
+    jobs = sorted(timeline["job"].unique())
+    fig, ax = plt.subplots(figsize=(12, 0.35 * len(jobs) + 1.8))
+    for r in timeline.itertuples():
+        y = jobs.index(r.job)
+        ax.barh(y, (r.end - r.launch) / 3600, left=(r.launch - t0) / 3600, height=0.7, color=colors[r.type],
+                hatch="///" if r.free else None, edgecolor="white", lw=0.3)
+        if r.reason == "revoked":
+            ax.plot((r.end - t0) / 3600, y, "x", color="black", ms=4)
+    for t in types:
+        ax.barh([], [], color=colors[t], label=t)
+    ax.barh([], [], color="white", hatch="///", edgecolor="0.4", label="refunded (free)")
+    ax.plot([], [], "x", color="black", label="revoked")
+    ax.set_yticks(range(len(jobs)), [f"setting {j}" for j in jobs], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("hours since submission")
+    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.set_title(f"Fig. 4-style lifetime: {title} ({price_label(synthetic)})", fontsize=10, loc="left")
+    return fig
+
+
+def fig6_speed_price(job, trace=None):
+    """Fig. 6-style speed against price: steps per hour of one job on each type (the speed model) against the
+    on-demand price and, given a trace, the mean spot price."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, sps in job.seconds_per_step.items():
+        od = instance(name).on_demand
+        ax.scatter(od, 3600 / sps, color="#4c72b0")
+        ax.annotate(name, (od, 3600 / sps), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        if trace is not None and name in trace.types:
+            ax.scatter(float(trace.series(name).mean()), 3600 / sps, color="#dd8452", marker="s", s=14)
+    ax.scatter([], [], color="#4c72b0", label="on-demand price")
+    if trace is not None:
+        ax.scatter([], [], color="#dd8452", marker="s", label="mean spot price")
+    ax.set_xlabel("price (USD/h)")
+    ax.set_ylabel("steps per hour")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Fig. 6-style: speed vs price ({job.name}, speed model)", fontsize=10, loc="left")
+    return fig
+
+
+def fig12_overhead(summary: pd.DataFrame):
+    """Fig. 12: checkpoint-restore time as a share of the training time, per model size (mean over workloads,
+    and the largest job set's), with the paper's 10%."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    x = np.arange(len(summary))
+    ax.bar(x - 0.2, 100 * summary["mean_overhead"], 0.4, label="mean over workloads", color="#c44e52")
+    ax.bar(x + 0.2, 100 * summary["max_job_set_overhead"], 0.4, label="largest job set", color="#8c8c8c")
+    ax.axhline(10, color="0.3", ls="--", lw=1, label="paper: < 10% on average")
+    ax.set_xticks(x, [f"{mb:g} MB" for mb in summary["model_mb"]])
+    ax.set_ylabel("checkpoint + restore, % of training time")
+    ax.legend(fontsize=8)
+    ax.set_title("Fig. 12: checkpoint-restore overhead (simulated)", fontsize=10, loc="left")
+    return fig
