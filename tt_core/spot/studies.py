@@ -314,8 +314,9 @@ def theta_shape(table: pd.DataFrame, threshold: float = SHAPE_THRESHOLD) -> tupl
     r_cost = float(np.corrcoef(th, table["cost_vs_max_theta"])[0, 1])
     r_jct = float(np.corrcoef(th, table["jct_vs_max_theta"])[0, 1])
     values = {"fig8_cost_rises": r_cost >= threshold, "fig8_jct_linear": r_jct ** 2 >= threshold}
-    text = {"fig8_cost_rises": f"correlation of the mean cost ratio with θ {r_cost:.3f} over θ = {list(th)}",
-            "fig8_jct_linear": f"R² of a straight line through the mean JCT ratios {r_jct ** 2:.3f} over θ = {list(th)}"}
+    grid = ", ".join(f"{t:g}" for t in th)
+    text = {"fig8_cost_rises": f"correlation of the mean cost ratio with θ {r_cost:.3f} over θ = {grid}",
+            "fig8_jct_linear": f"R² of a straight line through the mean JCT ratios {r_jct ** 2:.3f} over θ = {grid}"}
     return values, text
 
 
