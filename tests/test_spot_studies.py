@@ -263,6 +263,7 @@ def test_calibration_counts_only_deployments_exposed_for_the_hour():
             + [{"predictor": "a", "p_revoke": 0.7, "reason": "revoked"}] * 4 + [{"predictor": "a", "p_revoke": 0.7,
                                                                                "reason": "hourly"}]
             + [{"predictor": "a", "p_revoke": 0.9, "reason": "finished"}] * 3)     # shorter exposure: left out
+    rows = rows[5:] + rows[:5]                                                      # high bin first: sorted back
     summary, curve = T.calibration(pd.DataFrame(rows))
     s = summary.set_index("predictor").loc["a"]
     assert s["deployments"] == 10 and s["predicted"] == pytest.approx(0.4) and s["realised"] == pytest.approx(0.5)

@@ -1005,6 +1005,9 @@ def calibration(deployments: pd.DataFrame, by: str = "predictor", bins=CALIBRATI
     curve = d.groupby([by, "bin"], sort=False, observed=True).agg(deployments=("revoked", "size"),
                                                                   predicted=("p_revoke", "mean"),
                                                                   realised=("revoked", "mean")).reset_index()
+    order = {k: i for i, k in enumerate(summary[by])}
+    curve = curve.assign(_p=curve[by].map(order), _l=[b.left for b in curve["bin"]]) \
+        .sort_values(["_p", "_l"], kind="stable").drop(columns=["_p", "_l"]).reset_index(drop=True)
     curve["bin"] = curve["bin"].astype(str)
     return summary, curve
 
