@@ -213,3 +213,36 @@ def test_a_file_of_the_published_size_is_checked_against_the_known_checksum(tmp_
     monkeypatch.setattr(market, "TRACE_SIZE", p.stat().st_size)
     with pytest.warns(UserWarning, match=r"sha256 .* differs from the one known copy's \(6c2b86e6...af95"):
         market.load_trace(p, types=["r4.large"])
+
+
+def test_persistent_market_long_run_rates_follow_the_regime_chain():
+    """Stationary share of the volatile regime = 4 / (20 + 4) h; prices then change 1 x (calm) or 4 x
+    (volatile) as often, so the long-run change rate is (20 x 1 + 4 x 4) / 24 = 1.5 x the parameter's, and
+    spikes arrive (20 x 0.2 + 4 x 5) / 24 = 1.0 x as often (Monte Carlo over 400 days)."""
+    p = market.DEFAULT_PARAMS["r4.large"]
+    od = catalogue.instance("r4.large").on_demand
+    x = market.persistent_prices("r4.large", 400 * 1440, p, np.random.default_rng(3), od)
+    changes_per_hour = float((np.diff(x) != 0).mean() * 60)
+    share = (market.CALM_HOURS * 1 + market.VOLATILE_HOURS * market.VOLATILE_CHANGES) / (market.CALM_HOURS
+                                                                                        + market.VOLATILE_HOURS)
+    assert share == pytest.approx(1.5)
+    # spikes add changes at their edges (about 2 x 0.5 a day = 0.04 an hour); the chain's own rate is 9 an hour
+    assert changes_per_hour == pytest.approx(p.changes_per_hour * share, rel=0.08)
+    starts = np.flatnonzero((x[1:] >= od) & (x[:-1] < od))
+    assert len(starts) / 400 == pytest.approx(p.spikes_per_day * 1.0, rel=0.25)
+    assert x.min() > 0 and np.all(np.round(x / market.TICK) * market.TICK == pytest.approx(x))
+    a = market.market("synthetic-persistent", seed=2, days=1.0)
+    assert a.synthetic and "persistent" in a.label
+    assert np.array_equal(a.series("r4.large"), market.market("synthetic-persistent", seed=2, days=1.0).series("r4.large"))
+
+
+def test_the_past_hour_helps_on_the_persistent_market_only():
+    """A logistic regression with the past hour's features against one on the present minute only (log loss,
+    Alg. 2 maximum prices, fit 9 days, test 3): on the persistent market the history helps; on the memoryless
+    one (levels drawn afresh, spikes at random) it does not (it only adds noise)."""
+    from tt_core.spot import studies as T
+
+    gain = {style: float(np.mean([T.history_value(market.synthetic_market(s, days=12.1, style=style))["gain"].mean()
+                                  for s in (1, 2, 3)])) for style in ("2017", "persistent")}
+    assert gain["persistent"] > 0.005 and gain["2017"] < 0.002
+    assert gain["persistent"] - gain["2017"] > 0.01

@@ -733,7 +733,7 @@ def _add_spot_parser(sub) -> None:
                     help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
                          "(setting, step, metric, seconds); see `tt spot data list`")
     si.add_argument("--prices", default="synthetic",
-                    help="synthetic (seeded 2017-style market), synthetic-today, real (the located 2017 trace) or a path")
+                    help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace) or a path")
     si.add_argument("--billing", choices=list(RULES), default="paper")
     si.add_argument("--theta", type=_fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
     si.add_argument("--k", type=_count("--k"), default=3, help="settings trained to the end (top-k)")

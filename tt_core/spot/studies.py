@@ -1066,3 +1066,56 @@ def overhead_summary(study: pd.DataFrame) -> pd.DataFrame:
                     "max_job_set": str(g.loc[g["overhead"].idxmax(), "job_set"]),
                     "seeds": int(study["seed"].nunique())})
     return pd.DataFrame(out)
+
+
+
+# ------------------------------------------------------------------------------------------------
+# Does the past hour carry information? (the persistent vs the memoryless synthetic market)
+# ------------------------------------------------------------------------------------------------
+#: Inputs of the two models of :func:`history_value`: the present minute only, and with the past hour.
+PRESENT_FEATURES = ("price", "workday", "hour_of_day")
+HISTORY_FEATURES = ("mean_price_hour", "changes_hour", "minutes_since_change")
+
+
+def history_value(trace, fit_days: float = 9.0, test_days: float = 3.0, stride: int = 5) -> pd.DataFrame:
+    """Per type, the test log loss of two logistic regressions of "revoked within the hour" at Alg. 2
+    maximum prices: one on the present minute (price, calendar, the bid's relative margin), one with the
+    past hour's features added (Fig. 10's features); fitted on the first ``fit_days``, scored on the next
+    ``test_days``. ``gain`` = present-only log loss - with-history log loss (> 0: the past hour helps)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+
+    from tt_core.spot.revocation import algorithm2_margins, features
+
+    fit_end, test_end = int(fit_days * 1440), int((fit_days + test_days) * 1440)
+    if test_end + 60 > trace.n_minutes:
+        raise W.SpotError(f"the trace has {trace.n_minutes / 1440:.1f} days; fitting {fit_days:g} and testing "
+                          f"{test_days:g} need {fit_days + test_days:g} days and an hour")
+    rows = []
+    for name in trace.types:
+        p = trace.series(name)
+        F = features(trace, name)
+        scale = float(p[:fit_end].mean())
+        F["price"] = F["price"] / scale
+        F["mean_price_hour"] = F["mean_price_hour"] / scale
+        out = {"type": name, "prices": prices_label(trace)}
+        sets = {"fit": np.arange(60, fit_end - 60, stride), "test": np.arange(fit_end, test_end, stride)}
+        ys, bids = {}, {}
+        for k, m in sets.items():
+            bids[k] = p[m] + algorithm2_margins(p, m)
+            ys[k] = (forward_max(p)[m] > bids[k]).astype(int)
+        for label, cols in (("present", PRESENT_FEATURES), ("history", PRESENT_FEATURES + HISTORY_FEATURES)):
+            X = {k: np.column_stack([F.loc[m, list(cols)].to_numpy(float), bids[k] / p[m] - 1.0])
+                 for k, m in sets.items()}
+            mu, sd = X["fit"].mean(axis=0), X["fit"].std(axis=0)
+            sd[sd == 0] = 1.0
+            if len(set(ys["fit"])) < 2:
+                prob = np.full(len(ys["test"]), float(ys["fit"].mean()))
+            else:
+                model = LogisticRegression(max_iter=1000).fit((X["fit"] - mu) / sd, ys["fit"])
+                prob = model.predict_proba((X["test"] - mu) / sd)[:, 1]
+            out[f"log_loss_{label}"] = float(log_loss(ys["test"], np.clip(prob, 1e-6, 1 - 1e-6), labels=[0, 1]))
+        out["positive_rate"] = float(ys["test"].mean())
+        out["gain"] = out["log_loss_present"] - out["log_loss_history"]
+        rows.append(out)
+    return pd.DataFrame(rows)
