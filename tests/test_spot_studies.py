@@ -316,3 +316,14 @@ def test_fig8_shape_claims_by_hand():
     flat = lin.assign(theta=[0.25, 0.5, 0.75, 1.0], jct_vs_max_theta=[0.1, 0.1, 0.1, 1.0])
     values, text = T.theta_shape(flat)
     assert values["fig8_jct_linear"] is False and "0.600" in text["fig8_jct_linear"]
+
+
+def test_step_time_cov_by_hand(monkeypatch):
+    table = pd.DataFrame({"setting": [0] * 5 + [1] * 5, "step": list(range(1, 6)) * 2,
+                          "seconds": [9, 1, 1, 1, 1] + [1, 1, 3, 1, 3]})
+    asked = []
+    monkeypatch.setattr(T.C, "generate", lambda names, *a, **k: asked.append(list(names)) or {n: table for n in names})
+    c = T.step_time_cov(["lor", "gbtr"]).set_index("setting")
+    assert asked == [["lor"]]                          # gradient boosting's per-step time is not measured: left out
+    assert c.loc[0, "cov"] == 0.0 and c.loc[0, "below_limit"]            # the set-up step is left out
+    assert c.loc[1, "cov"] == pytest.approx(0.5) and not c.loc[1, "below_limit"]     # [1, 3, 1, 3]: sd 1 / mean 2

@@ -1119,3 +1119,20 @@ def history_value(trace, fit_days: float = 9.0, test_days: float = 3.0, stride: 
         out["gain"] = out["log_loss_present"] - out["log_loss_history"]
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def step_time_cov(names, profile: str = "quick", seed: int = 1, limit: float = 0.1) -> pd.DataFrame:
+    """§IV-A5's check of online profiling: per setting of each scikit-learn model, the coefficient of
+    variation (sd / mean) of its measured seconds per step across steps (the curves of
+    :func:`tt_core.spot.curves.generate`, trained here, cached), and whether it is below ``limit`` (the
+    paper: "less than 0.1"). The first step is left out (it includes set-up). Gradient boosting is left out:
+    its step time is the whole fit's CPU time divided by the trees (not measured per step)."""
+    tables = C.generate([n for n in names if n != "gbtr"], profile, seed, progress=False)
+    rows = []
+    for name, t in tables.items():
+        for setting, g in t.groupby("setting"):
+            s = g.sort_values("step")["seconds"].to_numpy(float)[1:]
+            cov = float(s.std() / s.mean()) if len(s) > 1 and s.mean() > 0 else float("nan")
+            rows.append({"algorithm": name, "setting": int(setting), "steps": len(s) + 1,
+                         "mean_s_per_step": float(s.mean()), "cov": cov, "below_limit": bool(cov < limit)})
+    return pd.DataFrame(rows)
