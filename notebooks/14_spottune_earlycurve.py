@@ -79,6 +79,18 @@ save_figure(fig, out / "spottune_fig11.png")
 plt.show()
 
 # %% [markdown]
+# ## Fig. 5: a curve's stages
+#
+# The same setting's curve with the stage starts Eq. 7 finds over its first θ of steps, and the change
+# rate per step against the paper's thresholds (the paper's Fig. 5 shows a ResNet loss curve whose
+# learning-rate decays start new stages).
+
+# %%
+fig = F.fig5_stages(js.jobs[int(pick["setting"])], theta)
+save_figure(fig, out / "spottune_fig5_stages.png")
+plt.show()
+
+# %% [markdown]
 # ## How often does Eq. 7 find a new stage?
 #
 # With the paper's thresholds a new stage needs five calm steps (change rate < 1 %) and then a jump of

@@ -322,3 +322,33 @@ def fig12_overhead(summary: pd.DataFrame):
     ax.legend(fontsize=8)
     ax.set_title("Fig. 12: checkpoint-restore overhead (simulated)", fontsize=10, loc="left")
     return fig
+
+
+def fig5_stages(job, theta: float):
+    """Fig. 5-style: one learning curve split into stages by Eq. 7 over the first θ of its steps: (a) the metric
+    with the stage starts, (b) the change rate per step with the thresholds (a jump above α after
+    ``CALM_STEPS`` steps below ε starts a stage)."""
+    use_style()
+    k = ec.theta_steps(theta, job.max_steps)
+    part = job.metric[:k]
+    starts = ec.stage_starts(part)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    steps = np.arange(1, job.max_steps + 1)
+    axes[0].plot(steps, job.metric, color="0.5", lw=1, label="metric")
+    axes[0].axvline(k, color="0.3", ls=":", lw=1, label=f"θ = {theta:g}")
+    d = ec.change_rates(part)
+    axes[1].semilogy(np.arange(1, len(d) + 1), np.maximum(d, 1e-6), color="0.4", lw=1)
+    axes[1].axhline(ec.ALPHA, color="#c44e52", ls="--", lw=1, label=f"α = {ec.ALPHA:g}")
+    axes[1].axhline(ec.EPSILON, color="#4c72b0", ls="--", lw=1, label=f"ε = {ec.EPSILON:g}")
+    for i, s in enumerate(starts[1:]):
+        for ax in axes:
+            ax.axvline(s + 1, color="#dd8452", lw=1.2, label="new stage (Eq. 7)" if i == 0 and ax is axes[0] else None)
+    axes[0].set_xlabel("step")
+    axes[0].set_ylabel("metric")
+    axes[1].set_xlabel("step")
+    axes[1].set_ylabel("change rate")
+    axes[0].legend(fontsize=8)
+    axes[1].legend(fontsize=8)
+    axes[0].set_title(f"(a) {job.name}: {len(starts)} stage(s) in the first {k} steps", loc="left", fontsize=10)
+    axes[1].set_title("(b) change rate and Eq. 7's thresholds", loc="left", fontsize=10)
+    return fig
