@@ -239,7 +239,7 @@ def test_sensitivity_sweep_on_the_smoke_profile():
     cfg = settings("quick", "spottune", smoke=True)
     sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9))
     assert list(dict.fromkeys(zip(sweep["axis"], sweep["setting"]))) == [
-        ("parallel fraction", "f = 0.5"), ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.9")]
+        ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.5"), ("parallel fraction", "f = 0.9")]
     single = sweep[sweep["approach"].str.startswith("single")]
     # the baselines never bid (never revoked): the same simulations under every bid rule
     by_bid = [g.sort_values("approach")["cost"].tolist() for _, g in single[single["axis"] == "bid"].groupby("setting")]

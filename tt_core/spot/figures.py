@@ -275,14 +275,16 @@ def fig4_lifetime(timeline: pd.DataFrame, title: str, synthetic: bool, t0_s: flo
                 hatch="///" if r.free else None, edgecolor="white", lw=0.3)
         if r.reason == "revoked":
             ax.plot((r.end - t0) / 3600, y, "x", color="black", ms=4)
-    for t in types:
-        ax.barh([], [], color=colors[t], label=t)
-    ax.barh([], [], color="white", hatch="///", edgecolor="0.4", label="refunded (free)")
-    ax.plot([], [], "x", color="black", label="revoked")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=colors[t], label=t) for t in types]
+    handles += [Patch(facecolor="white", hatch="///", edgecolor="0.4", label="refunded (free)"),
+                Line2D([], [], marker="x", color="black", ls="none", label="revoked")]
     ax.set_yticks(range(len(jobs)), [f"setting {j}" for j in jobs], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("hours since submission")
-    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.legend(handles=handles, fontsize=7, ncol=len(handles), loc="upper center", bbox_to_anchor=(0.5, -0.12))
     ax.set_title(f"Fig. 4-style lifetime: {title} ({price_label(synthetic)})", fontsize=10, loc="left")
     return fig
 

@@ -905,6 +905,8 @@ def sensitivity(cfg: dict, seeds=None, bids=SENSITIVITY_BIDS, fractions=SENSITIV
             label = bid_label(b) if axis == "bid" else f"f = {f:g}"
             out.append(pd.concat([singles_grid, spot], ignore_index=True).assign(
                 axis=axis, setting=label, bid=bid_label(b), parallel_fraction=f))
+    # bid rules first (in the order given), then the parallel fractions (ascending)
+    out.sort(key=lambda g: (g["axis"].iloc[0] != "bid", float(g["parallel_fraction"].iloc[0])))
     return pd.concat(out, ignore_index=True)
 
 
