@@ -114,7 +114,7 @@ jct_table.round(3)
 # %%
 shares = T.refund_shares(grid)
 write_csv(shares, out / "spottune_fig9.csv")
-fig = F.fig9(shares, first.synthetic)
+fig = F.fig9(shares, first.synthetic, intervals)   # dashed: mean over workloads, band: its seed interval
 save_figure(fig, out / "spottune_fig9.png")
 plt.show()
 shares.groupby("approach")[["free_step_share", "refunded_share"]].mean()
@@ -165,11 +165,11 @@ overhead_table.round(4)
 # %%
 theta = T.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], T.sim_settings(cfg), cfg["market_days"], prices)
 write_csv(theta, out / "spottune_fig8.csv")
-fig = F.fig8(theta, first.synthetic)
-save_figure(fig, out / "spottune_fig8.png")
-plt.show()
 theta_table = T.theta_intervals(theta)
 write_csv(theta_table, out / "spottune_fig8_intervals.csv")
+fig = F.fig8(theta, first.synthetic, theta_table)
+save_figure(fig, out / "spottune_fig8.png")
+plt.show()
 theta_table.drop(columns="method").round(3)
 
 # %% [markdown]

@@ -84,8 +84,10 @@ def fig7(per: pd.DataFrame, synthetic: bool):
     return fig
 
 
-def fig8(theta: pd.DataFrame, synthetic: bool):
-    """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy."""
+def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
+    """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy.
+    ``intervals`` (:func:`tt_core.spot.studies.theta_intervals`): the mean over workloads with its seed
+    interval drawn in black on (a) and (b)."""
     use_style()
     g = theta.assign(jct_h=theta["jct_s"] / 3600).groupby(["job_set", "theta"])[["cost", "jct_h", "top1", "top3"]].mean()
     g = g.reset_index()
@@ -97,6 +99,11 @@ def fig8(theta: pd.DataFrame, synthetic: bool):
     acc = g.groupby("theta")[["top1", "top3"]].mean()
     axes[2].plot(acc.index, acc["top1"], marker="o", label="top-1")
     axes[2].plot(acc.index, acc["top3"], marker="s", label="top-3")
+    if intervals is not None:
+        for ax, q in zip(axes[:2], ("cost_vs_max_theta", "jct_vs_max_theta")):
+            ax.errorbar(intervals["theta"], intervals[q], yerr=[intervals[q] - intervals[q + "_lo"],
+                                                                 intervals[q + "_hi"] - intervals[q]],
+                        color="black", lw=2, capsize=3, marker="o", ms=4, label="mean over workloads (95% seed interval)")
     axes[0].set_ylabel("cost ÷ cost at θ = 1")
     axes[1].set_ylabel("JCT ÷ JCT at θ = 1")
     axes[2].set_ylabel("share of job sets (and seeds)")
@@ -110,8 +117,10 @@ def fig8(theta: pd.DataFrame, synthetic: bool):
     return fig
 
 
-def fig9(shares: pd.DataFrame, synthetic: bool):
-    """Fig. 9: share of steps run on refunded instances and share of the usage refunded."""
+def fig9(shares: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
+    """Fig. 9: share of steps run on refunded instances and share of the usage refunded; ``intervals``
+    (:func:`tt_core.spot.studies.statement_intervals`): the mean over workloads as a line, its seed interval
+    as a band, per approach."""
     use_style()
     sets = list(dict.fromkeys(shares["job_set"]))
     aps = list(dict.fromkeys(shares["approach"]))
@@ -122,6 +131,12 @@ def fig9(shares: pd.DataFrame, synthetic: bool):
         for i, ap in enumerate(aps):
             v = shares[shares["approach"] == ap].set_index("job_set").reindex(sets)[col]
             ax.bar(x + (i - (len(aps) - 1) / 2) * w, v, w, **APPROACH_STYLES.get(ap, {"label": ap}))
+            key = f"{col}_{ {'spottune-1': 'st1', 'spottune-0.7': 'st07'}.get(ap, '') }"
+            if intervals is not None and key in set(intervals["key"]):
+                r = intervals.set_index("key").loc[key]
+                color = APPROACH_STYLES.get(ap, {}).get("color", "0.3")
+                ax.axhline(r["value"], color=color, lw=1, ls="--")
+                ax.axhspan(r["lo"], r["hi"], color=color, alpha=0.12, lw=0)
         ax.set_xticks(x, sets, rotation=35, ha="right", fontsize=8)
         ax.set_title(t, loc="left", fontsize=10)
         ax.set_ylim(0, 1)
