@@ -191,11 +191,12 @@ rules_table
 # ## The settings the paper does not state, swept
 #
 # The result depends on settings the paper never gives and the workbook had to choose: the **maximum
-# price** SpotTune bids for its own instances ("aggressive bidding", §II-A, with no number) and how a job's
-# step time scales with vCPUs (**Amdahl's parallel fraction** of the speed model, assumed 0.9). One
-# setting changes at a time (the bid at the profile's parallel fraction, the fraction at the profile's
-# bid): the current price +0 %, +5 %, Alg. 2's margin (the default), +25 %, and a random margin as
-# Tributary (Fig. 10(c)'s rule); f = 0.5 to 0.95. Dashed lines: the paper's numbers (θ = 0.7's cost
+# price** SpotTune bids for its own instances ("aggressive bidding", §II-A, with no number), how a job's
+# step time scales with vCPUs (**Amdahl's parallel fraction** of the speed model, assumed 0.9), the
+# instances' **start-up time** (assumed 60 s) and the **model size** that checkpoints and restores move
+# (assumed 100 MB). One setting changes at a time, the others at the profile's values: the current price
+# +0 %, +5 %, Alg. 2's margin (the default), +25 %, and a random margin as Tributary (Fig. 10(c)'s rule);
+# f = 0.5 to 0.95; start-up 0, 60, 300 s; 100 MB, 1 GB, 5 GB. Dashed lines: the paper's numbers (θ = 0.7's cost
 # ratios derived from its 57.16 % saving over θ = 1). Same seeds as Fig. 7 (`tt spot sensitivity`
 # runs it from the command line).
 

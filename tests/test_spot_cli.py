@@ -117,6 +117,8 @@ def test_argument_errors_exit_2(capsys, argv):
     (["spot", "sensitivity", "--bids", "cheap"], "relative margin >= 0"),
     (["spot", "sensitivity", "--fractions", "1.5"], "(0, 1]"),
     (["spot", "sensitivity", "--fractions", "0"], "positive"),
+    (["spot", "sensitivity", "--startups", "-5"], ">= 0"),
+    (["spot", "sensitivity", "--model-mb", "big"], ">= 0"),
     (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--parallel-fraction", "1.2"], "(0, 1]"),
     (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--predictor", "oracle"], "invalid choice"),
 ])

@@ -237,9 +237,19 @@ def test_sensitivity_table_and_claim_ranges_by_hand():
 
 def test_sensitivity_sweep_on_the_smoke_profile():
     cfg = settings("quick", "spottune", smoke=True)
-    sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9))
+    sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9), startups=(0.0,),
+                          model_sizes=(5120.0,))
     assert list(dict.fromkeys(zip(sweep["axis"], sweep["setting"]))) == [
-        ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.5"), ("parallel fraction", "f = 0.9")]
+        ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.5"), ("parallel fraction", "f = 0.9"),
+        ("start-up", "0 s"), ("model size", "5120 MB")]
+    # a 5 GB model: every baseline run ends with one checkpoint of 5120 MB at the type's speed (§IV-F,
+    # interpolated), 100 MB in the profile's setting: the fastest baseline's JCT grows by the difference
+    fast = sweep[sweep["approach"] == "single-fastest"].groupby("setting")["jct_s"].mean()
+    from tt_core.spot import simulator as S
+    assert fast["5120 MB"] - fast["Alg. 2 margin"] == pytest.approx((5120 - 100) / S.checkpoint_speed(16))
+    # no start-up: the cheapest baseline's JCT shrinks by the profile's 60 s
+    cheap = sweep[sweep["approach"] == "single-cheapest"].groupby("setting")["jct_s"].mean()
+    assert cheap["Alg. 2 margin"] - cheap["0 s"] == pytest.approx(60.0)
     single = sweep[sweep["approach"].str.startswith("single")]
     # the baselines never bid (never revoked): the same simulations under every bid rule
     by_bid = [g.sort_values("approach")["cost"].tolist() for _, g in single[single["axis"] == "bid"].groupby("setting")]

@@ -607,6 +607,18 @@ def cmd_spot_curves(args) -> int:
     return 0
 
 
+def _nonneg(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            v = float("nan")
+        if not (v >= 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{name} takes numbers >= 0, got {shown(text)}")
+        return v
+    return parse
+
+
 def cmd_spot_sensitivity(args) -> int:
     """``tt spot sensitivity``: SpotTune (θ 1 and 0.7) vs both single-spot baselines as the bid rule and the
     parallel fraction change one at a time; means over workloads with seed intervals."""
@@ -620,7 +632,9 @@ def cmd_spot_sensitivity(args) -> int:
     fractions = args.fractions or list(T.SENSITIVITY_FRACTIONS)
     cfg = profile_settings(args.profile, "spottune")
     seeds = list(range(1, args.seeds + 1)) if args.seeds else cfg["seeds"]
-    sweep = T.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json)
+    sweep = T.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json,
+                          startups=T.SENSITIVITY_STARTUPS if args.startups is None else args.startups,
+                          model_sizes=T.SENSITIVITY_MODEL_MB if args.model_mb is None else args.model_mb)
     table = T.sensitivity_table(sweep, rng=__import__("numpy").random.default_rng(args.seed))
     if args.out:
         write_csv(table, args.out)
@@ -788,11 +802,13 @@ def _add_spot_parser(sub) -> None:
     pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_spot_predictors)
-    se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule and parallel fraction",
+    se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule, parallel fraction, start-up, "
+                                             "model size",
                          description="SpotTune (theta 1 and 0.7) against both single-spot baselines as one setting "
-                                     "changes at a time: the bid rule (at the profile's parallel fraction) and "
-                                     "Amdahl's parallel fraction (at the profile's bid). Cost, JCT and PCR ratios "
-                                     "and the share of free steps, means over workloads with 95% seed intervals.")
+                                     "changes at a time, the others at the profile's values: the bid rule, Amdahl's "
+                                     "parallel fraction, the start-up time and the model size. Cost, JCT and PCR "
+                                     "ratios and the share of free steps, means over workloads with 95% seed "
+                                     "intervals.")
     se.add_argument("--profile", choices=list(_profile_names()), default="quick", help="job sets, seeds, settings")
     se.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
     se.add_argument("--seeds", type=_count("--seeds"), help="number of market seeds (default: the profile's)")
@@ -801,6 +817,10 @@ def _add_spot_parser(sub) -> None:
                          "(default: 0 0.05 algorithm2 0.25 tributary)")
     se.add_argument("--fractions", nargs="+", type=_fraction("--fractions"), metavar="F",
                     help="parallel fractions in (0, 1] (default: 0.5 0.7 0.9 0.95)")
+    se.add_argument("--startups", nargs="*", type=_nonneg("--startups"), metavar="S",
+                    help="start-up times in seconds (default: 0 60 300; none: leave the axis out)")
+    se.add_argument("--model-mb", nargs="*", type=_nonneg("--model-mb"), metavar="MB",
+                    help="model sizes in MB (default: 100 1024 5120; none: leave the axis out)")
     se.add_argument("--seed", type=_whole("--seed", 0), default=0, help="the bootstrap's random stream")
     se.add_argument("--out", help="write the table to this CSV")
     se.add_argument("--json", action="store_true")

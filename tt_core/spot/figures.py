@@ -262,16 +262,17 @@ def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
             ax.set_yscale("log")
             log_axis(ax, "y")
             ax.axhline(1, color="0.3", lw=0.6)
-        n_bid = sum(a == "bid" for a, _ in settings)
-        ax.axvline(n_bid - 0.5, color="0.7", lw=0.8)
+        for i in range(1, len(settings)):
+            if settings[i][0] != settings[i - 1][0]:
+                ax.axvline(i - 0.5, color="0.6", lw=0.8)
         ax.set_title(title, loc="left", fontsize=10)
+    prefix = {"bid": "bid ", "parallel fraction": "", "start-up": "start-up ", "model size": "model "}
     for ax in axes[-1]:
-        ax.set_xticks(x, [f"{'bid' if a == 'bid' else ''} {s}".strip() for a, s in settings], rotation=40, ha="right",
-                      fontsize=8)
+        ax.set_xticks(x, [prefix.get(a, "") + s for a, s in settings], rotation=40, ha="right", fontsize=8)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"The unstated settings swept: bid rule (left of the line, f = default) and parallel fraction "
-                 f"(right, default bid); dots: mean over workloads, bars: 95% seed interval, dashed: the paper "
-                 f"({price_label(synthetic)})", fontsize=10)
+    fig.suptitle(f"The unstated settings swept, one at a time (the others at the profile's values): bid rule, parallel "
+                 f"fraction, start-up time, model size; dots: mean over workloads, bars: 95% seed interval, dashed: "
+                 f"the paper ({price_label(synthetic)})", fontsize=10)
     return fig
 
 

@@ -840,6 +840,9 @@ def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"
 SENSITIVITY_BIDS = (0.0, 0.05, "algorithm2", 0.25, "tributary")
 #: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model).
 SENSITIVITY_FRACTIONS = (0.5, 0.7, 0.9, 0.95)
+#: Start-up times (s; the simulator assumes 60) and model sizes (MB; the profiles assume 100) of the sweep.
+SENSITIVITY_STARTUPS = (0.0, 60.0, 300.0)
+SENSITIVITY_MODEL_MB = (100.0, 1024.0, 5120.0)
 #: The sweep's quantities: (SpotTune approach, baseline) -> ratio keys.
 _SWEEP_APPROACHES = ("spottune-1", REFERENCE)
 _SWEEP_BASELINES = ("single-cheapest", "single-fastest")
@@ -870,43 +873,55 @@ def check_bid(bid):
 
 
 def sensitivity(cfg: dict, seeds=None, bids=SENSITIVITY_BIDS, fractions=SENSITIVITY_FRACTIONS, prices="synthetic",
-                base_grid: pd.DataFrame | None = None, progress: bool = False) -> pd.DataFrame:
-    """SpotTune (theta 1 and 0.7) against both single-spot baselines as one unstated setting changes at a time:
-    the bid rule (at the profile's parallel fraction) and Amdahl's parallel fraction (at the profile's bid).
+                base_grid: pd.DataFrame | None = None, progress: bool = False, startups=SENSITIVITY_STARTUPS,
+                model_sizes=SENSITIVITY_MODEL_MB) -> pd.DataFrame:
+    """SpotTune (theta 1 and 0.7) against both single-spot baselines as one unstated setting changes at a time,
+    the others at the profile's values: the bid rule, Amdahl's parallel fraction, the start-up time (s) and
+    the model size (MB, the checkpoints' and restores' time).
 
-    One simulation per (setting, job set, seed, approach); the baselines do not depend on the bid, so they are
-    simulated once per parallel fraction. ``base_grid``: the Fig. 7 grid at the profile's own settings (reused).
-    Returns the long table of :func:`sensitivity_table`'s input: the grid rows plus ``axis`` and ``setting``."""
+    One simulation per (setting, job set, seed, approach); simulations that do not depend on the changed
+    setting are shared (the baselines never bid; the profile's own setting is simulated once).
+    ``base_grid``: the Fig. 7 grid at the profile's own settings (reused). Returns the grid rows plus
+    ``axis``, ``setting``, ``bid``, ``parallel_fraction``, ``startup_s`` and ``model_mb``, ordered by axis."""
     seeds = list(cfg["seeds"] if seeds is None else seeds)
     bids = [check_bid(b) for b in bids]
     fractions = [float(f) for f in fractions]
     for f in fractions:
         if not 0 < f <= 1:
             raise W.SpotError(f"parallel fraction must lie in (0, 1], got {shown(f)}")
-    f0, b0 = float(cfg["parallel_fraction"]), check_bid(cfg["bid"])
+    startups, model_sizes = [float(x) for x in startups], [float(x) for x in model_sizes]
+    for name, vals in (("start-up time", startups), ("model size", model_sizes)):
+        if any(not (np.isfinite(v) and v >= 0) for v in vals):
+            raise W.SpotError(f"{name} must be >= 0, got {vals}")
+    f0, b0, m0 = float(cfg["parallel_fraction"]), check_bid(cfg["bid"]), float(cfg["model_mb"])
+    s0 = float(sim_settings(cfg).startup_s)
+    variants = ([("bid", bid_label(b), f0, b, s0, m0) for b in bids]
+                + [("parallel fraction", f"f = {f:g}", f, b0, s0, m0) for f in sorted(fractions)]
+                + [("start-up", f"{x:g} s", f0, b0, x, m0) for x in sorted(startups)]
+                + [("model size", f"{x:g} MB", f0, b0, s0, x) for x in sorted(model_sizes)])
     spot_aps = [S.spottune(1.0), S.spottune(0.7)]
     singles = [a for a in S.FIG7_APPROACHES if a.kind == "single"]
+    base = None
+    if base_grid is not None and set(base_grid["seed"]) >= set(seeds):
+        base = base_grid[base_grid["seed"].isin(seeds)]
+    sets_cache, singles_cache, spot_cache = {}, {}, {}
     out = []
-    for f in sorted(set(fractions) | {f0}):
-        sets = study_job_sets({**cfg, "parallel_fraction": f})
-        base = None
-        if f == f0 and base_grid is not None and set(base_grid["seed"]) >= set(seeds):
-            base = base_grid[base_grid["seed"].isin(seeds)]
-        singles_grid = base[base["approach"].isin([a.name for a in singles])] if base is not None else \
-            run_grid(sets, seeds, singles, sim_settings(cfg), cfg["market_days"], prices, progress)
-        todo = [("bid", b) for b in bids] if f == f0 else []
-        if f in fractions:
-            todo.append(("parallel fraction", b0))
-        for axis, b in todo:
-            if base is not None and b == b0:
-                spot = base[base["approach"].isin([a.name for a in spot_aps])]
-            else:
-                spot = run_grid(sets, seeds, spot_aps, sim_settings(cfg, bid=b), cfg["market_days"], prices, progress)
-            label = bid_label(b) if axis == "bid" else f"f = {f:g}"
-            out.append(pd.concat([singles_grid, spot], ignore_index=True).assign(
-                axis=axis, setting=label, bid=bid_label(b), parallel_fraction=f))
-    # bid rules first (in the order given), then the parallel fractions (ascending)
-    out.sort(key=lambda g: (g["axis"].iloc[0] != "bid", float(g["parallel_fraction"].iloc[0])))
+    for axis, label, f, b, su, mb in variants:
+        jkey = (f, mb)
+        if jkey not in sets_cache:
+            sets_cache[jkey] = study_job_sets({**cfg, "parallel_fraction": f, "model_mb": mb})
+        st = sim_settings(cfg, bid=b, startup_s=su)
+        own = (f, b, su, mb) == (f0, b0, s0, m0)
+        if (f, mb, su) not in singles_cache:
+            singles_cache[(f, mb, su)] = (base[base["approach"].isin([a.name for a in singles])] if own and base is not None
+                                          else run_grid(sets_cache[jkey], seeds, singles, st, cfg["market_days"], prices,
+                                                        progress))
+        if (f, b, su, mb) not in spot_cache:
+            spot_cache[(f, b, su, mb)] = (base[base["approach"].isin([a.name for a in spot_aps])] if own and base is not None
+                                          else run_grid(sets_cache[jkey], seeds, spot_aps, st, cfg["market_days"], prices,
+                                                        progress))
+        out.append(pd.concat([singles_cache[(f, mb, su)], spot_cache[(f, b, su, mb)]], ignore_index=True).assign(
+            axis=axis, setting=label, bid=bid_label(b), parallel_fraction=f, startup_s=su, model_mb=mb))
     return pd.concat(out, ignore_index=True)
 
 
@@ -929,7 +944,8 @@ def sensitivity_table(sweep: pd.DataFrame, n_boot: int = N_BOOT, level: float = 
         for i, ap in enumerate(_SWEEP_APPROACHES):
             k = 2 + i
             row = {"axis": axis, "setting": setting, "approach": ap, "bid": g["bid"].iloc[0],
-                   "parallel_fraction": float(g["parallel_fraction"].iloc[0]), "seeds": len(seeds)}
+                   "parallel_fraction": float(g["parallel_fraction"].iloc[0]), "seeds": len(seeds),
+                   **{k: float(g[k].iloc[0]) for k in ("startup_s", "model_mb") if k in g.columns}}
             qs = {"steps_free": m["free_step_share"][..., k]}
             for j, base in enumerate(_SWEEP_BASELINES):
                 short = base.split("-")[1]
