@@ -79,6 +79,18 @@ save_figure(fig, out / "spottune_fig11.png")
 plt.show()
 
 # %% [markdown]
+# ## Fig. 5: a curve's stages
+#
+# The same setting's curve with the stage starts Eq. 7 finds over its first θ of steps, and the change
+# rate per step against the paper's thresholds (the paper's Fig. 5 shows a ResNet loss curve whose
+# learning-rate decays start new stages).
+
+# %%
+fig = F.fig5_stages(js.jobs[int(pick["setting"])], theta)
+save_figure(fig, out / "spottune_fig5_stages.png")
+plt.show()
+
+# %% [markdown]
 # ## How often does Eq. 7 find a new stage?
 #
 # With the paper's thresholds a new stage needs five calm steps (change rate < 1 %) and then a jump of
@@ -107,20 +119,44 @@ write_csv(topk, out / "spottune_topk.csv")
 topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
 
 # %% [markdown]
+# ## §IV-A5: are step times stable enough to profile online?
+#
+# SpotTune learns each job's seconds per step on each type from its latest runs (Alg. 1); the paper
+# found the coefficient of variation (COV) of the step time across steps below 0.1. The scikit-learn
+# models trained here record the CPU seconds of every step (gradient boosting only the fit's mean, left
+# out): their COV per setting, on this shared 2-core machine, with steps of milliseconds.
+
+# %%
+cov = T.step_time_cov(cfg["sklearn"], cfg["curves"]) if cfg["sklearn"] else pd.DataFrame(
+    columns=["algorithm", "setting", "steps", "mean_s_per_step", "cov", "below_limit"])
+write_csv(cov, out / "spottune_step_time_cov.csv")
+cov.groupby("algorithm")[["mean_s_per_step", "cov", "below_limit"]].median() if len(cov) else cov
+
+# %% [markdown]
 # ## Paper vs workbook
 
 # %%
-values = {"top3_at_07": bool(topk.loc[topk["theta"] >= 0.7 - 1e-9, "top3"].all()),
-          "earlycurve_better": bool(errors["earlycurve_error"].mean() < errors["single-stage_error"].mean())}
+better, staged_why = T.earlycurve_claim(errors)
+values = {"top3_at_07": bool(topk.loc[topk["theta"] >= 0.7 - 1e-9, "top3"].all())}
+not_comparable = {}
+if better is None:
+    not_comparable["earlycurve_better"] = "measured (spottune_fig11_errors.csv): " + staged_why
+else:
+    values["earlycurve_better"] = better
 misses = sorted(topk.loc[(topk["theta"] >= 0.7 - 1e-9) & ~topk["top3"], "job_set"].unique())
-staged = int((errors["stages"] > 1).sum())
 causes = {
     "top3_at_07": f"measured: the true best is outside the predicted top 3 at θ >= 0.7 on {misses} (spottune_topk.csv; "
                   "per-setting errors in spottune_fig11_errors.csv)",
-    "earlycurve_better": f"measured: Eq. 7 split {staged} of {len(errors)} curves into stages (spottune_fig11_errors.csv); "
-                         "on a one-stage curve EarlyCurve and the single-stage fit are the same fit",
+    "earlycurve_better": f"measured (spottune_fig11_errors.csv): {staged_why}",
 }
-rows = report.claim_rows(values, causes, synthetic_prices=True)
+rows = report.claim_rows(values, causes, synthetic_prices=True, not_comparable=not_comparable)
+# §III-C: at θ = 0.7 EarlyCurve "mostly predicting a nearly 70% accuracy" (top-1) "and 100% top-3 accuracy"
+top1_07 = float(topk.loc[(topk["theta"] - 0.7).abs() < 1e-9, "top1"].mean())
+rows.append({"source": "SpotTune §III-C", "item": "top-1 accuracy of EarlyCurve at θ = 0.7 (share of job sets)",
+             "paper": 0.7, "workbook": round(top1_07, 4),
+             "not_comparable": "substituted learning curves (TrimTuner measurements and scikit-learn models trained "
+                               "here); the paper's is over its six benchmarks (\"nearly 70%\")",
+             "note": report.rests_on("top3_at_07")})
 rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error over settings, EarlyCurve (%)", "paper": None,
              "workbook": round(100 * errors["earlycurve_error"].mean(), 2),
              "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)",
@@ -129,6 +165,15 @@ rows.append({"source": "SpotTune Fig. 11(b)", "item": "mean prediction error ove
              "workbook": round(100 * errors["single-stage_error"].mean(), 2),
              "not_comparable": "the paper's Fig. 11(b) prints no values (ResNet, 16 settings)",
              "note": report.rests_on("fig11_errors")})
+if len(cov):
+    rows.append({"source": "SpotTune §IV-A5", "item": "step time's coefficient of variation across steps below 0.1 "
+                                                      "(share of settings)", "paper": 1.0,
+                 "workbook": round(float(cov["below_limit"].mean()), 4),
+                 "not_comparable": "measured on this shared 2-core machine for scikit-learn models with steps of "
+                                   "milliseconds, not the paper's benchmarks on the six instance types",
+                 "note": "median COV by algorithm (spottune_step_time_cov.csv): " + ", ".join(
+                     f"{a} {c:.3f}" for a, c in cov.groupby("algorithm")["cov"].median().items())
+                         + "; gradient boosting left out (its step time is the fit's mean)"})
 summary = report.summary(rows)
 save_comparison(summary, "14_spottune_earlycurve", out)
 summary[["item", "paper", "workbook", "status", "cause"]]

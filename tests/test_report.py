@@ -54,7 +54,7 @@ def test_tidy_dedupes_across_notebooks_and_groups(tmp_path):
     assert rows.set_index("item").loc["CNN: initial samples", "paper_name"] == "Nephele (thesis)"
     assert rows.set_index("item").loc["CNN: initial samples", "section"] == "Table 6.1"
     assert totals(rows) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
-                            "not comparable": 1, "paper only": 1}
+                            "not comparable": 1, "paper only": 1, "input check": 0, "consistency check": 0}
 
 
 def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
@@ -87,7 +87,8 @@ def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
     assert totals_at < thumbs_at < diffs_at < every_at
     boxes = re.findall(r"<div class='total'[^>]*><b>(\d+)</b>([^<]+)</div>", page)
     assert [(int(n), label.split(",")[0].split(" (")[0]) for n, label in boxes] == [
-        (1, "agree"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "paper only")]
+        (1, "agree"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "paper only"), (0, "input check"),
+        (0, "consistency check")]
     differences = page[diffs_at:every_at]
     # the explained difference first, then the unexplained ones, then the not comparable one
     order = [differences.index(s) for s in ("cost saving vs EIc", "RNN: no filter is best", "CNN: cost ratio")]

@@ -110,3 +110,23 @@ def test_argument_errors_exit_2(capsys, argv):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("tt: error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["spot", "sensitivity", "--bids", "-0.1"], "relative margin >= 0"),
+    (["spot", "sensitivity", "--bids", "cheap"], "relative margin >= 0"),
+    (["spot", "sensitivity", "--fractions", "1.5"], "(0, 1]"),
+    (["spot", "sensitivity", "--fractions", "0"], "positive"),
+    (["spot", "sensitivity", "--startups", "-5"], ">= 0"),
+    (["spot", "sensitivity", "--model-mb", "big"], ">= 0"),
+    (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--parallel-fraction", "1.2"], "(0, 1]"),
+    (["spot", "simulate", "--workload", "rnn/t2.xlarge-x4", "--predictor", "oracle"], "invalid choice"),
+])
+def test_bad_spot_settings_are_one_line_exit_2(capsys, argv, words):
+    try:
+        rc = main(argv)
+    except SystemExit as exc:      # argparse's own errors exit from the parser
+        rc = exc.code
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tt: error:") and "\n" not in err and words in err and "Traceback" not in err

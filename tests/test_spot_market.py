@@ -27,6 +27,35 @@ PAPER_TABLE_III = [
 ]
 
 
+def test_reference_table_is_the_2017_data_set():
+    ref = catalogue.EC2INSTANCES_INFO_2017
+    assert set(ref) == set(catalogue.CATALOGUE)
+    # the one type where the paper's printed Table III and the 2017 data set differ (memory GiB, USD/h)
+    assert ref["r3.xlarge"][1:3] == (30.5, 0.333) and PAPER_TABLE_III[1][2:] == (30, 0.33)
+    # the catalogue's snapshot fields and ECU are the reference table's
+    for name, (cpus, mem, price, ecu) in ref.items():
+        t = catalogue.CATALOGUE[name]
+        assert (t.vcpus, t.memory_gib_snapshot, t.on_demand_snapshot, t.ecu) == (cpus, mem, price, ecu)
+    assert (catalogue.reference_table()["source"] == catalogue.EC2INSTANCES_INFO_SOURCE).all()
+
+
+def test_reference_table_against_the_package_if_installed():
+    """With ``ec2instances.info==0.0.2`` installed, its data literal (parsed, never imported or executed)
+    must give the typed values."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("ec2instances.info") if importlib.util.find_spec("ec2instances") else None
+    if spec is None or not spec.origin:
+        pytest.skip("ec2instances.info 0.0.2 is not installed (an optional reference: pip install ec2instances.info==0.0.2)")
+    tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+    data = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                and getattr(n.targets[0], "id", "") == "ec2")
+    got = {d["instance_type"]: (d["vCPU"], d["memory"], float(d["pricing"]["us-east-1"]["linux"]["ondemand"]), d["ECU"])
+           for d in data if d["instance_type"] in catalogue.EC2INSTANCES_INFO_2017}
+    assert got == catalogue.EC2INSTANCES_INFO_2017
+
+
 def test_table3_is_the_papers_table_exactly():
     t = catalogue.table3()
     assert list(t.columns) == ["Instance Type", "CPUs", "Memory(GB)", "On-demand Price(USD/hr)"]
@@ -184,3 +213,36 @@ def test_a_file_of_the_published_size_is_checked_against_the_known_checksum(tmp_
     monkeypatch.setattr(market, "TRACE_SIZE", p.stat().st_size)
     with pytest.warns(UserWarning, match=r"sha256 .* differs from the one known copy's \(6c2b86e6...af95"):
         market.load_trace(p, types=["r4.large"])
+
+
+def test_persistent_market_long_run_rates_follow_the_regime_chain():
+    """Stationary share of the volatile regime = 4 / (20 + 4) h; prices then change 1 x (calm) or 4 x
+    (volatile) as often, so the long-run change rate is (20 x 1 + 4 x 4) / 24 = 1.5 x the parameter's, and
+    spikes arrive (20 x 0.2 + 4 x 5) / 24 = 1.0 x as often (Monte Carlo over 400 days)."""
+    p = market.DEFAULT_PARAMS["r4.large"]
+    od = catalogue.instance("r4.large").on_demand
+    x = market.persistent_prices("r4.large", 400 * 1440, p, np.random.default_rng(3), od)
+    changes_per_hour = float((np.diff(x) != 0).mean() * 60)
+    share = (market.CALM_HOURS * 1 + market.VOLATILE_HOURS * market.VOLATILE_CHANGES) / (market.CALM_HOURS
+                                                                                        + market.VOLATILE_HOURS)
+    assert share == pytest.approx(1.5)
+    # spikes add changes at their edges (about 2 x 0.5 a day = 0.04 an hour); the chain's own rate is 9 an hour
+    assert changes_per_hour == pytest.approx(p.changes_per_hour * share, rel=0.08)
+    starts = np.flatnonzero((x[1:] >= od) & (x[:-1] < od))
+    assert len(starts) / 400 == pytest.approx(p.spikes_per_day * 1.0, rel=0.25)
+    assert x.min() > 0 and np.all(np.round(x / market.TICK) * market.TICK == pytest.approx(x))
+    a = market.market("synthetic-persistent", seed=2, days=1.0)
+    assert a.synthetic and "persistent" in a.label
+    assert np.array_equal(a.series("r4.large"), market.market("synthetic-persistent", seed=2, days=1.0).series("r4.large"))
+
+
+def test_the_past_hour_helps_on_the_persistent_market_only():
+    """A logistic regression with the past hour's features against one on the present minute only (log loss,
+    Alg. 2 maximum prices, fit 9 days, test 3): on the persistent market the history helps; on the memoryless
+    one (levels drawn afresh, spikes at random) it does not (it only adds noise)."""
+    from tt_core.spot import studies as T
+
+    gain = {style: float(np.mean([T.history_value(market.synthetic_market(s, days=12.1, style=style))["gain"].mean()
+                                  for s in (1, 2, 3)])) for style in ("2017", "persistent")}
+    assert gain["persistent"] > 0.005 and gain["2017"] < 0.002
+    assert gain["persistent"] - gain["2017"] > 0.01

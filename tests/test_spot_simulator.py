@@ -96,6 +96,20 @@ def test_hourly_redeployment_and_the_bill_of_an_hour_and_more():
     assert res.summary["jct_s"] == pytest.approx(6120.0)
 
 
+def test_hourly_billing_stops_before_the_hour_boundary():
+    """aws-2017 (each started hour charged): 70 s steps, ready at 60 s; the hour holds 50 steps (3560 s), the
+    51st would end at 3630 s and start a second hour. Two deployments of 50 steps, one hour each."""
+    tr = hand_trace(r4_large=[0.12] * 300)
+    res = S.simulate(one_job(100, sps=70.0), tr, "spottune-1.0", settings(rules="aws-2017"), seed=1)
+    tl = res.timeline
+    assert tl["steps_kept"].tolist() == [50, 50] and list(tl["reason"]) == ["hourly", "finished"]
+    assert tl["end"].tolist() == [3560.0, 3560.0 + 60 + 50 * 70]
+    assert res.summary["charged"] == pytest.approx(2 * 0.12)        # two started hours, not three
+    # per-second billing keeps the paper's rule: the first step boundary after the hour (51 steps, 3630 s)
+    per_s = S.simulate(one_job(100, sps=70.0), tr, "spottune-1.0", settings(), seed=1).timeline
+    assert per_s["steps_kept"].tolist()[0] == 51 and per_s["end"].iloc[0] == 3630.0
+
+
 def test_checkpoint_and_restore_times_follow_the_measured_speeds():
     assert S.checkpoint_speed(16) == pytest.approx(134.22) and S.checkpoint_speed(1) == pytest.approx(62.83)
     assert S.max_model_gb(16) == pytest.approx(15.73, abs=0.005) and S.max_model_gb(1) == pytest.approx(7.36, abs=0.005)
@@ -236,3 +250,20 @@ def test_jct_ends_at_the_selection_and_completion_when_the_top_k_are_trained():
     assert res.jobs["selected"].tolist() == [False, True] and res.jobs["steps"].tolist() == [50, 100]
     assert s["charged"] == pytest.approx((2 * 3060 + 3060) / 3600 * 0.12)
     assert s["top1"] and s["top3"]
+
+
+def test_checkpoint_overhead_from_the_records():
+    """One job, 100 steps of 60 s on r4.large (2 vCPUs), a 1000 MB model, a flat market: ready at 60 s, 59 steps
+    to the hour boundary, a checkpoint at the 2-vCPU speed; the second deployment restores it (as long) and
+    runs the other 41 steps, then checkpoints again: overhead 3 checkpoints / 6000 s of training."""
+    from tt_core.spot import studies as T
+
+    tr = hand_trace(r4_large=[0.12] * 400)
+    js = one_job(100, model_mb=1000.0)
+    res = S.simulate(js, tr, "spottune-1.0", settings(), seed=1)
+    c = 1000.0 / S.checkpoint_speed(2)          # 62.83 + (134.22 - 62.83) / 4 MB/s = 80.68 MB/s: 12.39 s
+    assert c == pytest.approx(1000 / 80.6775)
+    o = T.checkpoint_overhead(js, res.timeline, 60.0).iloc[0]
+    assert o["train_s"] == pytest.approx(100 * 60.0)
+    assert o["restore_s"] == pytest.approx(c) and o["checkpoint_s"] == pytest.approx(2 * c)
+    assert o["overhead"] == pytest.approx(3 * c / 6000.0)

@@ -79,7 +79,38 @@ def test_every_row_names_the_reconstructions_it_rests_on():
     claims = report.claim_rows({"top3_at_07": True, "jct_between_baselines": True}, synthetic_prices=True)
     assert "Eqs. 4-7" in claims[1]["note"] and "Eqs. 1-2" not in claims[1]["note"]      # top-3: curves only
     assert "JCT" in claims[0]["note"] and "synthetic" in claims[0]["note"]
-    assert all(r["note"] == "rests on no reconstructed equation" for r in report.table3_rows())
+    assert all(r["note"].endswith("rests on no reconstructed equation") for r in report.table3_rows())
+
+
+def test_table3_rows_are_input_checks_against_the_2017_source():
+    df = report.summary(report.table3_rows())
+    assert len(df) == 18 and set(df["status"]) == {"input check"}
+    by = df.set_index("item")
+    # the independent source (ec2instances.info 0.0.2) lists r3.xlarge as 30.5 GiB and $0.333; the paper 30 / 0.33
+    assert by.loc["r3.xlarge: memory (GB)", "workbook"] == 30.5 and by.loc["r3.xlarge: memory (GB)", "paper"] == 30
+    assert by.loc["r3.xlarge: on-demand price (USD/h)", "workbook"] == 0.333
+    assert df.loc[~df["agrees"].astype(bool), "item"].tolist() == ["r3.xlarge: memory (GB)",
+                                                                   "r3.xlarge: on-demand price (USD/h)"]
+    assert "30.5" in by.loc["r3.xlarge: memory (GB)", "cause"] and "ec2instances.info" in df["note"].iloc[0]
+    assert "agrees" not in set(df["status"])
+    ck = report.summary(report.checkpoint_rows(lambda n: {16: 134.22, 1: 62.83}[n] * 120 / 1024))
+    assert set(ck["status"]) == {"consistency check"} and ck["agrees"].all()
+
+
+def test_earlycurve_claim_needs_a_workload_with_stages():
+    def errs(stages_a, stages_b, ec_a=0.1, ss_a=0.2):
+        rows = [{"job_set": "a", "stages": st, "earlycurve_error": ec_a, "single-stage_error": ss_a} for st in stages_a]
+        rows += [{"job_set": "b", "stages": st, "earlycurve_error": 0.5, "single-stage_error": 0.1} for st in stages_b]
+        return pd.DataFrame(rows)
+
+    # 2 staged curves of 8 (as the quick profile: a few scattered): not comparable, whatever the errors say
+    value, why = T.earlycurve_claim(errs([2, 1, 1, 1], [3, 1, 1, 1]))
+    assert value is None and "2 of 8" in why
+    # job set a staged (3 of 4): the claim on a alone (EarlyCurve 0.1 < 0.2), b's unstaged curves left out
+    value, why = T.earlycurve_claim(errs([2, 2, 3, 1], [1, 1, 1, 1]))
+    assert value is True and why.endswith(": a")
+    rows = report.claim_rows({}, not_comparable={"earlycurve_better": why})
+    assert report.summary(rows)["status"].tolist() == ["not comparable"]
 
 
 def test_csv_tables_carry_the_prices_label():
@@ -132,3 +163,177 @@ def test_smoke_grid_runs_and_is_consistent():
 def test_bench_fig7_reports_cpu_and_wall_seconds():
     res = T.bench_fig7(settings("quick", "spottune", smoke=True))
     assert res["simulations"] == 4 and res["job_sets"] == 1 and res["cpu_s"] > 0 and res["wall_s"] > 0
+
+
+def test_trimtuner_groups_count_as_two_workloads():
+    assert T.workload_of("cnn/t2.small-x8") == T.workload_of("cnn/t2.2xlarge-x4") == "TrimTuner CNN"
+    w = T.job_set_weights(["cnn/a", "cnn/b", "cnn/c", "rnn/a", "sklearn/lor"])
+    assert np.allclose(w, [1 / 9, 1 / 9, 1 / 9, 1 / 3, 1 / 3])
+    # three CNN groups where SpotTune (θ=1) saves 50% and one scikit-learn job set where it saves nothing:
+    # over job sets 37.5%, over the two workloads 25%
+    rows = []
+    for js, st1 in (("cnn/a", 2.0), ("cnn/b", 2.0), ("cnn/c", 2.0), ("sklearn/lor", 4.0)):
+        for ap, cost in (("single-cheapest", 4.0), ("single-fastest", 8.0), ("spottune-1", st1), ("spottune-0.7", 1.0)):
+            rows.append({"job_set": js, "approach": ap, "seed": 1, "cost": cost, "jct_s": 3600.0, "free_step_share": 0.0,
+                         "refunded_share": 0.0})
+    s = T.paper_statements(None, pd.DataFrame(rows))
+    assert s["saving_st1_vs_cheapest"] == pytest.approx(0.25)
+    assert s["saving_st07_vs_cheapest_max"] == pytest.approx(0.75)
+
+
+def test_seed_interval_is_the_bootstrap_distribution():
+    """Three seeds whose cost ratios are 0.2, 0.5 and 1.1 on one job set: the bootstrap distribution of the
+    saving can be enumerated exactly (27 equally likely index triples); the sampled interval must match its
+    quantiles, and a seed-free statement must have a zero-width interval."""
+    import itertools
+
+    st1 = {1: 0.2, 2: 0.5, 3: 1.1}
+    rows = []
+    for seed, r in st1.items():
+        for ap, cost in (("single-cheapest", 1.0), ("single-fastest", 3.0), ("spottune-1", r), ("spottune-0.7", 0.1)):
+            rows.append({"job_set": "sklearn/x", "approach": ap, "seed": seed, "cost": cost, "jct_s": 3600.0,
+                         "free_step_share": 0.3, "refunded_share": 0.0})
+    t = T.statement_intervals(pd.DataFrame(rows), n_boot=20000, rng=np.random.default_rng(5)).set_index("key")
+    exact = np.sort([1 - np.mean([st1[i] for i in idx]) for idx in itertools.product(st1, repeat=3)])
+    assert t.loc["saving_st1_vs_cheapest", "value"] == pytest.approx(1 - 1.8 / 3)
+    # the exact distribution's extreme atoms, -0.1 (all three draws seed 3) and 0.8 (all seed 1), each have
+    # probability 1/27 = 3.7% > 2.5%: they are the exact 2.5% and 97.5% quantiles
+    assert (exact[0], exact[-1]) == pytest.approx((-0.1, 0.8))
+    assert tuple(t.loc["saving_st1_vs_cheapest", ["lo", "hi"]]) == pytest.approx((exact[0], exact[-1]))
+    assert t.loc["free_step_share_st07", "lo"] == t.loc["free_step_share_st07", "hi"] == pytest.approx(0.3)
+    assert "3 seeds" in t["method"].iloc[0]
+
+
+def _sweep_rows(axis, setting, st1_cost, st07_cost, free, seeds=(1, 2)):
+    rows = []
+    for seed in seeds:
+        for js in ("cnn/a", "sklearn/b"):
+            for ap, cost, jct, fr in (("single-cheapest", 4.0, 10.0, 0.0), ("single-fastest", 8.0, 2.0, 0.0),
+                                      ("spottune-1", st1_cost, 5.0, free), ("spottune-0.7", st07_cost, 4.0, free)):
+                rows.append({"axis": axis, "setting": setting, "bid": setting, "parallel_fraction": 0.9, "seed": seed,
+                             "job_set": js, "approach": ap, "cost": cost, "jct_s": jct * 3600, "free_step_share": fr,
+                             "refunded_share": 0.0, "refunded": 0.0, "usage": cost, "top1": True, "top3": True,
+                             "steps_total": 10})
+    return rows
+
+
+def test_sensitivity_table_and_claim_ranges_by_hand():
+    sweep = pd.DataFrame(_sweep_rows("bid", "+0%", 2.0, 1.0, 0.8) + _sweep_rows("bid", "+25%", 6.0, 3.0, 0.1))
+    t = T.sensitivity_table(sweep, n_boot=50).set_index(["setting", "approach"])
+    # +0%: θ=1 costs 2 vs 4 and 8; JCT 5 h vs 10 and 2; PCR 1/(5*2) vs 1/(10*4) -> 4x the cheapest's
+    r = t.loc[("+0%", "spottune-1")]
+    assert (r["cost_vs_cheapest"], r["cost_vs_fastest"], r["jct_vs_cheapest"], r["pcr_vs_cheapest"]) == \
+        pytest.approx((0.5, 0.25, 0.5, 4.0))
+    assert r["steps_free"] == pytest.approx(0.8) and r["cost_vs_cheapest_lo"] == pytest.approx(0.5)  # no seed spread
+    assert t.loc[("+25%", "spottune-0.7"), "cost_vs_cheapest"] == pytest.approx(0.75)
+    # θ=1 is cheaper than the cheapest at +0% (2 < 4), not at +25% (6 > 4)
+    text = T.holds_text(t.reset_index(), "st1_cheaper_than_cheapest")
+    assert "holds for bid: +0%;" in text and text.endswith("not for bid: +25%")
+    where = T.paper_on_sweep(t.reset_index()).set_index(["approach", "quantity"])
+    # the paper's θ=1 cost ratio 0.585 lies between the two settings (0.5 and 1.5) and inside neither's interval
+    assert where.loc[("spottune-1", "cost_vs_cheapest"), "within_interval_at"] == "none"
+    assert where.loc[("spottune-1", "cost_vs_cheapest"), "nearest"].startswith("bid: +0%")
+
+
+def test_sensitivity_sweep_on_the_smoke_profile():
+    cfg = settings("quick", "spottune", smoke=True)
+    sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9), startups=(0.0,),
+                          model_sizes=(5120.0,))
+    assert list(dict.fromkeys(zip(sweep["axis"], sweep["setting"]))) == [
+        ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.5"), ("parallel fraction", "f = 0.9"),
+        ("start-up", "0 s"), ("model size", "5120 MB")]
+    # a 5 GB model: every baseline run ends with one checkpoint of 5120 MB at the type's speed (§IV-F,
+    # interpolated), 100 MB in the profile's setting: the fastest baseline's JCT grows by the difference
+    fast = sweep[sweep["approach"] == "single-fastest"].groupby("setting")["jct_s"].mean()
+    from tt_core.spot import simulator as S
+    assert fast["5120 MB"] - fast["Alg. 2 margin"] == pytest.approx((5120 - 100) / S.checkpoint_speed(16))
+    # no start-up: the cheapest baseline's JCT shrinks by the profile's 60 s
+    cheap = sweep[sweep["approach"] == "single-cheapest"].groupby("setting")["jct_s"].mean()
+    assert cheap["Alg. 2 margin"] - cheap["0 s"] == pytest.approx(60.0)
+    single = sweep[sweep["approach"].str.startswith("single")]
+    # the baselines never bid (never revoked): the same simulations under every bid rule
+    by_bid = [g.sort_values("approach")["cost"].tolist() for _, g in single[single["axis"] == "bid"].groupby("setting")]
+    assert by_bid[0] == by_bid[1]
+    # Amdahl: a larger parallel fraction helps the 16-vCPU type more than the 2-vCPU one, so the fastest
+    # baseline's JCT relative to the cheapest's falls from f = 0.5 to f = 0.9
+    t = T.sensitivity_table(sweep, n_boot=20)
+    jct = single.assign(j=single["jct_s"]).pivot_table(index="setting", columns="approach", values="j")
+    ratio = jct["single-fastest"] / jct["single-cheapest"]
+    assert ratio["f = 0.9"] < ratio["f = 0.5"] < 1
+    assert set(t["approach"]) == {"spottune-1", "spottune-0.7"} and (t["seeds"] == 1).all()
+    with pytest.raises(ValueError, match="relative margin >= 0"):
+        T.sensitivity(cfg, [1], bids=(-0.05,), fractions=())
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        T.sensitivity(cfg, [1], bids=(), fractions=(1.5,))
+
+
+def test_calibration_counts_only_deployments_exposed_for_the_hour():
+    rows = ([{"predictor": "a", "p_revoke": 0.1, "reason": "revoked"}] + [{"predictor": "a", "p_revoke": 0.1,
+                                                                           "reason": "hourly"}] * 4
+            + [{"predictor": "a", "p_revoke": 0.7, "reason": "revoked"}] * 4 + [{"predictor": "a", "p_revoke": 0.7,
+                                                                               "reason": "hourly"}]
+            + [{"predictor": "a", "p_revoke": 0.9, "reason": "finished"}] * 3)     # shorter exposure: left out
+    rows = rows[5:] + rows[:5]                                                      # high bin first: sorted back
+    summary, curve = T.calibration(pd.DataFrame(rows))
+    s = summary.set_index("predictor").loc["a"]
+    assert s["deployments"] == 10 and s["predicted"] == pytest.approx(0.4) and s["realised"] == pytest.approx(0.5)
+    c = curve.set_index("bin")
+    assert c["deployments"].tolist() == [5, 5] and c["realised"].tolist() == pytest.approx([0.2, 0.8])
+    assert c["predicted"].tolist() == pytest.approx([0.1, 0.7])
+
+
+def test_fig7_with_each_predictor_in_the_loop_shares_the_baselines():
+    cfg, spot_cfg = settings("quick", "revpred", smoke=True), settings("quick", "spottune", smoke=True)
+    trace = T.revpred_market(cfg, "synthetic", 1)
+    preds = T.fig10_predictors(trace, cfg, names=("empirical", "logistic"))
+    sets = T.fig10c_job_sets(cfg, spot_cfg)
+    deployments = []
+    grid = T.fig10c_grid(sets, trace, preds, [1, 2], cfg, spot_cfg, deployments=deployments,
+                         approaches=["single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"])
+    assert len(grid) == 2 * len(sets) * 4 * 2
+    base = grid[grid["approach"].str.startswith("single")].pivot_table(index=["seed", "approach"], columns="predictor",
+                                                                       values="cost")
+    assert (base["empirical"] == base["logistic"]).all()          # one baseline simulation, under both names
+    st = T.predictor_statements(grid, n_boot=20)
+    assert set(st["predictor"]) == {"empirical", "logistic"} and (st["seeds"] == 2).all()
+    # the θ=1 saving recomputed by hand from the grid (one job set: seed means, then the ratio)
+    g = grid[grid["predictor"] == "logistic"].groupby("approach")["cost"].mean()
+    mine = st[(st["predictor"] == "logistic") & (st["key"] == "saving_st1_vs_cheapest")]["value"].iloc[0]
+    assert len(sets) == 1 and mine == pytest.approx(1 - g["spottune-1"] / g["single-cheapest"])
+    assert len(deployments) == 2 * len(sets) * 2 * 2               # SpotTune runs only
+
+
+def test_revpred_best_of_three_row():
+    scores = pd.DataFrame([
+        {"bids": "random", "predictor": "revpred", "type": "a", "accuracy": 0.9, "f1": 0.5},
+        {"bids": "random", "predictor": "tributary", "type": "a", "accuracy": 0.8, "f1": 0.6},
+        {"bids": "random", "predictor": "logistic", "type": "a", "accuracy": 0.7, "f1": 0.4},
+        {"bids": "algorithm2", "predictor": "logistic", "type": "a", "accuracy": 1.0, "f1": 1.0},   # other bids: ignored
+    ])
+    real = report.fig10_best_row(scores, synthetic_prices=False, setting="s")
+    assert real["workbook"] is False and "highest F1 tributary" in real["cause"]       # best accuracy, not best F1
+    synth = report.summary([report.fig10_best_row(scores, synthetic_prices=True, setting="s")])
+    assert synth["status"].tolist() == ["not comparable"]
+
+
+def test_fig8_shape_claims_by_hand():
+    th = [0.1, 0.5, 0.7, 1.0]
+    lin = pd.DataFrame({"theta": th, "cost_vs_max_theta": [0.2, 0.55, 0.75, 1.0], "jct_vs_max_theta": th})
+    values, text = T.theta_shape(lin)
+    assert values == {"fig8_cost_rises": True, "fig8_jct_linear": True} and "1.000" in text["fig8_jct_linear"]
+    # a JCT flat until a jump at θ = 1 is not near-linear: for x = 1..4 and y = 0.1, 0.1, 0.1, 1.0 the
+    # covariance is 0.3375 and the variances 1.25 and 0.151875, so R² = 0.3375² / (1.25 x 0.151875) = 0.6
+    flat = lin.assign(theta=[0.25, 0.5, 0.75, 1.0], jct_vs_max_theta=[0.1, 0.1, 0.1, 1.0])
+    values, text = T.theta_shape(flat)
+    assert values["fig8_jct_linear"] is False and "0.600" in text["fig8_jct_linear"]
+
+
+def test_step_time_cov_by_hand(monkeypatch):
+    table = pd.DataFrame({"setting": [0] * 5 + [1] * 5, "step": list(range(1, 6)) * 2,
+                          "seconds": [9, 1, 1, 1, 1] + [1, 1, 3, 1, 3]})
+    asked = []
+    monkeypatch.setattr(T.C, "generate", lambda names, *a, **k: asked.append(list(names)) or {n: table for n in names})
+    c = T.step_time_cov(["lor", "gbtr"]).set_index("setting")
+    assert asked == [["lor"]]                          # gradient boosting's per-step time is not measured: left out
+    assert c.loc[0, "cov"] == 0.0 and c.loc[0, "below_limit"]            # the set-up step is left out
+    assert c.loc[1, "cov"] == pytest.approx(0.5) and not c.loc[1, "below_limit"]     # [1, 3, 1, 3]: sd 1 / mean 2

@@ -65,3 +65,18 @@ def test_deduplicate_keeps_one_row_per_item_and_value_and_lists_its_notebooks():
     assert out.loc[0, "notebook"] == "13_a, 14_b"
     assert list(out["workbook"][:3]) == [0.1 + 0.2, 0.31, 0.3]
     assert out.loc[3, "notebook"] == "13_a"  # the same notebook twice is listed once
+
+
+def test_input_and_consistency_checks_are_their_own_statuses():
+    df = comparison([
+        {"source": "s", "item": "price, same as the source", "paper": 0.4, "workbook": 0.4, "check": "input"},
+        {"source": "s", "item": "price, source differs", "paper": 0.33, "workbook": 0.333, "check": "input",
+         "cause": "the paper prints 0.33"},
+        {"source": "s", "item": "the paper's arithmetic", "paper": 15.73, "workbook": 15.73, "abs_tol": 0.005,
+         "check": "consistency"},
+    ])
+    assert df["status"].tolist() == ["input check", "input check", "consistency check"]
+    assert df["agrees"].tolist() == [True, False, True]       # the match is still recorded
+    assert df["cause"].tolist()[1] == "the paper prints 0.33"
+    with pytest.raises(ValueError, match="unknown row kind"):
+        comparison([{"source": "s", "item": "x", "paper": 1, "workbook": 1, "check": "sanity"}])

@@ -62,16 +62,6 @@ def _within(name, lo, hi, unit, low_open=True):
     return parse
 
 
-def _unit(name):
-    """An argparse type: a number in [0, 1] (the error names the option)."""
-    def parse(text):
-        v = _nonnegative(name)(text)
-        if v > 1:
-            raise argparse.ArgumentTypeError(f"{name} is a fraction in [0, 1], got {shown(text)}")
-        return v
-    return parse
-
-
 def _fraction(name):
     def parse(text):
         v = _positive(name)(text)
@@ -759,6 +749,52 @@ def cmd_spot_curves(args) -> int:
     return 0
 
 
+def _nonneg(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            v = float("nan")
+        if not (v >= 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{name} takes numbers >= 0, got {shown(text)}")
+        return v
+    return parse
+
+
+def cmd_spot_sensitivity(args) -> int:
+    """``tt spot sensitivity``: SpotTune (θ 1 and 0.7) vs both single-spot baselines as the bid rule and the
+    parallel fraction change one at a time; means over workloads with seed intervals."""
+    import json
+
+    from tt_core.data.io import write_csv
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import studies as T
+
+    bids = [T.check_bid(b) for b in (args.bids or T.SENSITIVITY_BIDS)]
+    fractions = args.fractions or list(T.SENSITIVITY_FRACTIONS)
+    cfg = profile_settings(args.profile, "spottune")
+    seeds = list(range(1, args.seeds + 1)) if args.seeds else cfg["seeds"]
+    sweep = T.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json,
+                          startups=T.SENSITIVITY_STARTUPS if args.startups is None else args.startups,
+                          model_sizes=T.SENSITIVITY_MODEL_MB if args.model_mb is None else args.model_mb)
+    table = T.sensitivity_table(sweep, rng=__import__("numpy").random.default_rng(args.seed))
+    if args.out:
+        write_csv(table, args.out)
+    if args.json:
+        print(json.dumps({"table": table.to_dict("records"), "paper": T.paper_on_sweep(table).to_dict("records")},
+                         default=float))
+        return 0
+    cols = ["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest", "jct_vs_cheapest", "jct_vs_fastest",
+            "pcr_vs_cheapest", "pcr_vs_fastest", "steps_free"]
+    print(table[cols].round(3).to_string(index=False))
+    print(f"\n{table['method'].iloc[0]}; means over workloads. Where the paper's numbers fall:")
+    print(T.paper_on_sweep(table).to_string(index=False))
+    for key in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines", "pcr_st07_highest",
+                "pcr_st1_above_singles"):
+        print(f"{key}: {T.holds_text(table, key)}")
+    return 0
+
+
 def cmd_bench_spot(args) -> int:
     from tt_core.experiments.profiles import settings as profile_settings
     from tt_core.spot import studies as T
@@ -855,7 +891,7 @@ def _add_spot_parser(sub) -> None:
                     help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
                          "(setting, step, metric, seconds); see `tt spot data list`")
     si.add_argument("--prices", default="synthetic",
-                    help="synthetic (seeded 2017-style market), synthetic-today, real (the located 2017 trace) or a path")
+                    help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace) or a path")
     si.add_argument("--billing", choices=list(RULES), default="paper")
     si.add_argument("--theta", type=_fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
     si.add_argument("--k", type=_count("--k"), default=3, help="settings trained to the end (top-k)")
@@ -865,8 +901,8 @@ def _add_spot_parser(sub) -> None:
     si.add_argument("--reference-hours", type=_within("--reference-hours", 1 / 60, 24 * 365, "hours"),
                     help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
                          "keeps its own step times unless given)")
-    si.add_argument("--parallel-fraction", type=_unit("--parallel-fraction"), default=0.9,
-                    help="Amdahl's parallel fraction of the speed model, in [0, 1]")
+    si.add_argument("--parallel-fraction", type=_fraction("--parallel-fraction"), default=0.9,
+                    help="Amdahl's parallel fraction of the speed model, in (0, 1]")
     si.add_argument("--model-mb", type=_within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
                     help="model size for checkpoints (MB)")
     si.add_argument("--market-days", type=_positive("--market-days"), default=30.0, help="length of a synthetic market")
@@ -911,6 +947,29 @@ def _add_spot_parser(sub) -> None:
     pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_spot_predictors)
+    se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule, parallel fraction, start-up, "
+                                             "model size",
+                         description="SpotTune (theta 1 and 0.7) against both single-spot baselines as one setting "
+                                     "changes at a time, the others at the profile's values: the bid rule, Amdahl's "
+                                     "parallel fraction, the start-up time and the model size. Cost, JCT and PCR "
+                                     "ratios and the share of free steps, means over workloads with 95% seed "
+                                     "intervals.")
+    se.add_argument("--profile", choices=list(_profile_names()), default="quick", help="job sets, seeds, settings")
+    se.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    se.add_argument("--seeds", type=_count("--seeds"), help="number of market seeds (default: the profile's)")
+    se.add_argument("--bids", nargs="+", metavar="BID",
+                    help="bid rules: relative margins >= 0 (0.05 = 5%% above the price), algorithm2, tributary "
+                         "(default: 0 0.05 algorithm2 0.25 tributary)")
+    se.add_argument("--fractions", nargs="+", type=_fraction("--fractions"), metavar="F",
+                    help="parallel fractions in (0, 1] (default: 0.5 0.7 0.9 0.95)")
+    se.add_argument("--startups", nargs="*", type=_nonneg("--startups"), metavar="S",
+                    help="start-up times in seconds (default: 0 60 300; none: leave the axis out)")
+    se.add_argument("--model-mb", nargs="*", type=_nonneg("--model-mb"), metavar="MB",
+                    help="model sizes in MB (default: 100 1024 5120; none: leave the axis out)")
+    se.add_argument("--seed", type=_whole("--seed", 0), default=0, help="the bootstrap's random stream")
+    se.add_argument("--out", help="write the table to this CSV")
+    se.add_argument("--json", action="store_true")
+    se.set_defaults(func=cmd_spot_sensitivity)
     sp.set_defaults(func=lambda a: (sp.print_help(), 0)[1])
 
 

@@ -133,11 +133,11 @@ PROFILES: dict[str, dict[str, dict]] = {
                       "iterations": 50, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
                                                    "rnn/t2.xlarge-x4"],
-                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": [1, 2, 3],
-                     "theta_seeds": [1], "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
+                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": list(range(1, 11)),
+                     "theta_seeds": list(range(1, 11)), "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
         "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 16, "epochs": 6, "lr": 3e-3, "stride": 3,
                     "test_stride": 5, "trimtuner": ["cnn/t2.small-x8", "rnn/t2.medium-x8"], "sklearn": [],
-                    "curves": "quick", "seeds": [1, 2, 3]},
+                    "curves": "quick", "seeds": list(range(1, 11))},
     },
     "paper": {
         "fig1": {"benchmarks": ["cnn", "rnn"],
@@ -164,11 +164,11 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": list(range(1, 11)),
                       "iterations": 100, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
-                     "curves": "full", "seeds": list(range(1, 11)), "theta_seeds": list(range(1, 11))},
+                     "curves": "full", "seeds": list(range(1, 31)), "theta_seeds": list(range(1, 31))},
         # every minute of the fit period a sample, every test minute scored; Fig. 10(c) on Fig. 7's job sets
         "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 32, "epochs": 20, "lr": 1e-3, "stride": 1,
                     "test_stride": 1, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
-                    "curves": "full", "seeds": list(range(1, 11))},
+                    "curves": "full", "seeds": list(range(1, 31))},
     },
 }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.reporting.summary import NO_CAUSE_YET
+from tt_core.reporting.summary import NO_CAUSE_YET, STATUSES
 
 #: Statuses listed as discrepancies.
 LISTED = ("differs", "not comparable")
@@ -41,12 +41,13 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def status_counts(figures_dir: str | Path) -> pd.DataFrame:
-    """Rows per notebook and status, and how many differing rows have no measured cause yet."""
+    """Rows per notebook and status (every status of :data:`~tt_core.reporting.summary.STATUSES`, the input and
+    consistency checks apart), and how many differing rows have no measured cause yet."""
     rows = []
     for f in sorted(Path(figures_dir).glob("summary_*.csv")):
         df = _read(f)
         counts = df["status"].value_counts()
         rows.append({"notebook": f.stem.removeprefix("summary_"), "rows": len(df),
-                     **{s: int(counts.get(s, 0)) for s in ("agrees", "differs", "not comparable", "paper only")},
+                     **{s: int(counts.get(s, 0)) for s in STATUSES},
                      "differs without a cause": int(((df["status"] == "differs") & (df["cause"] == NO_CAUSE_YET)).sum())})
     return pd.DataFrame(rows)

@@ -3,7 +3,7 @@
 Its first screen answers "what was reproduced, what differs, and why":
 
 1. totals by status (agrees / differs with a measured cause / differs, cause not measured yet /
-   not comparable / paper only);
+   not comparable / paper only / input check / consistency check);
 2. one thumbnail per paper figure, linking to the notebook that draws it;
 3. the rows that do not agree, first, each with its cause and the notebook it comes from;
 4. then every row, grouped by paper and section (folded), numbers printed to the paper's precision,
@@ -46,7 +46,11 @@ GROUPS = [
     ("differs (cause not measured yet)", "differ, cause not measured yet", "#c62828"),
     ("not comparable", "not comparable (another setting)", "#6d4c41"),
     ("paper only", "paper only (no workbook value)", "#757575"),
+    ("input check", "input check (a paper's input vs an independent source)", "#1565c0"),
+    ("consistency check", "consistency check (a paper's own arithmetic)", "#5e35b1"),
 ]
+#: Groups that are no reproduction: never counted as agreeing or not agreeing.
+CHECK_GROUPS = ("input check", "consistency check")
 
 #: What each agreement rule means, in words (shown once in the legend).
 RULE_WORDS = {
@@ -177,19 +181,21 @@ def totals(rows: pd.DataFrame) -> dict[str, int]:
     return {g: int(counts.get(g, 0)) for g, _, _ in GROUPS}
 
 
-#: How a notebook card counts its rows: the totals' groups, the two "differs" groups merged.
-CARD_GROUPS = ("agree", "differ", "not comparable", "paper only")
+#: How a notebook card counts its rows: the totals' groups, the two "differs" groups merged, and the input
+#: and consistency checks together (no reproduction: never counted as agreeing or differing).
+CARD_GROUPS = ("agree", "differ", "not comparable", "paper only", "check")
 
 
 def card_counts(rows: pd.DataFrame, stem: str) -> dict[str, int]:
     """Rows of one notebook (de-duplicated rows whose ``notebook`` lists ``stem``) per :data:`CARD_GROUPS`:
-    agreeing, differing (cause measured or not), not comparable and paper-only rows are counted apart."""
+    agreeing, differing (cause measured or not), not comparable, paper-only and check rows are counted apart."""
     if rows.empty:
         return dict.fromkeys(CARD_GROUPS, 0)
     mine = rows[[stem in [s.strip() for s in str(n).split(",")] for n in rows["notebook"]]]
     g = mine["group"]
     return {"agree": int((g == "agrees").sum()), "differ": int(g.str.startswith("differs").sum()),
-            "not comparable": int((g == "not comparable").sum()), "paper only": int((g == "paper only").sum())}
+            "not comparable": int((g == "not comparable").sum()), "paper only": int((g == "paper only").sum()),
+            "check": int(g.isin(CHECK_GROUPS).sum())}
 
 
 def card_line(counts: dict[str, int]) -> str:
@@ -201,12 +207,15 @@ def card_line(counts: dict[str, int]) -> str:
     '12 rows: 8 agree, 1 differs, 3 not comparable'
     >>> card_line({"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0})
     'no paper rows'
+    >>> card_line({"agree": 2, "differ": 0, "not comparable": 1, "paper only": 0, "check": 18})
+    '21 rows: 2 agree, 1 not comparable, 18 input/consistency checks'
     """
     n = sum(counts.values())
     if not n:
         return "no paper rows"
     words = {"agree": ("agrees", "agree"), "differ": ("differs", "differ"),
-             "not comparable": ("not comparable",) * 2, "paper only": ("paper only",) * 2}
+             "not comparable": ("not comparable",) * 2, "paper only": ("paper only",) * 2,
+             "check": ("input/consistency check", "input/consistency checks")}
     parts = [f"{counts[k]} {words[k][counts[k] != 1]}" for k in CARD_GROUPS if counts.get(k)]
     return f"{n} row{'s' if n != 1 else ''}: " + ", ".join(parts)
 
@@ -384,7 +393,9 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
 <p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
 is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
 A row that <i>differs</i> names the cause that was measured, or says that none has been measured yet; a row is
-<i>not comparable</i> when this run used another setting than the paper (named in the row).</p>
+<i>not comparable</i> when this run used another setting than the paper (named in the row).
+<i>Input checks</i> (a paper's input beside an independent source) and <i>consistency checks</i> (a paper's own
+arithmetic recomputed) are no reproductions and are counted apart.</p>
 <h2>Figures and tables, by notebook</h2><div class="thumbs">{''.join(thumbs)}</div>
 <h2>Where the workbook and the papers differ</h2>{diff_html}
 <h2>Every row, by paper and section</h2>{''.join(groups_html) or '<p>(no comparison tables were written)</p>'}

@@ -17,11 +17,17 @@ from tt_core.data.io import write_csv
 
 COLUMNS = ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
 
-#: The four statuses a row can have (``status`` column).
+#: The statuses a row can have (``status`` column).
 #: ``agrees``: within the row's tolerance; ``differs``: outside it, ``cause`` names the measured cause
 #: (or says that none has been measured yet); ``not comparable``: the workbook's number comes from a
 #: setting that differs from the paper's, named in ``cause``; ``paper only``: no workbook value.
-STATUSES = ("agrees", "differs", "not comparable", "paper only")
+#: Two kinds of row are no reproduction and are counted apart (:data:`CHECKS`): ``input check``: one of
+#: the paper's inputs (e.g. an instance's price) beside an independent source of the same quantity
+#: (``agrees`` says whether they match); ``consistency check``: the paper's own arithmetic recomputed
+#: from its own numbers.
+STATUSES = ("agrees", "differs", "not comparable", "paper only", "input check", "consistency check")
+#: Row kind (``check`` key of :func:`comparison`) -> status.
+CHECKS = {"input": "input check", "consistency": "consistency check"}
 NO_CAUSE_YET = "cause not measured yet"
 
 
@@ -94,12 +100,17 @@ def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | N
     return "within " + " or ".join(parts) if parts else "exact"
 
 
-def status_of(agrees, cause: str = "", not_comparable: str = "") -> tuple[str, str]:
+def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = "") -> tuple[str, str]:
     """``(status, cause)`` of a row from its computed agreement and what the notebook measured.
 
-    ``not_comparable`` (the setting that differs from the paper's) takes precedence over agreement: a
-    number computed under another setting neither agrees nor differs. A disagreeing row without a
-    ``cause`` says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
+    ``check`` (a key of :data:`CHECKS`) makes the row an input or consistency check whatever its
+    agreement. ``not_comparable`` (the setting that differs from the paper's) takes precedence over
+    agreement: a number computed under another setting neither agrees nor differs. A disagreeing row
+    without a ``cause`` says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
+    if check:
+        if check not in CHECKS:
+            raise ValueError(f"unknown row kind {check!r}; known: {list(CHECKS)}")
+        return CHECKS[check], str(cause or "")
     if not_comparable:
         return "not comparable", str(not_comparable)
     if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
@@ -112,13 +123,14 @@ def status_of(agrees, cause: str = "", not_comparable: str = "") -> tuple[str, s
 def comparison(rows: list[dict]) -> pd.DataFrame:
     """Build a comparison table from dicts with keys ``source, item, paper, workbook`` and optional
     ``rel_tol``, ``abs_tol``, ``factor``, ``note``, ``cause`` (the measured cause of a difference,
-    naming the figure/table that shows the evidence) and ``not_comparable`` (the setting that differs
-    from the paper's). ``agrees`` and ``status`` are computed, never given."""
+    naming the figure/table that shows the evidence), ``not_comparable`` (the setting that differs
+    from the paper's) and ``check`` (``"input"`` or ``"consistency"``: a row that is no reproduction,
+    :data:`CHECKS`). ``agrees`` and ``status`` are computed, never given."""
     out = []
     for r in rows:
         agrees = agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0),
                        r.get("factor"))
-        status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""))
+        status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""), r.get("check", ""))
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
             "agrees": agrees, "status": status, "cause": cause, "note": r.get("note", ""),

@@ -71,6 +71,22 @@ TABLE_III = [
     ("m4.4xlarge", 16, 64, 0.8),
 ]
 
+#: Where :data:`EC2INSTANCES_INFO_2017` comes from.
+EC2INSTANCES_INFO_SOURCE = ("ec2instances.info 0.0.2 (PyPI, MIT, built 2017-10-09): the community data set of EC2 "
+                            "instance types, us-east-1 Linux on-demand prices")
+#: An independent source for Table III's inputs, typed from :data:`EC2INSTANCES_INFO_SOURCE` (its ``ec2`` list:
+#: ``vCPU``, ``memory`` in GiB, ``ECU`` and ``pricing["us-east-1"]["linux"]["ondemand"]``): name ->
+#: (vCPUs, memory GiB, on-demand USD/h, ECU). Table III rows are *input checks* against it (the paper's
+#: printed inputs beside an independent record of the same quantities), not reproductions.
+EC2INSTANCES_INFO_2017: dict[str, tuple[int, float, float, float]] = {
+    "r4.large": (2, 15.25, 0.133, 7.0),
+    "r3.xlarge": (4, 30.5, 0.333, 13.0),
+    "r4.xlarge": (4, 30.5, 0.266, 13.5),
+    "m4.2xlarge": (8, 32.0, 0.4, 26.0),
+    "r4.2xlarge": (8, 61.0, 0.532, 27.0),
+    "m4.4xlarge": (16, 64.0, 0.8, 53.5),
+}
+
 #: The baselines' instance types (paper §IV-A4).
 CHEAPEST = "r4.large"
 FASTEST = "m4.4xlarge"
@@ -92,6 +108,14 @@ def check_types(names) -> list[str]:
     for n in names:
         instance(n)
     return names
+
+
+def reference_table() -> pd.DataFrame:
+    """:data:`EC2INSTANCES_INFO_2017` as a table (columns as Table III's, plus ECU and the source)."""
+    return pd.DataFrame(
+        [(n, c, m, p, e, EC2INSTANCES_INFO_SOURCE) for n, (c, m, p, e) in EC2INSTANCES_INFO_2017.items()],
+        columns=["Instance Type", "CPUs", "Memory(GB)", "On-demand Price(USD/hr)", "ECU", "source"],
+    )
 
 
 def table3() -> pd.DataFrame:

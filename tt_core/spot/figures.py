@@ -84,8 +84,10 @@ def fig7(per: pd.DataFrame, synthetic: bool):
     return fig
 
 
-def fig8(theta: pd.DataFrame, synthetic: bool):
-    """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy."""
+def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
+    """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy.
+    ``intervals`` (:func:`tt_core.spot.studies.theta_intervals`): the mean over workloads with its seed
+    interval drawn in black on (a) and (b)."""
     use_style()
     g = theta.assign(jct_h=theta["jct_s"] / 3600).groupby(["job_set", "theta"])[["cost", "jct_h", "top1", "top3"]].mean()
     g = g.reset_index()
@@ -97,6 +99,11 @@ def fig8(theta: pd.DataFrame, synthetic: bool):
     acc = g.groupby("theta")[["top1", "top3"]].mean()
     axes[2].plot(acc.index, acc["top1"], marker="o", label="top-1")
     axes[2].plot(acc.index, acc["top3"], marker="s", label="top-3")
+    if intervals is not None:
+        for ax, q in zip(axes[:2], ("cost_vs_max_theta", "jct_vs_max_theta")):
+            ax.errorbar(intervals["theta"], intervals[q], yerr=[intervals[q] - intervals[q + "_lo"],
+                                                                 intervals[q + "_hi"] - intervals[q]],
+                        color="black", lw=2, capsize=3, marker="o", ms=4, label="mean over workloads (95% seed interval)")
     axes[0].set_ylabel("cost ÷ cost at θ = 1")
     axes[1].set_ylabel("JCT ÷ JCT at θ = 1")
     axes[2].set_ylabel("share of job sets (and seeds)")
@@ -110,8 +117,10 @@ def fig8(theta: pd.DataFrame, synthetic: bool):
     return fig
 
 
-def fig9(shares: pd.DataFrame, synthetic: bool):
-    """Fig. 9: share of steps run on refunded instances and share of the usage refunded."""
+def fig9(shares: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
+    """Fig. 9: share of steps run on refunded instances and share of the usage refunded; ``intervals``
+    (:func:`tt_core.spot.studies.statement_intervals`): the mean over workloads as a line, its seed interval
+    as a band, per approach."""
     use_style()
     sets = list(dict.fromkeys(shares["job_set"]))
     aps = list(dict.fromkeys(shares["approach"]))
@@ -122,6 +131,12 @@ def fig9(shares: pd.DataFrame, synthetic: bool):
         for i, ap in enumerate(aps):
             v = shares[shares["approach"] == ap].set_index("job_set").reindex(sets)[col]
             ax.bar(x + (i - (len(aps) - 1) / 2) * w, v, w, **APPROACH_STYLES.get(ap, {"label": ap}))
+            key = f"{col}_{ {'spottune-1': 'st1', 'spottune-0.7': 'st07'}.get(ap, '') }"
+            if intervals is not None and key in set(intervals["key"]):
+                r = intervals.set_index("key").loc[key]
+                color = APPROACH_STYLES.get(ap, {}).get("color", "0.3")
+                ax.axhline(r["value"], color=color, lw=1, ls="--")
+                ax.axhspan(r["lo"], r["hi"], color=color, alpha=0.12, lw=0)
         ax.set_xticks(x, sets, rotation=35, ha="right", fontsize=8)
         ax.set_title(t, loc="left", fontsize=10)
         ax.set_ylim(0, 1)
@@ -220,4 +235,138 @@ def fig10c(summary: pd.DataFrame, synthetic: bool, reference: str = "tributary")
     ax.set_ylabel(f"÷ SpotTune with {PREDICTOR_STYLES.get(reference, {'label': reference})['label']}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"(c) SpotTune with each predictor ({price_label(synthetic)})", fontsize=10)
+    return fig
+
+
+def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
+    """The unstated settings swept (:func:`tt_core.spot.studies.sensitivity_table`): per quantity, SpotTune
+    (θ = 1 and 0.7) at each bid rule and parallel fraction, with seed intervals; ``paper``: (approach,
+    quantity) -> the paper's number, drawn as a dashed line in the approach's colour."""
+    use_style()
+    panels = [("cost_vs_cheapest", "cost ÷ cheapest"), ("cost_vs_fastest", "cost ÷ fastest"),
+              ("jct_vs_cheapest", "JCT ÷ cheapest"), ("pcr_vs_cheapest", "PCR ÷ cheapest"),
+              ("pcr_vs_fastest", "PCR ÷ fastest"), ("steps_free", "share of steps free")]
+    settings = list(dict.fromkeys(zip(table["axis"], table["setting"])))
+    x = np.arange(len(settings))
+    fig, axes = plt.subplots(2, 3, figsize=(15, 7.5), sharex=True)
+    for ax, (q, title) in zip(axes.ravel(), panels):
+        for i, ap in enumerate(("spottune-1", "spottune-0.7")):
+            t = table[table["approach"] == ap].set_index(["axis", "setting"]).reindex(settings)
+            style = APPROACH_STYLES.get(ap, {})
+            color = style.get("color")
+            ax.errorbar(x + (i - 0.5) * 0.2, t[q], yerr=[t[q] - t[q + "_lo"], t[q + "_hi"] - t[q]], fmt="o", ms=4,
+                        capsize=2, color=color, label=style.get("label", ap))
+            if (ap, q) in paper:
+                ax.axhline(paper[(ap, q)], color=color, ls="--", lw=1)
+        if q != "steps_free":
+            ax.set_yscale("log")
+            log_axis(ax, "y")
+            ax.axhline(1, color="0.3", lw=0.6)
+        for i in range(1, len(settings)):
+            if settings[i][0] != settings[i - 1][0]:
+                ax.axvline(i - 0.5, color="0.6", lw=0.8)
+        ax.set_title(title, loc="left", fontsize=10)
+    prefix = {"bid": "bid ", "parallel fraction": "", "start-up": "start-up ", "model size": "model "}
+    for ax in axes[-1]:
+        ax.set_xticks(x, [prefix.get(a, "") + s for a, s in settings], rotation=40, ha="right", fontsize=8)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"The unstated settings swept, one at a time (the others at the profile's values): bid rule, parallel "
+                 f"fraction, start-up time, model size; dots: mean over workloads, bars: 95% seed interval, dashed: "
+                 f"the paper ({price_label(synthetic)})", fontsize=10)
+    return fig
+
+
+def fig4_lifetime(timeline: pd.DataFrame, title: str, synthetic: bool, t0_s: float | None = None):
+    """Fig. 4-style lifetime of a job set's settings in one SpotTune simulation: one row per setting, one bar
+    per deployment (colour: instance type; hatched: refunded, i.e. free; a cross: revoked)."""
+    use_style()
+    t0 = float(timeline["launch"].min()) if t0_s is None else float(t0_s)
+    types = list(dict.fromkeys(timeline["type"]))
+    colors = dict(zip(types, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
+    jobs = sorted(timeline["job"].unique())
+    fig, ax = plt.subplots(figsize=(12, 0.35 * len(jobs) + 1.8))
+    for r in timeline.itertuples():
+        y = jobs.index(r.job)
+        ax.barh(y, (r.end - r.launch) / 3600, left=(r.launch - t0) / 3600, height=0.7, color=colors[r.type],
+                hatch="///" if r.free else None, edgecolor="white", lw=0.3)
+        if r.reason == "revoked":
+            ax.plot((r.end - t0) / 3600, y, "x", color="black", ms=4)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=colors[t], label=t) for t in types]
+    handles += [Patch(facecolor="white", hatch="///", edgecolor="0.4", label="refunded (free)"),
+                Line2D([], [], marker="x", color="black", ls="none", label="revoked")]
+    ax.set_yticks(range(len(jobs)), [f"setting {j}" for j in jobs], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("hours since submission")
+    ax.legend(handles=handles, fontsize=7, ncol=len(handles), loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    ax.set_title(f"Fig. 4-style lifetime: {title} ({price_label(synthetic)})", fontsize=10, loc="left")
+    return fig
+
+
+def fig6_speed_price(job, trace=None):
+    """Fig. 6-style speed against price: steps per hour of one job on each type (the speed model) against the
+    on-demand price and, given a trace, the mean spot price."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, sps in job.seconds_per_step.items():
+        od = instance(name).on_demand
+        ax.scatter(od, 3600 / sps, color="#4c72b0")
+        ax.annotate(name, (od, 3600 / sps), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        if trace is not None and name in trace.types:
+            ax.scatter(float(trace.series(name).mean()), 3600 / sps, color="#dd8452", marker="s", s=14)
+    ax.scatter([], [], color="#4c72b0", label="on-demand price")
+    if trace is not None:
+        ax.scatter([], [], color="#dd8452", marker="s", label="mean spot price")
+    ax.set_xlabel("price (USD/h)")
+    ax.set_ylabel("steps per hour")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Fig. 6-style: speed vs price ({job.name}, speed model)", fontsize=10, loc="left")
+    return fig
+
+
+def fig12_overhead(summary: pd.DataFrame):
+    """Fig. 12: checkpoint-restore time as a share of the training time, per model size (mean over workloads,
+    and the largest job set's), with the paper's 10%."""
+    use_style()
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    x = np.arange(len(summary))
+    ax.bar(x - 0.2, 100 * summary["mean_overhead"], 0.4, label="mean over workloads", color="#c44e52")
+    ax.bar(x + 0.2, 100 * summary["max_job_set_overhead"], 0.4, label="largest job set", color="#8c8c8c")
+    ax.axhline(10, color="0.3", ls="--", lw=1, label="paper: < 10% on average")
+    ax.set_xticks(x, [f"{mb:g} MB" for mb in summary["model_mb"]])
+    ax.set_ylabel("checkpoint + restore, % of training time")
+    ax.legend(fontsize=8)
+    ax.set_title("Fig. 12: checkpoint-restore overhead (simulated)", fontsize=10, loc="left")
+    return fig
+
+
+def fig5_stages(job, theta: float):
+    """Fig. 5-style: one learning curve split into stages by Eq. 7 over the first θ of its steps: (a) the metric
+    with the stage starts, (b) the change rate per step with the thresholds (a jump above α after
+    ``CALM_STEPS`` steps below ε starts a stage)."""
+    use_style()
+    k = ec.theta_steps(theta, job.max_steps)
+    part = job.metric[:k]
+    starts = ec.stage_starts(part)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    steps = np.arange(1, job.max_steps + 1)
+    axes[0].plot(steps, job.metric, color="0.5", lw=1, label="metric")
+    axes[0].axvline(k, color="0.3", ls=":", lw=1, label=f"θ = {theta:g}")
+    d = ec.change_rates(part)
+    axes[1].semilogy(np.arange(1, len(d) + 1), np.maximum(d, 1e-6), color="0.4", lw=1)
+    axes[1].axhline(ec.ALPHA, color="#c44e52", ls="--", lw=1, label=f"α = {ec.ALPHA:g}")
+    axes[1].axhline(ec.EPSILON, color="#4c72b0", ls="--", lw=1, label=f"ε = {ec.EPSILON:g}")
+    for i, s in enumerate(starts[1:]):
+        for ax in axes:
+            ax.axvline(s + 1, color="#dd8452", lw=1.2, label="new stage (Eq. 7)" if i == 0 and ax is axes[0] else None)
+    axes[0].set_xlabel("step")
+    axes[0].set_ylabel("metric")
+    axes[1].set_xlabel("step")
+    axes[1].set_ylabel("change rate")
+    axes[0].legend(fontsize=8)
+    axes[1].legend(fontsize=8)
+    axes[0].set_title(f"(a) {job.name}: {len(starts)} stage(s) in the first {k} steps", loc="left", fontsize=10)
+    axes[1].set_title("(b) change rate and Eq. 7's thresholds", loc="left", fontsize=10)
     return fig

@@ -110,7 +110,11 @@ class PriceTrace:
 
     @property
     def label(self) -> str:
-        return "synthetic 2017-style market" if self.synthetic else f"AWS spot trace ({self.source})"
+        if not self.synthetic:
+            return f"AWS spot trace ({self.source})"
+        src = str(self.source)                       # "synthetic <style>-style (seed n)"
+        style = src.split(" ")[1] if src.startswith("synthetic ") and src.split(" ")[1].endswith("-style") else "2017-style"
+        return f"synthetic {style} market"
 
     def times(self) -> pd.DatetimeIndex:
         return pd.date_range(self.start, periods=self.n_minutes, freq="min")
@@ -254,6 +258,50 @@ def synthetic_prices(name: str, n_minutes: int, params: MarketParams, rng: np.ra
     return np.maximum(TICK, np.round(prices / TICK) * TICK)
 
 
+#: The persistent market's regimes (assumptions, not fitted: the 2017 trace is not available here): a calm
+#: regime and a volatile one, switching as a Markov chain with these mean dwell times (hours); in the
+#: volatile regime prices change ``VOLATILE_CHANGES`` times as often with ``VOLATILE_BAND`` times the
+#: spread, and spikes arrive ``VOLATILE_SPIKES`` times as often as in the calm one (``CALM_SPIKES``): with
+#: the dwell times below the long-run spike rate stays close to :class:`MarketParams`' (0.83 x 0.2 + 0.17 x 5
+#: = 1.0). Levels revert to the base price (AR(1) with ``REVERSION`` per change) instead of being drawn
+#: afresh, so the past hour tells where the price is heading.
+CALM_HOURS, VOLATILE_HOURS = 20.0, 4.0
+VOLATILE_CHANGES, VOLATILE_BAND, VOLATILE_SPIKES, CALM_SPIKES = 4.0, 3.0, 5.0, 0.2
+REVERSION = 0.9
+
+
+def persistent_prices(name: str, n_minutes: int, params: MarketParams, rng: np.random.Generator,
+                      on_demand: float) -> np.ndarray:
+    """One type's minute prices from :class:`MarketParams` with memory: regime switching (calm / volatile),
+    spikes clustered in the volatile regime, and mean-reverting levels (constants above)."""
+    # regimes: a two-state Markov chain, drawn as alternating exponential dwell times
+    regime = np.zeros(n_minutes, bool)
+    t, volatile = 0, bool(rng.random() < VOLATILE_HOURS / (CALM_HOURS + VOLATILE_HOURS))
+    while t < n_minutes:
+        d = max(1, int(round(rng.exponential(60.0 * (VOLATILE_HOURS if volatile else CALM_HOURS)))))
+        regime[t:t + d] = volatile
+        t, volatile = t + d, not volatile
+    base = params.base_fraction * on_demand
+    rate = params.changes_per_hour / 60.0 * np.where(regime, VOLATILE_CHANGES, 1.0)
+    change = rng.random(n_minutes) < np.minimum(rate, 1.0)
+    change[0] = True
+    where = np.flatnonzero(change)
+    eps = np.clip(rng.standard_normal(len(where)), -2.5, 2.5) * params.band * np.where(regime[where], VOLATILE_BAND, 1.0)
+    levels = np.empty(len(where))
+    x = 0.0
+    for i, e in enumerate(eps):                  # deviation from the base, relative, AR(1)
+        x = REVERSION * x + e
+        levels[i] = base * (1.0 + float(np.clip(x, -0.8, 3.0)))
+    prices = levels[np.cumsum(change) - 1]
+    spike_rate = params.spikes_per_day / 1440.0 * np.where(regime, VOLATILE_SPIKES, CALM_SPIKES)
+    starts = np.flatnonzero(rng.random(n_minutes) < spike_rate)
+    lengths = np.maximum(1, np.round(rng.exponential(params.spike_minutes, len(starts)))).astype(int)
+    heights = on_demand * (1.0 + (params.spike_height - 1.0) * rng.exponential(1.0, len(starts)))
+    for s0, n, h in zip(starts, lengths, heights):
+        prices[s0:s0 + n] = np.maximum(prices[s0:s0 + n], h)
+    return np.maximum(TICK, np.round(prices / TICK) * TICK)
+
+
 def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.Timestamp = TRACE_START,
                      params: dict | None = None, style: str = "2017") -> PriceTrace:
     """A seeded synthetic market of ``days`` days (default: the paper's trace period, from 2017-04-26).
@@ -266,10 +314,11 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
         Default: the six types of Table III.
     params : dict of str to MarketParams, optional
         Per-type parameters (default :data:`DEFAULT_PARAMS`, or :data:`TODAY_PARAMS` for ``style="today"``).
-    style : {"2017", "today"}
+    style : {"2017", "today", "persistent"}
+        ``persistent``: the 2017 parameters with memory (:func:`persistent_prices`).
     """
-    if style not in ("2017", "today"):
-        raise SpotError(f"unknown market style {shown(style)}; known styles: ['2017', 'today']")
+    if style not in ("2017", "today", "persistent"):
+        raise SpotError(f"unknown market style {shown(style)}; known styles: ['2017', 'today', 'persistent']")
     types = check_types(types or list(CATALOGUE))
     if not (0 < days <= 3650):
         raise SpotError(f"days must lie in (0, 3650], got {shown(days)}")
@@ -277,8 +326,9 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     table = dict(params or {})
     out = {}
     for name in types:
-        p = table.get(name) or (DEFAULT_PARAMS[name] if style == "2017" else TODAY_PARAMS)
-        out[name] = synthetic_prices(name, n, p, _type_rng(seed, name), instance(name).on_demand)
+        p = table.get(name) or (TODAY_PARAMS if style == "today" else DEFAULT_PARAMS[name])
+        gen = persistent_prices if style == "persistent" else synthetic_prices
+        out[name] = gen(name, n, p, _type_rng(seed, name), instance(name).on_demand)
     return PriceTrace(pd.Timestamp(start), out, f"synthetic {style}-style (seed {seed})", True, "generated")
 
 
@@ -492,9 +542,12 @@ def load_trace(path: str | os.PathLike | None = None, types=None, resampling: st
 
 def market(prices: str | os.PathLike = "synthetic", seed: int = 1, types=None, days: float = TRACE_DAYS,
            resampling: str = DEFAULT_RESAMPLING) -> PriceTrace:
-    """``"synthetic"`` (seeded, ``days`` long), ``"synthetic-today"``, ``"real"`` (the located trace) or a path."""
+    """``"synthetic"`` (seeded, ``days`` long), ``"synthetic-today"``, ``"synthetic-persistent"`` (with memory,
+    :func:`persistent_prices`), ``"real"`` (the located trace) or a path."""
     if str(prices) == "synthetic":
         return synthetic_market(seed, types, days=days)
     if str(prices) == "synthetic-today":
         return synthetic_market(seed, types, days=days, style="today")
+    if str(prices) == "synthetic-persistent":
+        return synthetic_market(seed, types, days=days, style="persistent")
     return load_trace(None if str(prices) == "real" else prices, types, resampling)

@@ -16,7 +16,9 @@ Then the first of these events ends the deployment:
   progress since the last checkpoint (the start of this deployment);
 * **hourly re-deployment**: at the first step boundary after the instance has run an hour without
   revocation, SpotTune checkpoints, shuts the instance down and re-deploys (to keep the chance of a free
-  first hour);
+  first hour); under hourly billing (``aws-2017``) it stops instead at the last step boundary whose
+  checkpoint ends within the hour, as a cost-aware user would (running past the hour would start, and
+  pay, a second instance-hour);
 * **completion** of the phase's target steps: checkpoint, shut down.
 
 Phases: every job first runs ``ceil(theta x max_steps)`` steps (or until its curve plateaus, then it is
@@ -244,7 +246,12 @@ class _Run:
             launch = t
             ready = launch + self.st.startup_s + (ckpt if done > 0 else 0.0)
             finish = ready + (target - done) * T
-            steps_to_hour = max(1, math.ceil(max(0.0, launch + 3600.0 - ready) / T - 1e-9))
+            if self.rules.billing == "hourly":
+                # a cost-aware user under hourly billing stops (checkpoint included) before a second
+                # instance-hour starts: the last step boundary whose checkpoint ends by launch + 1 h
+                steps_to_hour = max(1, math.floor((launch + 3600.0 - ckpt - ready) / T + 1e-9))
+            else:
+                steps_to_hour = max(1, math.ceil(max(0.0, launch + 3600.0 - ready) / T - 1e-9))
             t_hour = ready + steps_to_hour * T
             horizon = min(finish, t_hour)
             if self.rules.revocation == "price":
