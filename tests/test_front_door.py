@@ -36,15 +36,24 @@ def _rows():
     ])
 
 
+def _check_row():
+    """An input check (a paper's input beside an independent source): counted apart from the reproductions."""
+    return comparison([{"source": "SpotTune Table III", "item": "r3.xlarge: memory (GB)", "paper": 30,
+                        "workbook": 30.5, "check": "input", "cause": "the 2017 ec2instances.info data says 30.5"}])
+
+
 # ------------------------------------------------------------------------------------------- report
 def test_cards_count_agree_differ_not_comparable_and_paper_only_apart(tmp_path):
-    save_comparison(_rows(), "03_fig1", tmp_path)
+    import pandas as pd
+
+    save_comparison(pd.concat([_rows(), _check_row()], ignore_index=True), "03_fig1", tmp_path)
     save_comparison(_rows().iloc[[4]], "04_fig2", tmp_path)  # the not-comparable row, checked by 04 as well
     rows = tidy(collect(tmp_path))
-    assert card_counts(rows, "03_fig1") == {"agree": 1, "differ": 3, "not comparable": 1, "paper only": 1}
-    assert card_counts(rows, "04_fig2") == {"agree": 0, "differ": 0, "not comparable": 1, "paper only": 0}
-    assert card_counts(rows, "05_fig3") == {"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0}
-    assert card_line(card_counts(rows, "03_fig1")) == "6 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only"
+    assert card_counts(rows, "03_fig1") == {"agree": 1, "differ": 3, "not comparable": 1, "paper only": 1, "check": 1}
+    assert card_counts(rows, "04_fig2") == {"agree": 0, "differ": 0, "not comparable": 1, "paper only": 0, "check": 0}
+    assert card_counts(rows, "05_fig3") == {"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0, "check": 0}
+    assert card_line(card_counts(rows, "03_fig1")) == ("7 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only, "
+                                                       "1 input/consistency check")
     assert card_line(card_counts(rows, "04_fig2")) == "1 row: 1 not comparable"
 
 

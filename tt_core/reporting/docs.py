@@ -53,7 +53,7 @@ def read_report(report_dir: str | Path) -> tuple[pd.DataFrame, list[dict], dict]
 def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] | None = None,
                      not_run: list[str] | None = None, profile_guessed: bool = False) -> str:
     """The generated part of ``docs/results.md`` (between :data:`BEGIN` and :data:`END`)."""
-    from tt_core.reporting.report import GROUPS, card_counts, card_line, tidy, totals
+    from tt_core.reporting.report import CHECK_GROUPS, GROUPS, card_counts, card_line, tidy, totals
 
     rows = tidy(summary)
     tot = totals(rows)
@@ -67,7 +67,8 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     if not_run:
         out.append(f"Partial: the notebooks {', '.join(not_run)} did not run, and the numbers below cover only "
                    "those that did.")
-    out += ["", f"**{sum(tot.values())} rows: " + ", ".join(f"{tot[g]} {label}" for g, label, _ in GROUPS) + "**", "",
+    out += ["", f"**{sum(tot.values())} rows: " + ", ".join(f"{tot[g]} {label}" for g, label, _ in GROUPS
+                                                  if tot[g] or g not in CHECK_GROUPS) + "**", "",
             "| notebook | rows |", "| --- | --- |"]
     stems = ran or sorted({s.strip() for n in rows.get("notebook", []) for s in str(n).split(",") if s.strip()})
     for stem in stems:
