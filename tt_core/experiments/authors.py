@@ -1,0 +1,190 @@
+"""The TrimTuner authors' public code as an oracle: their decision-tree TrimTuner, run beside ours.
+
+The authors' repository (TrimTuner with RoBO) is not part of the workbook and is never copied into it.
+It is looked up beside the workbook (``../shared/authors_code/``, or the folder named by
+``$TT_AUTHORS_CODE``) and run, unmodified, by :mod:`tt_core.experiments.authors_harness` in a pinned
+environment of its own (``.venv-authors``: numpy 1.26, scipy 1.11, scikit-learn 1.3, emcee 3.1;
+their code needs numpy < 2 and scikit-learn < 1.4), created on first use.
+
+Their tree model gives a candidate no covariance with the representer points, so the entropy-search
+value dH is the same number for every candidate, a rounding residue. The ``residue`` setting says what
+that number is: ``exact`` (computed by their code as it is: minutes per BO step), ``zero``, ``pos``
+(+2 ulp of 1), ``neg`` (-2 ulp) or ``empirical`` (each estimator's dH drawn from the values seen in an
+exact run). See the harness for what is replaced at run time and how numpy's random stream is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tt_core.data.benchmarks import PROJECT_DIR, search_dirs
+from tt_core.data.io import shown
+
+HARNESS = Path(__file__).with_name("authors_harness.py")
+VENV_DIR = PROJECT_DIR / ".venv-authors"
+STAMP = ".tt-authors-pins"
+PINS = ("numpy==1.26.4", "scipy==1.11.4", "scikit-learn==1.3.2", "emcee==3.1.6")
+TRIMTUNER_DIR = "TrimTuner-a9dec1f"   # the authors' HEAD ("new incumbent"); runs its own script
+ROBO_DIR = "RoBO-91366b1"
+RESIDUES = ("empirical", "zero", "pos", "neg", "exact")
+FILTERS = ("cea", "nofilter")
+BENCHMARKS = ("rnn", "cnn")
+OPTIMIZER = "authors-dt"
+
+
+class AuthorsError(ValueError):
+    """The authors' code or its environment cannot be used as it is (the message says what to do)."""
+
+
+# ------------------------------------------------------------------------------------------------
+# Finding the authors' code and the reference runs
+# ------------------------------------------------------------------------------------------------
+def code_dirs() -> list[tuple[str, Path]]:
+    """Folders searched for the authors' code, in order, with a label for each."""
+    dirs = []
+    if os.environ.get("TT_AUTHORS_CODE"):
+        dirs.append(("TT_AUTHORS_CODE", Path(os.environ["TT_AUTHORS_CODE"]).expanduser()))
+    dirs.append(("shared", PROJECT_DIR.parent / "shared" / "authors_code"))
+    return dirs
+
+
+def locate_code() -> Path:
+    """The folder holding ``TrimTuner-a9dec1f/`` and ``RoBO-91366b1/``, or an error saying what to do."""
+    for _, d in code_dirs():
+        if (d / TRIMTUNER_DIR / "tests" / "run_trimtuner.py").is_file() and (d / ROBO_DIR / "robo").is_dir():
+            return d
+    where = ", ".join(str(d) for _, d in code_dirs())
+    raise AuthorsError(f"the authors' TrimTuner code was not found (searched {where}); put the folders "
+                       f"{TRIMTUNER_DIR}/ and {ROBO_DIR}/ (github pedrogbmendes/TrimTuner and automl/RoBO at those "
+                       "commits) in ../shared/authors_code/ or point TT_AUTHORS_CODE at their folder")
+
+
+def reference_dir() -> Path | None:
+    """The folder of reference runs of the authors' code (``authors_code_runs/``), or None."""
+    for _, d in search_dirs():
+        for cand in (d / "authors_code_runs", d.parent / "authors_code_runs"):
+            if (cand / "dh_empirical.json").is_file():
+                return cand
+    return None
+
+
+def empirical_dh_file() -> Path:
+    ref = reference_dir()
+    if ref is None:
+        raise AuthorsError("residue 'empirical' needs dh_empirical.json (the dH values of an exact run), kept with "
+                           "the reference runs in ../shared/data/authors_code_runs/; put it there or choose "
+                           "--residue zero, pos or neg")
+    return ref / "dh_empirical.json"
+
+
+# ------------------------------------------------------------------------------------------------
+# The pinned environment
+# ------------------------------------------------------------------------------------------------
+def env_python(venv: Path = VENV_DIR) -> Path:
+    return venv / "bin" / "python"
+
+
+def env_ready(venv: Path = VENV_DIR) -> bool:
+    stamp = venv / STAMP
+    return env_python(venv).is_file() and stamp.is_file() and stamp.read_text().split() == list(PINS)
+
+
+def ensure_env(venv: Path = VENV_DIR, progress=None, python: str | None = None) -> Path:
+    """Create ``.venv-authors`` with the pinned packages unless it exists; return its interpreter.
+
+    ``progress`` (a callable taking one line) is told when the install starts and ends.
+    """
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    if env_ready(venv):
+        return env_python(venv)
+    say(f"tt: installing the authors' environment in {venv} ({', '.join(PINS)}; about a minute, once)")
+    base = python or sys.executable
+    steps = [[base, "-m", "venv", "--clear", str(venv)],
+             [str(env_python(venv)), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *PINS]]
+    for cmd in steps:
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as exc:
+            raise AuthorsError(f"cannot create the authors' environment ({exc}); check that {base} can run "
+                               "`-m venv`") from None
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise AuthorsError(f"installing the authors' environment failed ({last}); check the network or the "
+                               f"package index, delete {venv} and run again")
+    (venv / STAMP).write_text("\n".join(PINS) + "\n")
+    say("tt: authors' environment ready")
+    return env_python(venv)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running it
+# ------------------------------------------------------------------------------------------------
+def check_settings(benchmark: str, beta: float, filter: str, residue: str, iterations: int, seed: int) -> None:
+    if benchmark not in BENCHMARKS:
+        raise AuthorsError(f"the authors' code runs the benchmarks {list(BENCHMARKS)}, not {shown(benchmark)}")
+    if residue not in RESIDUES:
+        raise AuthorsError(f"unknown residue model {shown(residue)}; choose one of {', '.join(RESIDUES)}")
+    if filter not in FILTERS:
+        raise AuthorsError(f"unknown filter {shown(filter)}; the authors' code offers {', '.join(FILTERS)}")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (0.001 <= beta <= 1):
+        raise AuthorsError(f"beta must be a fraction in [0.001, 1] (the paper's 0.01, 0.1, 0.2, 0.5), got "
+                           f"{shown(beta)}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or not (5 <= iterations <= 500):
+        raise AuthorsError(f"iterations must be a whole number from 5 (4 initial tests + 1) to 500, got "
+                           f"{shown(iterations)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (1 <= seed <= 1_000_000):
+        raise AuthorsError(f"seed must be a whole number from 1 to 1000000 (the authors' range), got {shown(seed)}")
+
+
+def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea", residue: str = "empirical",
+                iterations: int = 44, dh_seed: int = 0, verbose: bool = False, progress=None) -> dict:
+    """Run the authors' TrimTuner-DT once; return its tests, incumbents and BO steps.
+
+    Returns a dict with the settings, ``tests`` (per test ``x`` = [n_workers, learning_rate, batch_size,
+    synchronism, vm_flavor code], ``size``, ``accuracy``, ``cost``), ``incumbents`` (after each BO test:
+    ``after_test``, ``x``, predicted ``pred_acc`` and ``pred_cost``), ``steps`` (per BO step ``n_kept``,
+    ``argmax``, ``all_equal`` and each estimator's ``dh_minmax``) and ``wall_s``.
+    """
+    from tt_core.data.benchmarks import locate
+
+    check_settings(benchmark, beta, filter, residue, iterations, seed)
+    code = locate_code()
+    csv, _ = locate(benchmark)
+    dh_file = empirical_dh_file() if residue == "empirical" else None
+    python = ensure_env(progress=progress)
+    with tempfile.TemporaryDirectory(prefix="tt-authors-") as tmp:
+        out = Path(tmp) / "run.json"
+        cmd = [str(python), str(HARNESS), "--code", str(code), "--trimtuner", TRIMTUNER_DIR, "--robo", ROBO_DIR,
+               "--csv", str(csv), "--net", benchmark, "--seed", str(seed), "--iterations", str(iterations),
+               "--filter", filter, "--beta", repr(float(beta)), "--residue", residue, "--dh-seed", str(dh_seed),
+               "--out", str(out)]
+        if dh_file is not None:
+            cmd += ["--dh-values", str(dh_file)]
+        if verbose:
+            cmd.append("--verbose")
+        env = {**os.environ, "PYTHONNOUSERSITE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        env.pop("PYTHONPATH", None)
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE, text=True,
+                              env=env)
+        if done.returncode != 0 or not out.is_file():
+            tail = ((done.stderr or "").strip().splitlines() or ["no message"])[-1]
+            raise AuthorsError(f"the authors' code stopped ({tail}); run with --verbose to see its output")
+        raw = json.loads(out.read_text())
+    return _tidy(raw, benchmark)
+
+
+def _tidy(raw: dict, benchmark: str) -> dict:
+    tests = [{"x": t["x"], "size": t["size"], "accuracy": t["acc"], "cost": t["cost"]} for t in raw["tests"]]
+    steps = [{"n_kept": s["n_kept"], "argmax": s["argmax"], "all_equal": s["all_equal"],
+              "dh_minmax": s["dh_minmax_per_estimator"]} for s in raw["steps"]]
+    return {"optimizer": OPTIMIZER, "benchmark": benchmark, "seed": raw["seed"], "iterations": raw["iterations"],
+            "filter": raw["filter"], "beta": raw["per"], "residue": raw["dh_model"], "dh_seed": raw["dh_seed"],
+            "code": f"{TRIMTUNER_DIR} + {ROBO_DIR}", "versions": raw["versions"], "wall_s": raw["wall_s"],
+            "emcee_samplers": raw["emcee_samplers"], "tests": tests, "incumbents": raw["incumbents"],
+            "steps": steps}
