@@ -55,9 +55,13 @@ def code_dirs() -> list[tuple[str, Path]]:
 
 def locate_code() -> Path:
     """The folder holding ``TrimTuner-a9dec1f/`` and ``RoBO-91366b1/``, or an error saying what to do."""
-    for _, d in code_dirs():
+    for label, d in code_dirs():
         if (d / TRIMTUNER_DIR / "tests" / "run_trimtuner.py").is_file() and (d / ROBO_DIR / "robo").is_dir():
             return d
+        if label == "TT_AUTHORS_CODE":  # an explicit setting is not passed over silently
+            raise AuthorsError(f"TT_AUTHORS_CODE={d} holds no {TRIMTUNER_DIR}/tests/run_trimtuner.py and "
+                               f"{ROBO_DIR}/robo/; point it at the folder holding both, or unset it to use "
+                               "../shared/authors_code")
     where = ", ".join(str(d) for _, d in code_dirs())
     raise AuthorsError(f"the authors' TrimTuner code was not found (searched {where}); put the folders "
                        f"{TRIMTUNER_DIR}/ and {ROBO_DIR}/ (github pedrogbmendes/TrimTuner and automl/RoBO at those "
@@ -137,8 +141,8 @@ def check_settings(benchmark: str, beta: float, filter: str, residue: str, itera
     if isinstance(iterations, bool) or not isinstance(iterations, int) or not (5 <= iterations <= 500):
         raise AuthorsError(f"iterations must be a whole number from 5 (4 initial tests + 1) to 500, got "
                            f"{shown(iterations)}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not (1 <= seed <= 1_000_000):
-        raise AuthorsError(f"seed must be a whole number from 1 to 1000000 (the authors' range), got {shown(seed)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed <= 1_000_000):
+        raise AuthorsError(f"seed must be a whole number from 0 to 1000000, got {shown(seed)}")
 
 
 def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea", residue: str = "empirical",
@@ -188,3 +192,190 @@ def _tidy(raw: dict, benchmark: str) -> dict:
             "code": f"{TRIMTUNER_DIR} + {ROBO_DIR}", "versions": raw["versions"], "wall_s": raw["wall_s"],
             "emcee_samplers": raw["emcee_samplers"], "tests": tests, "incumbents": raw["incumbents"],
             "steps": steps}
+
+
+# ------------------------------------------------------------------------------------------------
+# A run as a trajectory of the workbook (the run store's columns) and its summary numbers
+# ------------------------------------------------------------------------------------------------
+FLAVORS = ("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")   # the authors' vm_flavor codes 0-3
+
+
+def config_id_of(bench, x) -> int:
+    """The workbook's configuration id of the authors' encoding ``x`` (n_workers, lr, batch, sync, flavor)."""
+    cfg = bench.configs()
+    nw, lr, batch, sync, flavor = x
+    hit = cfg[(cfg["n_workers"] == int(nw)) & (abs(cfg["learning_rate"] - lr) <= 1e-12 * max(1.0, abs(lr)))
+              & (cfg["batch_size"] == int(batch)) & (cfg["sync"] == ("sync" if int(sync) else "async"))
+              & (cfg["vm_flavor"] == FLAVORS[int(flavor)])]
+    if len(hit) != 1:
+        raise AuthorsError(f"the authors' configuration {list(x)} matches {len(hit)} configurations of "
+                           f"{shown(bench.name)}; the benchmark file differs from theirs")
+    return int(hit["config_id"].iloc[0])
+
+
+def trajectory(result: dict, n_init: int = 4) -> "pd.DataFrame":
+    """One row per test in the run store's columns, the incumbent scored by its measured full-size values.
+
+    During the initial design the authors' code names no incumbent of its models; their log records the
+    configuration just tested, and so does this trajectory. After each BO test the incumbent is the
+    max-CEA configuration among those tested (their ``incumbent_estimation_cea``).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from tt_core.data.benchmarks import as_benchmark
+    from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis
+
+    bench = as_benchmark(result["benchmark"])
+    inc_after = {i["after_test"]: i for i in result["incumbents"]}
+    rows, cum_cost, cum_time = [], 0.0, 0.0
+    for k, t in enumerate(result["tests"], start=1):
+        cid = config_id_of(bench, t["x"])
+        m = bench.lookup(cid, t["size"])
+        cum_cost += t["cost"]
+        cum_time += float(m["training_time"])
+        inc = inc_after.get(k)
+        inc_id = cid if inc is None else config_id_of(bench, inc["x"])
+        full = bench.lookup(inc_id, bench.max_size)
+        rows.append({"iteration": k, "phase": "init" if k <= n_init else "bo", "config_id": cid,
+                     "size": int(t["size"]), "accuracy": t["accuracy"], "cost": t["cost"],
+                     "time": float(m["training_time"]), "charged_cost": t["cost"],
+                     "charged_time": float(m["training_time"]), "cumulative_cost": cum_cost,
+                     "cumulative_time": cum_time, "overhead_s": np.nan, "incumbent": inc_id,
+                     "incumbent_size": int(bench.max_size), "incumbent_accuracy": float(full["accuracy"]),
+                     "incumbent_cost": float(full["cost"]), "incumbent_time": float(full["training_time"]),
+                     "predicted_accuracy": np.nan if inc is None else inc["pred_acc"],
+                     "predicted_cost": np.nan if inc is None else inc["pred_cost"]})
+    traj = pd.DataFrame(rows)
+    traj["accuracy_c"] = accuracy_c(traj["incumbent_accuracy"], traj["incumbent_cost"], bench.max_cost)
+    traj["accuracy_c_thesis"] = accuracy_c_thesis(traj["incumbent_accuracy"], traj["incumbent_cost"], bench.max_cost)
+    traj["cumulative_wall"] = traj["cumulative_time"]
+    return traj
+
+
+def summary(result: dict) -> dict:
+    """The numbers the workbook compares: size mix and cost of the BO tests, final Accuracy_C."""
+    import numpy as np
+
+    traj = trajectory(result)
+    bo = traj[traj["phase"] == "bo"]
+    full = traj["incumbent_size"].iloc[0]
+    nan = float("nan")
+    return {"bo_tests": int(len(bo)),
+            "mean_size_fraction": float(np.mean(bo["size"] / full)) if len(bo) else nan,
+            "share_at_1_60": float(np.mean(bo["size"] == full // 60)) if len(bo) else nan,
+            "cost_per_bo_test": float(bo["cost"].mean()) if len(bo) else nan,
+            "total_cost": float(traj["cumulative_cost"].iloc[-1]),
+            "final_accuracy_c": float(traj["accuracy_c"].iloc[-1]),
+            "final_incumbent": int(traj["incumbent"].iloc[-1]),
+            "dh_constant_in_every_step": all(all(mm is None or mm[0] == mm[1] for mm in s["dh_minmax"])
+                                             for s in result["steps"])}
+
+
+# ------------------------------------------------------------------------------------------------
+# The run store: optimiser ``authors-dt``
+# ------------------------------------------------------------------------------------------------
+#: RunSpec options of ``authors-dt`` (``residue`` default empirical, ``dh_seed`` default 0).
+SPEC_OPTIONS = {"residue": "empirical", "dh_seed": 0}
+
+
+def check_spec(spec) -> None:
+    """A clear error now for a :class:`~tt_core.experiments.store.RunSpec` of ``authors-dt`` it cannot run."""
+    opts = dict(spec.options)
+    unknown = sorted(set(opts) - set(SPEC_OPTIONS))
+    if unknown:
+        raise AuthorsError(f"authors-dt takes the options {sorted(SPEC_OPTIONS)}, not {unknown}")
+    if spec.objective not in (None, "accuracy"):
+        raise AuthorsError(f"authors-dt maximises accuracy, not {shown(spec.objective)}")
+    if any(v is not None for v in (spec.max_cost, spec.max_time, spec.min_accuracy, spec.budget)):
+        raise AuthorsError("authors-dt runs with the authors' own cost limits (RNN $0.02, CNN $0.10): give no "
+                           "max_cost, max_time, min_accuracy or budget")
+    check_settings(spec.benchmark, spec.beta if spec.beta is not None else 0.1, spec.filter or "cea",
+                   opts.get("residue", SPEC_OPTIONS["residue"]), spec.iterations if spec.iterations is not None else -1,
+                   spec.seed)
+
+
+class AuthorsReplay:
+    """What :meth:`RunSpec.replay` returns for ``authors-dt``: one call of the authors' code.
+
+    ``run`` has the signature of :meth:`tt_core.experiments.replay.Replay.run`; the run is one subprocess,
+    so there is no test-by-test checkpoint (``after_step`` is not called) and ``should_stop`` is asked
+    once, before it starts.
+    """
+
+    def __init__(self, spec):
+        check_spec(spec)
+        self.spec = spec
+        self.result: dict | None = None
+
+    def run(self, iterations, progress: bool = False, desc: str = "", after_step=None, should_stop=None, **_):
+        from tt_core.experiments.replay import Interrupted
+
+        if should_stop is not None and should_stop():
+            raise Interrupted("stopped before the authors' code started")
+        s, opts = self.spec, {**SPEC_OPTIONS, **dict(self.spec.options)}
+        self.result = run_authors(s.benchmark, s.seed, beta=s.beta if s.beta is not None else 0.1,
+                                  filter=s.filter or "cea", residue=opts["residue"], iterations=int(iterations),
+                                  dh_seed=int(opts["dh_seed"]))
+        return frame_for_store(self.result)
+
+
+def frame_for_store(result: dict):
+    """:func:`trajectory` with the run's settings as columns; the harness's wall time spread over the BO tests."""
+    traj = trajectory(result)
+    bo = traj["phase"] == "bo"
+    traj["overhead_s"] = 0.0
+    traj.loc[bo, "overhead_s"] = float(result["wall_s"]) / max(1, int(bo.sum()))
+    traj["cumulative_wall"] = traj["cumulative_time"] + traj["overhead_s"].cumsum()
+    traj["residue"] = result["residue"]
+    traj["authors_code"] = result["code"]
+    traj["dh_constant"] = [True] * int((~bo).sum()) + [all(mm is None or mm[0] == mm[1] for mm in st["dh_minmax"])
+                                                        for st in result["steps"]]
+    return traj
+
+
+def spec_of(result: dict):
+    """The :class:`~tt_core.experiments.store.RunSpec` of a finished run (settings as the store keeps them)."""
+    from tt_core.experiments.store import RunSpec
+
+    opts = {k: v for k, v in (("residue", result["residue"]), ("dh_seed", result["dh_seed"]))
+            if v != SPEC_OPTIONS[k]}
+    return RunSpec(result["benchmark"], OPTIMIZER, int(result["seed"]), iterations=int(result["iterations"]),
+                   beta=None if result["filter"] == "nofilter" else float(result["beta"]),
+                   filter=None if result["filter"] == "cea" else result["filter"],
+                   options=tuple(sorted(opts.items())))
+
+
+def store_run(result: dict, runs_dir=None):
+    """Store a finished run (from :func:`run_authors`) in the run store; return its path.
+
+    Written as :func:`tt_core.experiments.store.run_one` would (same metadata), so ``tt runs``, the
+    profiles and the notebooks read it like any other run; the authors' environment's package versions
+    go in the metadata too.
+    """
+    import platform
+    import time
+    from dataclasses import asdict
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tt_core.data.io import atomic_path
+    from tt_core.experiments.store import DEFAULT_RUNS_DIR, _versions, code_hash
+
+    spec = spec_of(result)
+    path = spec.path(runs_dir or DEFAULT_RUNS_DIR)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    traj = frame_for_store(result)
+    for k, v in asdict(spec).items():
+        if k != "options" and k not in traj:
+            traj[k] = v
+    traj["variant"] = spec.variant
+    meta = {"spec": asdict(spec), "versions": _versions(), "authors_versions": result["versions"],
+            "authors_code": result["code"], "code": code_hash(), "wall_s": float(result["wall_s"]), "resumed": False,
+            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    table = pa.Table.from_pandas(traj, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path

@@ -57,7 +57,7 @@ def _parse(argv=None):
     p.add_argument("--beta", type=float, default=0.1)
     p.add_argument("--residue", choices=RESIDUES, default="empirical")
     p.add_argument("--dh-values", help="JSON list of observed dH values (residue 'empirical')")
-    p.add_argument("--dh-seed", type=int, default=0)
+    p.add_argument("--dh-seed", type=int, default=0, help="0: the reference runs' draws of empirical dH values")
     p.add_argument("--out", required=True)
     p.add_argument("--verbose", action="store_true", help="show the authors' own prints on stderr")
     p.add_argument("--plain-libraries", action="store_true",
@@ -177,7 +177,8 @@ def run(args) -> dict:
         if args.residue == "empirical":
             with open(args.dh_values) as fh:
                 observed = np.asarray(json.load(fh), dtype=float)
-            dh_rng = np.random.default_rng(1000 + args.dh_seed)
+            # the reference runs' stream: default_rng(1000 + seed); another dh_seed, another stream
+            dh_rng = np.random.default_rng(1000 + args.seed if args.dh_seed == 0 else (1000 + args.seed, args.dh_seed))
         constant = {"zero": 0.0, "pos": RESIDUE_STEP, "neg": -RESIDUE_STEP}.get(args.residue)
 
         def update_residue(self, model):
