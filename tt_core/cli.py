@@ -787,7 +787,9 @@ def cmd_authors_run(args) -> int:
                         iterations=args.iterations, dh_seed=args.dh_seed, verbose=args.verbose)
     res["summary"] = A.summary(res)
     if args.store:
-        res["stored"] = str(A.store_run(res, args.runs_dir))
+        from tt_core.experiments.authors_store import store_run
+
+        res["stored"] = str(store_run(res, args.runs_dir))
     if args.json:
         print(json.dumps(_jsonable(res), indent=2))
         return 0
