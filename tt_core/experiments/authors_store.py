@@ -53,3 +53,21 @@ def store_run(result: dict, runs_dir=None):
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
     return path
+
+
+def authors_specs(benchmarks, seeds, residues=("empirical",), betas=(0.1,), filters=("cea",), iterations: int = 44):
+    """RunSpecs of ``authors-dt`` for a grid (what a notebook passes to ``ensure_runs``).
+
+    ``filters`` holds ``cea`` and/or ``nofilter``; ``betas`` apply to ``cea`` only.
+    """
+    from tt_core.experiments.store import RunSpec
+
+    specs = []
+    for b in benchmarks:
+        for f in filters:
+            for beta in (betas if f == "cea" else (None,)):
+                for r in residues:
+                    opts = () if r == SPEC_OPTIONS["residue"] else (("residue", r),)
+                    specs += [RunSpec(b, OPTIMIZER, int(s), iterations=iterations, beta=beta,
+                                      filter=None if f == "cea" else f, options=opts) for s in seeds]
+    return specs
