@@ -103,9 +103,19 @@ def ensure_env(venv: Path = VENV_DIR, progress=None, python: str | None = None) 
 
     ``progress`` (a callable taking one line) is told when the install starts and ends.
     """
+    from filelock import FileLock
+
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     if env_ready(venv):
         return env_python(venv)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(venv) + ".lock"):  # two workers of a grid: one installs, the other waits
+        if env_ready(venv):
+            return env_python(venv)
+        return _install(venv, say, python)
+
+
+def _install(venv: Path, say, python: str | None) -> Path:
     say(f"tt: installing the authors' environment in {venv} ({', '.join(PINS)}; about a minute, once)")
     base = python or sys.executable
     steps = [[base, "-m", "venv", "--clear", str(venv)],
