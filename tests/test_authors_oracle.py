@@ -167,3 +167,24 @@ def test_runspec_rejects_settings_the_authors_code_cannot_run():
         RunSpec("rnn", "authors-dt", 1, max_cost=0.05)
     assert RunSpec("rnn", "authors-dt", 1).variant == "authors-dt"
     assert RunSpec("rnn", "authors-dt", 1, options=(("residue", "pos"),)).variant == "authors-dt-residuepos"
+
+
+def test_size_cost_table_by_hand():
+    """Two runs of 2 initial + 2 BO tests: the BO sizes 1000, 60000 | 30000, 30000 of 60000."""
+    import pandas as pd
+
+    rows = []
+    for seed, sizes, costs, accs in [(1, [1000, 60000], [0.001, 0.02], [0.5, 0.9]),
+                                     (2, [30000, 30000], [0.01, 0.01], [0.8, 0.7])]:
+        for k in range(4):
+            bo = k >= 2
+            rows.append({"benchmark": "rnn", "variant": "v", "seed": seed, "iteration": k + 1,
+                         "phase": "bo" if bo else "init", "size": sizes[k - 2] if bo else 6000,
+                         "cost": costs[k - 2] if bo else 0.5, "accuracy_c": accs[k - 2] if bo else 0.0,
+                         "incumbent_size": 60000})
+    t = A.size_cost_table(pd.DataFrame(rows)).iloc[0]
+    assert t["runs"] == 2
+    assert t["mean_size_fraction"] == pytest.approx((1 / 60 + 1 + 0.5 + 0.5) / 4)
+    assert t["share_at_1_60"] == pytest.approx(0.25)
+    assert t["cost_per_bo_test"] == pytest.approx((0.001 + 0.02 + 0.01 + 0.01) / 4)
+    assert t["final_accuracy_c"] == pytest.approx((0.9 + 0.7) / 2)

@@ -342,3 +342,22 @@ def frame_for_store(result: dict):
     traj["dh_constant"] = [True] * int((~bo).sum()) + [all(mm is None or mm[0] == mm[1] for mm in st["dh_minmax"])
                                                         for st in result["steps"]]
     return traj
+
+
+def size_cost_table(runs, by=("benchmark", "variant")):
+    """Per group of stored trajectories (any optimiser): the BO tests' mean size fraction, share at 1/60
+    and mean cost, and the final Accuracy_C, as means over runs (``runs``: concatenated trajectories with
+    ``seed``, ``phase``, ``size``, ``cost``, ``accuracy_c``)."""
+    import pandas as pd
+
+    rows = []
+    for key, g in runs.groupby(list(by), sort=False):
+        full = g["size"].max() if "incumbent_size" not in g else g["incumbent_size"].max()
+        bo = g[g["phase"] == "bo"]
+        last = g.sort_values("iteration").groupby("seed").tail(1)
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "runs": int(g["seed"].nunique()),
+                     "mean_size_fraction": float((bo["size"] / full).mean()),
+                     "share_at_1_60": float((bo["size"] == full // 60).mean()),
+                     "cost_per_bo_test": float(bo["cost"].mean()),
+                     "final_accuracy_c": float(last["accuracy_c"].mean())})
+    return pd.DataFrame(rows)
