@@ -205,7 +205,9 @@ effects
 # seeds as the reference run, gave -1.3e-15 where the reference has -4.4e-16), the runs below
 # replace dH by a residue model: `empirical` (values drawn from an exact run; the main reading) and
 # `pos` / `zero` / `neg` (its range). Every other figure of this notebook shows the workbook's own
-# TrimTuner-DT, which follows the paper's text (a real information gain).
+# TrimTuner-DT, which follows the paper's text (a real information gain). Their GP variant is left out: it
+# needs automl's fork of `george` (its `BayesianLinearRegressionKernel`), which the package registry does not
+# offer (it has the upstream `george` only).
 
 # %%
 import json as _json
