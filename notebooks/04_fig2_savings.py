@@ -102,6 +102,34 @@ if len(bars):
     display(ref[ref["benchmark"].isin(list(benches))])
 
 # %% [markdown]
+# ### The TrimTuner-DT side with the authors' public code
+#
+# The same reading with the authors' own TrimTuner-DT (`tt authors run`, unmodified, beta 10%, its
+# entropy-search residue drawn from an exact run; notebook 03 explains the residue models) in place of the
+# workbook's: `cost_method` is where the mean curve of their code reaches the target. Every other table of
+# this notebook uses the workbook's TrimTuner-DT.
+
+# %%
+from tt_core.experiments import authors as au
+from tt_core.experiments.authors_store import authors_specs
+
+aus = profiles.settings(profile, "authors", smoke)
+try:
+    au.ensure_env()
+    aruns = ex.ensure_runs(authors_specs([b for b in aus["benchmarks"] if b in benches], aus["seeds"],
+                                         iterations=aus["iterations"]),
+                           runs_dir, n_jobs=n_jobs, progress=False)
+except au.AuthorsError as exc:
+    aruns = None
+    print(f"the authors' code was not run: {exc}")
+if aruns is not None:
+    aruns = score_initial_design(aruns, benches, "paper")
+    a_curves = sv.mean_curve(pd.concat([runs, aruns], ignore_index=True))
+    authors_sav = sv.curve_savings(a_curves, targets, "authors-dt", baselines)
+    write_csv(authors_sav, out / "fig2_savings_authors_code.csv")
+    display(authors_sav)
+
+# %% [markdown]
 # ## Every reading of "costs up to N x more", with bootstrap 95% intervals over the seeds
 #
 # Seeds are resampled with replacement (the same resample for every method, so same-seed runs stay

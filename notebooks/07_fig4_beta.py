@@ -146,6 +146,42 @@ write_csv(ordering_share, out / "fig4_ordering_bootstrap.csv")
 ordering_share.drop(columns="evidence")
 
 # %% [markdown]
+# ## The authors' public code at the same betas
+#
+# The authors' own TrimTuner-DT (`tt authors run`, unmodified, its entropy-search residue dH drawn from an
+# exact run: the `empirical` residue model; notebook 03 says why a model is needed) on the RNN at the same
+# betas, scored like the runs above (the initial design drawn as in the paper). Everything else in this
+# notebook is the workbook's own TrimTuner-DT.
+
+# %%
+from IPython.display import display
+
+from tt_core.experiments import authors as au
+from tt_core.experiments.authors_store import authors_specs
+
+aus = profiles.settings(profile, "authors", smoke)
+try:
+    au.ensure_env()
+    aspecs = [s for n in networks if n in aus["benchmarks"] for s in
+              authors_specs([n], aus["seeds"], betas=[b for b in betas if b < 1], iterations=iterations,
+                            filters=("cea", "nofilter") if any(b >= 1 for b in betas) else ("cea",))]
+    aruns = ex.ensure_runs(aspecs, runs_dir, n_jobs=n_jobs, progress=False)
+except au.AuthorsError as exc:
+    aruns = None
+    print(f"the authors' code was not run: {exc}")
+if aruns is not None:
+    aruns = aruns.assign(filter=aruns["filter"].replace({"nofilter": "none"}),
+                         beta=aruns["beta"].fillna(1.0))
+    aruns = score_initial_design(study.label_runs(aruns, "beta"), benches, "paper")
+    a_metrics = study.run_metrics(aruns, benches)
+    a_levels = study.level_summary(a_metrics, order=order)
+    a_trend = study.beta_trend(a_metrics, value="mean_accuracy_c")
+    write_csv(a_levels, out / "fig4_authors_code_beta_summary.csv")
+    write_csv(a_trend, out / "fig4_authors_code_beta_trend.csv")
+    display(a_levels[["benchmark", "variant", "runs", "mean_accuracy_c", "final_accuracy_c"]].round(3))
+    display(a_trend[["benchmark", "spearman_rho", "spearman_p", "best_level"]].round(3))
+
+# %% [markdown]
 # ## Paper vs workbook
 #
 # The paper's statements are qualitative (true/false here). It shows the RNN only; the CNN rows check

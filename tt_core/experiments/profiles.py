@@ -93,6 +93,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig3": {"plan": {"trimtuner-dt": {"seeds": [1], "iterations": 6}}, "n_jobs": 1},
         "fig4": {"seeds": [1], "iterations": 6, "networks": ["rnn"], "betas": [0.01, 0.1, 1.0], "n_jobs": 1},
         "variants": {"seeds": [1], "iterations": 6, "combined": False},
+        # the authors' public code (tt authors run): empirical dH residue on `seeds`, pos/zero/neg on `range_seeds`
+        "authors": {"benchmarks": ["rnn"], "seeds": [1], "range_seeds": [], "iterations": 8},
         "alpha_trace": {"seeds": [1], "iterations": 6, "betas": [0.1]},
         "tables3_4": {"plans": [{"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT],
                                  "n_obs": [8], "seeds": [1], "repeats": 1}]},
@@ -117,6 +119,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig4": {"seeds": [1, 2, 3], "iterations": 44, "networks": ["rnn", "cnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
         "variants": {"seeds": [1, 2, 3], "iterations": 44, "combined": False},
+        "authors": {"benchmarks": ["cnn", "rnn"], "seeds": [1, 2], "range_seeds": [1], "iterations": 44},
         # about 1 CPU minute (a traced DT run: 20-40 s)
         "alpha_trace": {"seeds": [1], "iterations": 44, "betas": [0.1, 1.0]},
         "tables3_4": {"plans": [
@@ -151,6 +154,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fig4": {"seeds": list(range(1, 11)), "iterations": 44, "networks": ["rnn"],
                  "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
         "variants": {"seeds": list(range(1, 11)), "iterations": 44, "combined": True},
+        "authors": {"benchmarks": ["cnn", "rnn"], "seeds": list(range(1, 11)), "range_seeds": list(range(1, 11)),
+                    "iterations": 44},
         # about 5-6 CPU minutes
         "alpha_trace": {"seeds": [1, 2, 3, 4, 5], "iterations": 44, "betas": [0.1, 1.0]},
         "tables3_4": {"plans": [

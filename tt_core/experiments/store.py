@@ -50,6 +50,12 @@ class RunSpec:
 
         from tt_core.optimizers.registry import spec
 
+        if self.optimizer == "authors-dt":  # the authors' public code, run by tt_core.experiments.authors
+            from tt_core.experiments.authors import check_spec
+
+            if self.beta is None and self.filter != "nofilter":
+                object.__setattr__(self, "beta", 0.1)
+            return check_spec(self)
         objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
         if self.beta is None and spec(self.optimizer).family == "model-based":
             object.__setattr__(self, "beta", 0.1)  # the paper's filter fraction, stored explicitly
@@ -111,6 +117,10 @@ class RunSpec:
         """A fresh :class:`tt_core.experiments.replay.Replay` of this run."""
         from tt_core.experiments.replay import Replay
 
+        if self.optimizer == "authors-dt":
+            from tt_core.experiments.authors import AuthorsReplay
+
+            return AuthorsReplay(self)
         return Replay.from_benchmark(
             self.benchmark, self.optimizer, seed=self.seed, beta=self.beta, filter=self.filter,
             max_cost=self.max_cost, max_time=self.max_time, min_accuracy=self.min_accuracy, budget=self.budget,

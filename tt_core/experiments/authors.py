@@ -1,0 +1,363 @@
+"""The TrimTuner authors' public code as an oracle: their decision-tree TrimTuner, run beside ours.
+
+The authors' repository (TrimTuner with RoBO) is not part of the workbook and is never copied into it.
+It is looked up beside the workbook (``../shared/authors_code/``, or the folder named by
+``$TT_AUTHORS_CODE``) and run, unmodified, by :mod:`tt_core.experiments.authors_harness` in a pinned
+environment of its own (``.venv-authors``: numpy 1.26, scipy 1.11, scikit-learn 1.3, emcee 3.1;
+their code needs numpy < 2 and scikit-learn < 1.4), created on first use.
+
+Their tree model gives a candidate no covariance with the representer points, so the entropy-search
+value dH is the same number for every candidate, a rounding residue. The ``residue`` setting says what
+that number is: ``exact`` (computed by their code as it is: minutes per BO step), ``zero``, ``pos``
+(+2 ulp of 1), ``neg`` (-2 ulp) or ``empirical`` (each estimator's dH drawn from the values seen in an
+exact run). See the harness for what is replaced at run time and how numpy's random stream is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tt_core.data.benchmarks import PROJECT_DIR, search_dirs
+from tt_core.data.io import shown
+
+HARNESS = Path(__file__).with_name("authors_harness.py")
+VENV_DIR = PROJECT_DIR / ".venv-authors"
+STAMP = ".tt-authors-pins"
+PINS = ("numpy==1.26.4", "scipy==1.11.4", "scikit-learn==1.3.2", "emcee==3.1.6")
+TRIMTUNER_DIR = "TrimTuner-a9dec1f"   # the authors' HEAD ("new incumbent"); runs its own script
+ROBO_DIR = "RoBO-91366b1"
+RESIDUES = ("empirical", "zero", "pos", "neg", "exact")
+FILTERS = ("cea", "nofilter")
+BENCHMARKS = ("rnn", "cnn")
+OPTIMIZER = "authors-dt"
+
+
+class AuthorsError(ValueError):
+    """The authors' code or its environment cannot be used as it is (the message says what to do)."""
+
+
+# ------------------------------------------------------------------------------------------------
+# Finding the authors' code and the reference runs
+# ------------------------------------------------------------------------------------------------
+def code_dirs() -> list[tuple[str, Path]]:
+    """Folders searched for the authors' code, in order, with a label for each."""
+    dirs = []
+    if os.environ.get("TT_AUTHORS_CODE"):
+        dirs.append(("TT_AUTHORS_CODE", Path(os.environ["TT_AUTHORS_CODE"]).expanduser()))
+    dirs.append(("shared", PROJECT_DIR.parent / "shared" / "authors_code"))
+    return dirs
+
+
+def locate_code() -> Path:
+    """The folder holding ``TrimTuner-a9dec1f/`` and ``RoBO-91366b1/``, or an error saying what to do."""
+    for label, d in code_dirs():
+        if (d / TRIMTUNER_DIR / "tests" / "run_trimtuner.py").is_file() and (d / ROBO_DIR / "robo").is_dir():
+            return d
+        if label == "TT_AUTHORS_CODE":  # an explicit setting is not passed over silently
+            raise AuthorsError(f"TT_AUTHORS_CODE={d} holds no {TRIMTUNER_DIR}/tests/run_trimtuner.py and "
+                               f"{ROBO_DIR}/robo/; point it at the folder holding both, or unset it to use "
+                               "../shared/authors_code")
+    where = ", ".join(str(d) for _, d in code_dirs())
+    raise AuthorsError(f"the authors' TrimTuner code was not found (searched {where}); put the folders "
+                       f"{TRIMTUNER_DIR}/ and {ROBO_DIR}/ (github pedrogbmendes/TrimTuner and automl/RoBO at those "
+                       "commits) in ../shared/authors_code/ or point TT_AUTHORS_CODE at their folder")
+
+
+def reference_dir() -> Path | None:
+    """The folder of reference runs of the authors' code (``authors_code_runs/``), or None."""
+    for _, d in search_dirs():
+        for cand in (d / "authors_code_runs", d.parent / "authors_code_runs"):
+            if (cand / "dh_empirical.json").is_file():
+                return cand
+    return None
+
+
+def empirical_dh_file() -> Path:
+    ref = reference_dir()
+    if ref is None:
+        raise AuthorsError("residue 'empirical' needs dh_empirical.json (the dH values of an exact run), kept with "
+                           "the reference runs in ../shared/data/authors_code_runs/; put it there or choose "
+                           "--residue zero, pos or neg")
+    return ref / "dh_empirical.json"
+
+
+# ------------------------------------------------------------------------------------------------
+# The pinned environment
+# ------------------------------------------------------------------------------------------------
+def env_python(venv: Path = VENV_DIR) -> Path:
+    return venv / "bin" / "python"
+
+
+def env_ready(venv: Path = VENV_DIR) -> bool:
+    stamp = venv / STAMP
+    return env_python(venv).is_file() and stamp.is_file() and stamp.read_text().split() == list(PINS)
+
+
+def ensure_env(venv: Path = VENV_DIR, progress=None, python: str | None = None) -> Path:
+    """Create ``.venv-authors`` with the pinned packages unless it exists; return its interpreter.
+
+    ``progress`` (a callable taking one line) is told when the install starts and ends.
+    """
+    from filelock import FileLock
+
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    if env_ready(venv):
+        return env_python(venv)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(venv) + ".lock"):  # two workers of a grid: one installs, the other waits
+        if env_ready(venv):
+            return env_python(venv)
+        return _install(venv, say, python)
+
+
+def _install(venv: Path, say, python: str | None) -> Path:
+    say(f"tt: installing the authors' environment in {venv} ({', '.join(PINS)}; about a minute, once)")
+    base = python or sys.executable
+    steps = [[base, "-m", "venv", "--clear", str(venv)],
+             [str(env_python(venv)), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *PINS]]
+    for cmd in steps:
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as exc:
+            raise AuthorsError(f"cannot create the authors' environment ({exc}); check that {base} can run "
+                               "`-m venv`") from None
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise AuthorsError(f"installing the authors' environment failed ({last}); check the network or the "
+                               f"package index, delete {venv} and run again")
+    (venv / STAMP).write_text("\n".join(PINS) + "\n")
+    say("tt: authors' environment ready")
+    return env_python(venv)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running it
+# ------------------------------------------------------------------------------------------------
+def check_settings(benchmark: str, beta: float, filter: str, residue: str, iterations: int, seed: int) -> None:
+    if benchmark not in BENCHMARKS:
+        raise AuthorsError(f"the authors' code runs the benchmarks {list(BENCHMARKS)}, not {shown(benchmark)}")
+    if residue not in RESIDUES:
+        raise AuthorsError(f"unknown residue model {shown(residue)}; choose one of {', '.join(RESIDUES)}")
+    if filter not in FILTERS:
+        raise AuthorsError(f"unknown filter {shown(filter)}; the authors' code offers {', '.join(FILTERS)}")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (0.001 <= beta <= 1):
+        raise AuthorsError(f"beta must be a fraction in [0.001, 1] (the paper's 0.01, 0.1, 0.2, 0.5), got "
+                           f"{shown(beta)}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or not (5 <= iterations <= 500):
+        raise AuthorsError(f"iterations must be a whole number from 5 (4 initial tests + 1) to 500, got "
+                           f"{shown(iterations)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed <= 1_000_000):
+        raise AuthorsError(f"seed must be a whole number from 0 to 1000000, got {shown(seed)}")
+
+
+def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea", residue: str = "empirical",
+                iterations: int = 44, dh_seed: int = 0, verbose: bool = False, progress=None) -> dict:
+    """Run the authors' TrimTuner-DT once; return its tests, incumbents and BO steps.
+
+    Returns a dict with the settings, ``tests`` (per test ``x`` = [n_workers, learning_rate, batch_size,
+    synchronism, vm_flavor code], ``size``, ``accuracy``, ``cost``), ``incumbents`` (after each BO test:
+    ``after_test``, ``x``, predicted ``pred_acc`` and ``pred_cost``), ``steps`` (per BO step ``n_kept``,
+    ``argmax``, ``all_equal`` and each estimator's ``dh_minmax``) and ``wall_s``.
+    """
+    from tt_core.data.benchmarks import locate
+
+    check_settings(benchmark, beta, filter, residue, iterations, seed)
+    code = locate_code()
+    csv, _ = locate(benchmark)
+    dh_file = empirical_dh_file() if residue == "empirical" else None
+    python = ensure_env(progress=progress)
+    with tempfile.TemporaryDirectory(prefix="tt-authors-") as tmp:
+        out = Path(tmp) / "run.json"
+        cmd = [str(python), str(HARNESS), "--code", str(code), "--trimtuner", TRIMTUNER_DIR, "--robo", ROBO_DIR,
+               "--csv", str(csv), "--net", benchmark, "--seed", str(seed), "--iterations", str(iterations),
+               "--filter", filter, "--beta", repr(float(beta)), "--residue", residue, "--dh-seed", str(dh_seed),
+               "--out", str(out)]
+        if dh_file is not None:
+            cmd += ["--dh-values", str(dh_file)]
+        if verbose:
+            cmd.append("--verbose")
+        env = {**os.environ, "PYTHONNOUSERSITE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        env.pop("PYTHONPATH", None)
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE, text=True,
+                              env=env)
+        if done.returncode != 0 or not out.is_file():
+            tail = ((done.stderr or "").strip().splitlines() or ["no message"])[-1]
+            raise AuthorsError(f"the authors' code stopped ({tail}); run with --verbose to see its output")
+        raw = json.loads(out.read_text())
+    return _tidy(raw, benchmark)
+
+
+def _tidy(raw: dict, benchmark: str) -> dict:
+    tests = [{"x": t["x"], "size": t["size"], "accuracy": t["acc"], "cost": t["cost"]} for t in raw["tests"]]
+    steps = [{"n_kept": s["n_kept"], "argmax": s["argmax"], "all_equal": s["all_equal"],
+              "dh_minmax": s["dh_minmax_per_estimator"]} for s in raw["steps"]]
+    return {"optimizer": OPTIMIZER, "benchmark": benchmark, "seed": raw["seed"], "iterations": raw["iterations"],
+            "filter": raw["filter"], "beta": raw["per"], "residue": raw["dh_model"], "dh_seed": raw["dh_seed"],
+            "code": f"{TRIMTUNER_DIR} + {ROBO_DIR}", "versions": raw["versions"], "wall_s": raw["wall_s"],
+            "emcee_samplers": raw["emcee_samplers"], "tests": tests, "incumbents": raw["incumbents"],
+            "steps": steps}
+
+
+# ------------------------------------------------------------------------------------------------
+# A run as a trajectory of the workbook (the run store's columns) and its summary numbers
+# ------------------------------------------------------------------------------------------------
+FLAVORS = ("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")   # the authors' vm_flavor codes 0-3
+
+
+def config_id_of(bench, x) -> int:
+    """The workbook's configuration id of the authors' encoding ``x`` (n_workers, lr, batch, sync, flavor)."""
+    cfg = bench.configs()
+    nw, lr, batch, sync, flavor = x
+    hit = cfg[(cfg["n_workers"] == int(nw)) & (abs(cfg["learning_rate"] - lr) <= 1e-12 * max(1.0, abs(lr)))
+              & (cfg["batch_size"] == int(batch)) & (cfg["sync"] == ("sync" if int(sync) else "async"))
+              & (cfg["vm_flavor"] == FLAVORS[int(flavor)])]
+    if len(hit) != 1:
+        raise AuthorsError(f"the authors' configuration {list(x)} matches {len(hit)} configurations of "
+                           f"{shown(bench.name)}; the benchmark file differs from theirs")
+    return int(hit["config_id"].iloc[0])
+
+
+def trajectory(result: dict, n_init: int = 4) -> "pd.DataFrame":
+    """One row per test in the run store's columns, the incumbent scored by its measured full-size values.
+
+    During the initial design the authors' code names no incumbent of its models; their log records the
+    configuration just tested, and so does this trajectory. After each BO test the incumbent is the
+    max-CEA configuration among those tested (their ``incumbent_estimation_cea``).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from tt_core.data.benchmarks import as_benchmark
+    from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis
+
+    bench = as_benchmark(result["benchmark"])
+    inc_after = {i["after_test"]: i for i in result["incumbents"]}
+    rows, cum_cost, cum_time = [], 0.0, 0.0
+    for k, t in enumerate(result["tests"], start=1):
+        cid = config_id_of(bench, t["x"])
+        m = bench.lookup(cid, t["size"])
+        cum_cost += t["cost"]
+        cum_time += float(m["training_time"])
+        inc = inc_after.get(k)
+        inc_id = cid if inc is None else config_id_of(bench, inc["x"])
+        full = bench.lookup(inc_id, bench.max_size)
+        rows.append({"iteration": k, "phase": "init" if k <= n_init else "bo", "config_id": cid,
+                     "size": int(t["size"]), "accuracy": t["accuracy"], "cost": t["cost"],
+                     "time": float(m["training_time"]), "charged_cost": t["cost"],
+                     "charged_time": float(m["training_time"]), "cumulative_cost": cum_cost,
+                     "cumulative_time": cum_time, "overhead_s": np.nan, "incumbent": inc_id,
+                     "incumbent_size": int(bench.max_size), "incumbent_accuracy": float(full["accuracy"]),
+                     "incumbent_cost": float(full["cost"]), "incumbent_time": float(full["training_time"]),
+                     "predicted_accuracy": np.nan if inc is None else inc["pred_acc"],
+                     "predicted_cost": np.nan if inc is None else inc["pred_cost"]})
+    traj = pd.DataFrame(rows)
+    traj["accuracy_c"] = accuracy_c(traj["incumbent_accuracy"], traj["incumbent_cost"], bench.max_cost)
+    traj["accuracy_c_thesis"] = accuracy_c_thesis(traj["incumbent_accuracy"], traj["incumbent_cost"], bench.max_cost)
+    traj["cumulative_wall"] = traj["cumulative_time"]
+    return traj
+
+
+def summary(result: dict) -> dict:
+    """The numbers the workbook compares: size mix and cost of the BO tests, final Accuracy_C."""
+    import numpy as np
+
+    traj = trajectory(result)
+    bo = traj[traj["phase"] == "bo"]
+    full = traj["incumbent_size"].iloc[0]
+    nan = float("nan")
+    return {"bo_tests": int(len(bo)),
+            "mean_size_fraction": float(np.mean(bo["size"] / full)) if len(bo) else nan,
+            "share_at_1_60": float(np.mean(bo["size"] == full // 60)) if len(bo) else nan,
+            "cost_per_bo_test": float(bo["cost"].mean()) if len(bo) else nan,
+            "total_cost": float(traj["cumulative_cost"].iloc[-1]),
+            "final_accuracy_c": float(traj["accuracy_c"].iloc[-1]),
+            "final_incumbent": int(traj["incumbent"].iloc[-1]),
+            "dh_constant_in_every_step": all(all(mm is None or mm[0] == mm[1] for mm in s["dh_minmax"])
+                                             for s in result["steps"])}
+
+
+# ------------------------------------------------------------------------------------------------
+# The run store: optimiser ``authors-dt``
+# ------------------------------------------------------------------------------------------------
+#: RunSpec options of ``authors-dt`` (``residue`` default empirical, ``dh_seed`` default 0).
+SPEC_OPTIONS = {"residue": "empirical", "dh_seed": 0}
+
+
+def check_spec(spec) -> None:
+    """A clear error now for a :class:`~tt_core.experiments.store.RunSpec` of ``authors-dt`` it cannot run."""
+    opts = dict(spec.options)
+    unknown = sorted(set(opts) - set(SPEC_OPTIONS))
+    if unknown:
+        raise AuthorsError(f"authors-dt takes the options {sorted(SPEC_OPTIONS)}, not {unknown}")
+    if spec.objective not in (None, "accuracy"):
+        raise AuthorsError(f"authors-dt maximises accuracy, not {shown(spec.objective)}")
+    if any(v is not None for v in (spec.max_cost, spec.max_time, spec.min_accuracy, spec.budget)):
+        raise AuthorsError("authors-dt runs with the authors' own cost limits (RNN $0.02, CNN $0.10): give no "
+                           "max_cost, max_time, min_accuracy or budget")
+    check_settings(spec.benchmark, spec.beta if spec.beta is not None else 0.1, spec.filter or "cea",
+                   opts.get("residue", SPEC_OPTIONS["residue"]), spec.iterations if spec.iterations is not None else -1,
+                   spec.seed)
+
+
+class AuthorsReplay:
+    """What :meth:`RunSpec.replay` returns for ``authors-dt``: one call of the authors' code.
+
+    ``run`` has the signature of :meth:`tt_core.experiments.replay.Replay.run`; the run is one subprocess,
+    so there is no test-by-test checkpoint (``after_step`` is not called) and ``should_stop`` is asked
+    once, before it starts.
+    """
+
+    def __init__(self, spec):
+        check_spec(spec)
+        self.spec = spec
+        self.result: dict | None = None
+
+    def run(self, iterations, progress: bool = False, desc: str = "", after_step=None, should_stop=None, **_):
+        from tt_core.experiments.replay import Interrupted
+
+        if should_stop is not None and should_stop():
+            raise Interrupted("stopped before the authors' code started")
+        s, opts = self.spec, {**SPEC_OPTIONS, **dict(self.spec.options)}
+        self.result = run_authors(s.benchmark, s.seed, beta=s.beta if s.beta is not None else 0.1,
+                                  filter=s.filter or "cea", residue=opts["residue"], iterations=int(iterations),
+                                  dh_seed=int(opts["dh_seed"]))
+        return frame_for_store(self.result)
+
+
+def frame_for_store(result: dict):
+    """:func:`trajectory` with the run's settings as columns; the harness's wall time spread over the BO tests."""
+    traj = trajectory(result)
+    bo = traj["phase"] == "bo"
+    traj["overhead_s"] = 0.0
+    traj.loc[bo, "overhead_s"] = float(result["wall_s"]) / max(1, int(bo.sum()))
+    traj["cumulative_wall"] = traj["cumulative_time"] + traj["overhead_s"].cumsum()
+    traj["residue"] = result["residue"]
+    traj["authors_code"] = result["code"]
+    traj["dh_constant"] = [True] * int((~bo).sum()) + [all(mm is None or mm[0] == mm[1] for mm in st["dh_minmax"])
+                                                        for st in result["steps"]]
+    return traj
+
+
+def size_cost_table(runs, by=("benchmark", "variant")):
+    """Per group of stored trajectories (any optimiser): the BO tests' mean size fraction, share at 1/60
+    and mean cost, and the final Accuracy_C, as means over runs (``runs``: concatenated trajectories with
+    ``seed``, ``phase``, ``size``, ``cost``, ``accuracy_c``)."""
+    import pandas as pd
+
+    rows = []
+    for key, g in runs.groupby(list(by), sort=False):
+        full = g["size"].max() if "incumbent_size" not in g else g["incumbent_size"].max()
+        bo = g[g["phase"] == "bo"]
+        last = g.sort_values("iteration").groupby("seed").tail(1)
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "runs": int(g["seed"].nunique()),
+                     "mean_size_fraction": float((bo["size"] / full).mean()),
+                     "share_at_1_60": float((bo["size"] == full // 60).mean()),
+                     "cost_per_bo_test": float(bo["cost"].mean()),
+                     "final_accuracy_c": float(last["accuracy_c"].mean())})
+    return pd.DataFrame(rows)

@@ -1,0 +1,73 @@
+"""Runs of the authors' code in the run store (optimiser ``authors-dt``), kept apart from
+:mod:`tt_core.experiments.authors` so that the store can run them without an import cycle."""
+
+from __future__ import annotations
+
+import json
+
+from tt_core.experiments.authors import OPTIMIZER, SPEC_OPTIONS, frame_for_store
+
+
+def spec_of(result: dict):
+    """The :class:`~tt_core.experiments.store.RunSpec` of a finished run (settings as the store keeps them)."""
+    from tt_core.experiments.store import RunSpec
+
+    opts = {k: v for k, v in (("residue", result["residue"]), ("dh_seed", result["dh_seed"]))
+            if v != SPEC_OPTIONS[k]}
+    return RunSpec(result["benchmark"], OPTIMIZER, int(result["seed"]), iterations=int(result["iterations"]),
+                   beta=None if result["filter"] == "nofilter" else float(result["beta"]),
+                   filter=None if result["filter"] == "cea" else result["filter"],
+                   options=tuple(sorted(opts.items())))
+
+
+def store_run(result: dict, runs_dir=None):
+    """Store a finished run (from :func:`run_authors`) in the run store; return its path.
+
+    Written as :func:`tt_core.experiments.store.run_one` would (same metadata), so ``tt runs``, the
+    profiles and the notebooks read it like any other run; the authors' environment's package versions
+    go in the metadata too.
+    """
+    import platform
+    import time
+    from dataclasses import asdict
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tt_core.data.io import atomic_path
+    from tt_core.experiments.store import DEFAULT_RUNS_DIR, _versions, code_hash
+
+    spec = spec_of(result)
+    path = spec.path(runs_dir or DEFAULT_RUNS_DIR)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    traj = frame_for_store(result)
+    for k, v in asdict(spec).items():
+        if k != "options" and k not in traj:
+            traj[k] = v
+    traj["variant"] = spec.variant
+    meta = {"spec": asdict(spec), "versions": _versions(), "authors_versions": result["versions"],
+            "authors_code": result["code"], "code": code_hash(), "wall_s": float(result["wall_s"]), "resumed": False,
+            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    table = pa.Table.from_pandas(traj, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path
+
+
+def authors_specs(benchmarks, seeds, residues=("empirical",), betas=(0.1,), filters=("cea",), iterations: int = 44):
+    """RunSpecs of ``authors-dt`` for a grid (what a notebook passes to ``ensure_runs``).
+
+    ``filters`` holds ``cea`` and/or ``nofilter``; ``betas`` apply to ``cea`` only.
+    """
+    from tt_core.experiments.store import RunSpec
+
+    specs = []
+    for b in benchmarks:
+        for f in filters:
+            for beta in (betas if f == "cea" else (None,)):
+                for r in residues:
+                    opts = () if r == SPEC_OPTIONS["residue"] else (("residue", r),)
+                    specs += [RunSpec(b, OPTIMIZER, int(s), iterations=iterations, beta=beta,
+                                      filter=None if f == "cea" else f, options=opts) for s in seeds]
+    return specs
