@@ -265,7 +265,7 @@ def cmd_runs(args) -> int:
 
         specs = []
         for name in args.optimizers:
-            budgeted = spec(name).family == "budgeted"
+            budgeted = name != "authors-dt" and spec(name).family == "budgeted"  # authors-dt: the authors' code
             iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
             specs += ex.grid(args.benchmarks, [name], args.seeds, iterations=iterations, budget=args.budget,
                              min_accuracy=args.min_accuracy, max_time=args.max_time, max_cost=args.max_cost,
