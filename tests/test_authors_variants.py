@@ -137,7 +137,7 @@ def test_authors_trees_make_trimtuner_dt_test_the_max_cea_candidate(rnn):
         c, s = opt.suggest()
         m = replay(c, s)
         opt.observe(c, s, m.accuracy, m.cost, m.time)
-    opt._update()
+    opt.refit()
     ids, sizes = opt.pool.untested()
     X = opt.space.encode(ids, sizes)
     # CEA (Eq. 6) by hand from the models' predictions: (1 - exp(mu_loss)) * P(cost <= limit), the cost
