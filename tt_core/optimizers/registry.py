@@ -45,6 +45,7 @@ from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
 from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
 from tt_core.optimizers.parts import FabolasGPSurrogate, MaternGPSurrogate, TreeSurrogate
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 
 #: Surrogate variants of the tree-based optimiser (option ``trees``): one tree surrogate, three variants.
@@ -297,6 +298,6 @@ def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, 
     if s.family == "budgeted" and "initial_budget" not in options:
         raise ValueError(f"{shown(name)} needs initial_budget=<USD> (B_init of the initial sampling; thesis Table 6.1: "
                          "CNN 5, RNN 1, MLP 2)")
-    opt = s.build(problem, seed=int(seed), beta=beta, filter_override=filter, **options)
+    opt = s.build(problem, seed=check_seed(seed), beta=beta, filter_override=filter, **options)
     opt.name = name
     return opt
