@@ -12,7 +12,6 @@ from tt_core.analysis.scoring import score_initial_design
 from tt_core.analysis.trajectories import time_to_target
 from tt_core.bo.constraints import Constraint
 from tt_core.bo.incumbent import find_tested_incumbent
-from tt_core.data.benchmarks import load_benchmark
 from tt_core.experiments.replay import run_optimization
 
 
@@ -45,11 +44,6 @@ def test_tested_incumbent_is_max_cea_by_hand():
     assert find_tested_incumbent({"loss": models["loss"]}, [], X).index == 0
     with pytest.raises(ValueError, match="full size"):
         find_tested_incumbent(models, [Constraint("cost", upper=0.02)], np.column_stack([np.arange(4), np.zeros(4)]))
-
-
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,8 @@ incumbent part always recommends configuration 2 and a known design tests (1, 10
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
 from tt_core.data.objectives import ReplayObjective
 from tt_core.models.size_offset import SizeOffset
 from tt_core.models.trees import AuthorsExtraTrees, ExtraTreesEnsemble
@@ -20,14 +18,6 @@ from tt_core.optimizers import make_optimizer
 from tt_core.optimizers.model_based import ModelBasedOptimizer
 from tt_core.optimizers.parts import CandidateFilter, TreeSurrogate
 from tt_core.optimizers.registry import accepted_options, make_problem
-
-
-@pytest.fixture
-def toy():
-    rows = [(a, size, 0.5 + 0.1 * a * size / 100, 1.0 * size, cost * a)
-            for a in (1, 2, 3, 4) for size, cost in ((10, 0.002), (50, 0.006), (100, 0.01))]
-    df = pd.DataFrame(rows, columns=["a", "size", "accuracy", "time", "cost"])
-    return benchmark_from_table(df, ["a"], name="toy", max_cost=0.10)
 
 
 class KnownAcquisition:
@@ -58,11 +48,11 @@ class KnownDesign:
         return [(0, 10), (2, 50)]
 
 
-def test_an_optimiser_of_known_parts_follows_them(toy):
-    problem = make_problem("trimtuner-dt", toy, max_cost=toy.max_cost)
+def test_an_optimiser_of_known_parts_follows_them(grid12):
+    problem = make_problem("trimtuner-dt", grid12, max_cost=grid12.max_cost)
     opt = ModelBasedOptimizer(problem, TreeSurrogate(), KnownAcquisition(), CandidateFilter("none", 1.0),
                               KnownIncumbent(), KnownDesign(), seed=0)
-    table = ReplayObjective(toy)
+    table = ReplayObjective(grid12)
     tested = []
     for _ in range(5):
         c, s = opt.suggest()
@@ -77,15 +67,14 @@ def test_an_optimiser_of_known_parts_follows_them(toy):
         ("known", "none", 1.0, "known", "known")
 
 
-def test_a_name_instead_of_a_part_is_refused(toy):
-    problem = make_problem("trimtuner-dt", toy, max_cost=toy.max_cost)
+def test_a_name_instead_of_a_part_is_refused(grid12):
+    problem = make_problem("trimtuner-dt", grid12, max_cost=grid12.max_cost)
     with pytest.raises(ValueError, match="acquisition must be a part with build.*from_settings"):
         ModelBasedOptimizer(problem, TreeSurrogate(), "trimtuner", CandidateFilter(), KnownIncumbent(),
                             KnownDesign(), seed=0)
 
 
-def test_one_tree_surrogate_three_variants():
-    rnn = load_benchmark("rnn")
+def test_one_tree_surrogate_three_variants(rnn):
     from tt_core.data.space import ConfigSpace
 
     space = ConfigSpace.from_benchmark(rnn)
@@ -108,17 +97,15 @@ def test_one_tree_surrogate_three_variants():
     ("eic", ["incumbent_rule", "n_init", "test_full_size"], ["n_representers", "gh_roots", "constraint_factor"]),
     ("ei", ["snapshot_init", "random_ties"], ["n_representers", "gh_roots"]),
 ])
-def test_options_are_those_of_the_parts(name, takes, refuses):
+def test_options_are_those_of_the_parts(rnn, name, takes, refuses):
     options = accepted_options(name)
     assert set(takes) <= set(options) and not set(refuses) & set(options)
-    rnn = load_benchmark("rnn")
     for option in refuses:
         with pytest.raises(ValueError, match=f"'{name}' has no option {option}"):
             make_optimizer(name, rnn, seed=1, max_cost=rnn.max_cost, **{option: 1})
 
 
-def test_the_settings_reach_the_parts():
-    rnn = load_benchmark("rnn")
+def test_the_settings_reach_the_parts(rnn):
     opt = make_optimizer("fabulinus", rnn, seed=1, max_cost=rnn.max_cost, gh_roots=3, incumbent_rule="tested-cea")
     acq, inc, design = opt.parts.acquisition, opt.parts.incumbent, opt.parts.design
     assert (acq.gh_roots, acq.constraint_factor, acq.feasibility_threshold) == (3, "cea", 0.99)
