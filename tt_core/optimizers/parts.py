@@ -19,8 +19,9 @@ initial design     ``pairs(space, rng, subsampling) -> pairs``      :class:`Pape
 =================  ===============================================  =========================================
 
 A part reads the optimiser only through its public attributes (``models``, ``constraints``, ``history``,
-``space``, ``rng``, ``X_full``, ``tie_rng``). :data:`PART_OPTIONS` lists each part's options, by which the
-registry routes (and refuses) the keyword options of :func:`tt_core.optimizers.registry.make_optimizer`.
+``space``, ``rng``, ``X_full``, ``tie_rng``). The registry lists each part's options
+(:data:`tt_core.optimizers.registry.ACQUISITION_OPTIONS` and the others beside it), by which it routes (and
+refuses) the keyword options of :func:`tt_core.optimizers.registry.make_optimizer`.
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class AlphaT(InfoGainPerCost):
                                     factor=self.constraint_factor)
 
 
-#: Acquisition parts by name (the ``acquisition`` setting of :meth:`ModelBasedOptimizer.from_settings`).
+#: Acquisition parts by name (the ``acquisition`` setting of :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer.from_settings`).
 ACQUISITIONS = {"trimtuner": AlphaT, "fabolas": InfoGainPerCost, "eic": EIcAcquisition,
                 "eic-usd": EIcPerUSDAcquisition, "ei": EIAcquisition}
 
