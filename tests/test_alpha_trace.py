@@ -24,7 +24,7 @@ import pytest
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
 from tt_core.analysis.alpha_trace import measured_cause, summarise_traces, trace_run, true_cost_ratios
 from tt_core.data.benchmarks import benchmark_from_table
-from tt_core.optimizers.model_based import ModelBasedOptimizer
+from tt_core.optimizers.parts import AlphaT
 
 GAIN = {10: 0.2, 50: 0.5, 100: 0.6}
 COST = {10: 0.01, 50: 0.02, 100: 0.04}
@@ -70,10 +70,10 @@ class KnownTrimTuner(TrimTunerAcquisition):
 
 @pytest.fixture
 def known_acquisition(monkeypatch):
-    def build(self):
-        return KnownTrimTuner(KnownGainPerCost(), self.models, self.constraints, self._X_full)
+    def build(self, opt):  # the acquisition part of TrimTuner builds the known acquisition
+        return KnownTrimTuner(KnownGainPerCost(), opt.models, opt.constraints, opt.X_full)
 
-    monkeypatch.setattr(ModelBasedOptimizer, "_build_acquisition", build)
+    monkeypatch.setattr(AlphaT, "build", build)
 
 
 def test_trace_of_a_known_acquisition(toy, known_acquisition):

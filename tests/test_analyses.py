@@ -48,16 +48,6 @@ def toy():
     return benchmark_from_table(df, ["a"], name="toy", max_cost=0.10)
 
 
-@pytest.fixture(scope="module")
-def cnn():
-    return load_benchmark("cnn")
-
-
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
-
-
 # ------------------------------------------------------------------ feasibility (Table II, 7.1)
 
 def test_feasibility_trimtuner_by_hand(toy):

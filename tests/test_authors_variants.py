@@ -12,7 +12,6 @@ from tt_core.analysis.scoring import score_initial_design
 from tt_core.analysis.trajectories import time_to_target
 from tt_core.bo.constraints import Constraint
 from tt_core.bo.incumbent import find_tested_incumbent
-from tt_core.data.benchmarks import load_benchmark
 from tt_core.experiments.replay import run_optimization
 
 
@@ -45,11 +44,6 @@ def test_tested_incumbent_is_max_cea_by_hand():
     assert find_tested_incumbent({"loss": models["loss"]}, [], X).index == 0
     with pytest.raises(ValueError, match="full size"):
         find_tested_incumbent(models, [Constraint("cost", upper=0.02)], np.column_stack([np.arange(4), np.zeros(4)]))
-
-
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +131,7 @@ def test_authors_trees_make_trimtuner_dt_test_the_max_cea_candidate(rnn):
         c, s = opt.suggest()
         m = replay(c, s)
         opt.observe(c, s, m.accuracy, m.cost, m.time)
-    opt._update()
+    opt.refit()
     ids, sizes = opt.pool.untested()
     X = opt.space.encode(ids, sizes)
     # CEA (Eq. 6) by hand from the models' predictions: (1 - exp(mu_loss)) * P(cost <= limit), the cost

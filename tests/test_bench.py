@@ -10,14 +10,8 @@ import pytest
 from tt_core.analysis import studies as study
 from tt_core.experiments import bench as B
 from tt_core.experiments import studies
-from tt_core.data.benchmarks import load_benchmark
 
 SETTINGS = ["trimtuner-dt", "trimtuner-dt:random:20%", "random"]
-
-
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from tt_core.data.benchmarks import load_benchmark  # noqa: E402
 from tt_core.apps.explorer import (  # noqa: E402
     COST_TRAJECTORY_COLUMNS,
     TRAJECTORY_COLUMNS,
@@ -25,11 +24,6 @@ from tt_core.apps.explorer import (  # noqa: E402
 from tt_core.experiments.replay import Replay  # noqa: E402
 from tt_core.optimizers import Recommendation, available  # noqa: E402
 from tt_core.optimizers.registry import spec  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
 
 
 @pytest.fixture(autouse=True)

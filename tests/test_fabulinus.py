@@ -98,9 +98,10 @@ def _optimizer(acquisition, constrained_incumbent, **kw):
     means = {"loss": {0: np.log(0.5), 1: np.log(0.4), 2: np.log(0.05), 3: np.log(0.10)},
              "cost": {0: np.log(0.1), 1: np.log(0.1), 2: np.log(1.0), 3: np.log(0.1)}}
     factory = lambda kind, seed, space: TableModel(means[kind], space)  # noqa: E731
-    return ModelBasedOptimizer(problem, seed=0, model_factory=factory, acquisition=acquisition, filter="none",
-                               subsampling=kw.pop("subsampling", False), constrained_incumbent=constrained_incumbent,
-                               init_design="random", n_init=0, **kw)
+    return ModelBasedOptimizer.from_settings(problem, seed=0, model_factory=factory, acquisition=acquisition,
+                                             filter="none", subsampling=kw.pop("subsampling", False),
+                                             constrained_incumbent=constrained_incumbent, init_design="random",
+                                             n_init=0, **kw)
 
 
 def test_bo_with_ei_ignores_the_constraint_where_eic_does_not():

@@ -17,11 +17,6 @@ from tt_core.optimizers import available, make_optimizer
 VOLATILE = ["overhead_s", "cumulative_wall"]
 
 
-@pytest.fixture(scope="module")
-def rnn():
-    return load_benchmark("rnn")
-
-
 @pytest.mark.parametrize("name", ["trimtuner-dt", "eic-usd", "random"])
 def test_same_seed_same_trajectory(rnn, name):
     a = run_optimization(rnn, name, seed=7, iterations=8)

@@ -2,7 +2,7 @@
 replace reaching into an optimiser (``refit``, ``observe(refit=False)``, ``preview_acquisition``,
 ``last_observation``).
 
-Toy benchmark: configurations a = 1..4 at sizes 10, 50, 100 (12 candidate tests). TrimTuner's initial design
+Benchmark ``grid12`` (conftest): configurations a = 1..4 at sizes 10, 50, 100 (12 candidate tests). TrimTuner's initial design
 is one configuration at the sub-sampled sizes 10 and 50, so the first BO choice is test 3, made among
 12 - 2 = 10 untested candidates; with beta = 0.5 the CEA filter keeps ceil(0.5 n) of the n untested
 candidates: 5 of 10, 5 of 9, 4 of 8, 4 of 7, 3 of 6.
@@ -16,22 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.data.benchmarks import benchmark_from_table
 from tt_core.data.objectives import ReplayObjective
 from tt_core.experiments.replay import Replay
 from tt_core.optimizers import make_optimizer
 
 
-@pytest.fixture
-def toy():
-    rows = [(a, size, 0.5 + 0.1 * a * size / 100, 1.0 * size, cost * a)
-            for a in (1, 2, 3, 4) for size, cost in ((10, 0.002), (50, 0.006), (100, 0.01))]
-    df = pd.DataFrame(rows, columns=["a", "size", "accuracy", "time", "cost"])
-    return benchmark_from_table(df, ["a"], name="toy", max_cost=0.10)
-
-
-def test_each_bo_step_is_recorded_with_its_candidates_filter_and_timings(toy):
-    replay = Replay.from_benchmark(toy, "trimtuner-dt", seed=2, beta=0.5)
+def test_each_bo_step_is_recorded_with_its_candidates_filter_and_timings(grid12):
+    replay = Replay.from_benchmark(grid12, "trimtuner-dt", seed=2, beta=0.5)
     steps = []
     replay.optimizer.on_select(steps.append)
     traj = replay.run(7)
@@ -48,11 +39,11 @@ def test_each_bo_step_is_recorded_with_its_candidates_filter_and_timings(toy):
             assert math.isfinite(t) and t >= 0.0
 
 
-def test_deferred_refit_gives_the_same_run(toy):
-    table = ReplayObjective(toy)
+def test_deferred_refit_gives_the_same_run(grid12):
+    table = ReplayObjective(grid12)
 
     def run(defer: bool):
-        opt = make_optimizer("trimtuner-dt", toy, seed=4, beta=0.5, max_cost=toy.max_cost)
+        opt = make_optimizer("trimtuner-dt", grid12, seed=4, beta=0.5, max_cost=grid12.max_cost)
         out = []
         for _ in range(10):
             c, s = opt.suggest()
@@ -66,9 +57,9 @@ def test_deferred_refit_gives_the_same_run(toy):
     assert run(True) == run(False)
 
 
-def test_preview_leaves_the_run_untouched_and_is_the_step_acquisition(toy):
-    plain = Replay.from_benchmark(toy, "trimtuner-dt", seed=5, beta=1.0).run(8)
-    replay = Replay.from_benchmark(toy, "trimtuner-dt", seed=5, beta=1.0)
+def test_preview_leaves_the_run_untouched_and_is_the_step_acquisition(grid12):
+    plain = Replay.from_benchmark(grid12, "trimtuner-dt", seed=5, beta=1.0).run(8)
+    replay = Replay.from_benchmark(grid12, "trimtuner-dt", seed=5, beta=1.0)
     opt = replay.optimizer
     with pytest.raises(ValueError, match="no model fitted yet"):
         opt.preview_acquisition()
@@ -89,8 +80,8 @@ def test_preview_leaves_the_run_untouched_and_is_the_step_acquisition(toy):
         assert np.allclose(values, preview, rtol=1e-12, atol=0.0)
 
 
-def test_last_observation_is_the_last_history_row(toy):
-    opt = make_optimizer("random", toy, seed=1, max_cost=toy.max_cost)
+def test_last_observation_is_the_last_history_row(grid12):
+    opt = make_optimizer("random", grid12, seed=1, max_cost=grid12.max_cost)
     assert opt.last_observation is None and opt.n_observations == 0
     c, s = opt.suggest()
     opt.observe(c, s, 0.7, 0.004, 12.0)

@@ -64,7 +64,7 @@ def true_cost_ratios(benchmark) -> dict[int, float]:
 
 
 class _Tracer:
-    """Observes one optimiser's choices (:meth:`ModelBasedOptimizer.on_select`) and records the acquisition's
+    """Observes one optimiser's choices (:meth:`tt_core.optimizers.base.Optimizer.on_select`) and records the acquisition's
     factors before the chosen test is run."""
 
     def __init__(self, opt, replay, true_ratios: dict[int, float], costs: pd.DataFrame):
@@ -96,7 +96,7 @@ class _Tracer:
 
         def best_of(rows: np.ndarray) -> np.ndarray:
             """Rows of Xk tied for the largest alpha_T among ``rows`` (:func:`tied_with_best`), by the scan of
-            :meth:`TrimTunerAcquisition.argmax`: a candidate whose alpha_F cannot reach the best is skipped."""
+            :meth:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition.argmax`: a candidate whose alpha_F cannot reach the best is skipped."""
             vals, best = {}, -np.inf
             for j in rows[np.argsort(-alpha_f[rows], kind="stable")]:
                 if vals and max(alpha_f[j], 0.0) < best - TIE_RTOL * abs(best):

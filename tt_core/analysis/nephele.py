@@ -72,7 +72,7 @@ def iteration_curves(df: pd.DataFrame, q: float = 90.0, group=GROUP) -> pd.DataF
     Parameters
     ----------
     df : pandas.DataFrame
-        Trajectories of :func:`tt_core.nephele.run_nephele` (many seeds).
+        Trajectories of :func:`tt_core.experiments.replay.run_optimization` (many seeds).
     q : float
         Percentile (thesis: 90).
     group : list of str

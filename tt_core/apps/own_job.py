@@ -38,6 +38,7 @@ import pandas as pd
 from tt_core.data.objectives import CallableObjective, Measurement
 from tt_core.data.space import ConfigSpace
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 __all__ = ["DEFAULT_VMS", "PAPER_FRACTIONS", "DigitsJob", "make_space", "optimize_job", "plot_grid", "plot_runs",
            "price_table"]
@@ -148,8 +149,7 @@ class DigitsJob:
         from sklearn.datasets import load_digits
         from sklearn.model_selection import train_test_split
 
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {shown(self.seed)}")
+        check_seed(self.seed)
         fr = sorted(float(f) for f in self.fractions)
         if not fr or fr[0] <= 0 or not np.isclose(fr[-1], 1.0) or len(set(fr)) != len(fr):
             raise ValueError(f"fractions must be distinct rates in (0, 1] that include 1 (the full training set), "

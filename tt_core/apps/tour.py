@@ -396,7 +396,7 @@ def incumbent_progress(benchmark="rnn", optimizers=("trimtuner-dt", "eic", "rand
     ----------
     benchmark : str or Benchmark
     optimizers : iterable of str
-        Registered optimisers (:func:`tt_core.optimizers.model_based.available`).
+        Registered optimisers (:func:`tt_core.optimizers.registry.available`).
     seed : int
     iterations : int
         Tests per run, initial design included (the paper uses 44; notebook 03 shows full runs).

@@ -4,7 +4,7 @@ One *recommendation* is what an optimiser does between two tests: refit its mode
 so far, filter the untested candidates, and maximise the acquisition over the kept ones. The harness
 times exactly that on the authors' measurements:
 
-1. build the optimiser (:func:`tt_core.optimizers.model_based.make_optimizer`) for a *setting* (optimiser, filter,
+1. build the optimiser (:func:`tt_core.optimizers.registry.make_optimizer`) for a *setting* (optimiser, filter,
    beta) and a seed;
 2. replay ``n_obs`` observations into it, chosen by a seeded policy: the optimiser's own initial design
    followed by uniformly random untested (configuration, size) pairs of its candidate pool
@@ -27,7 +27,7 @@ setting (and per number of observations).
 
 Settings are written ``OPTIMIZER[:FILTER[:BETA]]``, e.g. ``trimtuner-dt``, ``trimtuner-gp:cea:10%``,
 ``trimtuner-dt:none``, ``fabolas:cmaes:0.1``; groups ``table3`` and ``table4`` name the paper's rows
-(:data:`SETTING_GROUPS`). ``tt bench recommend`` (:func:`add_bench_parser`) is the command line.
+(:data:`SETTING_GROUPS`). ``tt bench recommend`` is the command line.
 
 The second part of the module holds what notebooks 05 and 07 need for TrimTuner Figs 3-4: the run
 specifications of the filter and beta studies and a plot with one colour per filter / beta.

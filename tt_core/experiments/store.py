@@ -24,6 +24,7 @@ import pandas as pd
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import atomic_path
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
 
@@ -59,8 +60,7 @@ class RunSpec:
         objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
         if self.beta is None and spec(self.optimizer).family == "model-based":
             object.__setattr__(self, "beta", 0.1)  # the paper's filter fraction, stored explicitly
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {shown(self.seed)}")
+        object.__setattr__(self, "seed", check_seed(self.seed))
 
     @property
     def variant(self) -> str:

@@ -36,6 +36,7 @@ from tt_core.bo.constraints import Constraint, check_constraints, observed_feasi
 from tt_core.bo.history import History
 from tt_core.data.space import CandidatePool, ConfigSpace
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 OBJECTIVES = ("accuracy", "cost")
 
@@ -157,8 +158,7 @@ class Optimizer:
     def __init__(self, problem: Problem, *, seed: int, full_size_only: bool = True, finish_last_run: bool = True):
         if not isinstance(problem, Problem):
             raise ValueError(f"problem must be a Problem, got {type(problem).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int (same seed, same run), got {shown(seed)}")
+        check_seed(seed)
         self.problem = problem
         self.space = problem.space
         self.constraints = problem.constraints

@@ -27,20 +27,32 @@ from typing import Callable
 import numpy as np
 
 from tt_core.bo.constraints import LOSS
-from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_configs, subsampled_snapshot
+from tt_core.bo.design import random_configs
 from tt_core.bo.history import loss_target
 from tt_core.bo.incumbent import best_observed
 from tt_core.bo.ties import argmax_random_ties
 from tt_core.data.space import ConfigSpace
+from tt_core.optimizers import parts
 from tt_core.optimizers.base import Optimizer, Recommendation
 from tt_core.data.io import shown
 
 ModelFactory = Callable[[str, int, ConfigSpace], object]
 
-#: Incumbent rules of :class:`ModelBasedOptimizer` (``incumbent_rule``).
-INCUMBENT_RULES = ("paper", "tested-cea")
-#: Initial designs of :class:`ModelBasedOptimizer` (``init_design``).
-INIT_DESIGNS = ("paper", "random")
+#: Incumbent rules of :meth:`ModelBasedOptimizer.from_settings` (``incumbent_rule``).
+INCUMBENT_RULES = tuple(parts.INCUMBENT_RULES)
+#: Initial designs of :meth:`ModelBasedOptimizer.from_settings` (``init_design``).
+INIT_DESIGNS = tuple(parts.INIT_DESIGNS)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The parts a :class:`ModelBasedOptimizer` is assembled from (:mod:`tt_core.optimizers.parts`)."""
+
+    surrogate: Callable
+    acquisition: object
+    filter: object
+    incumbent: object
+    design: object
 
 
 @dataclass(frozen=True)
@@ -150,126 +162,158 @@ class RandomSearch(DesignedOptimizer):
 
 
 class ModelBasedOptimizer(DesignedOptimizer):
-    """Constrained BO from parts: models, initial design, filter, acquisition, incumbent rule.
+    """Constrained BO assembled from parts (:mod:`tt_core.optimizers.parts`).
+
+    Each step refits the ``surrogate``'s models, builds the ``acquisition`` on them, lets the ``filter``
+    pick the candidates and tests the acquisition's maximum among them; ``incumbent_rule`` recommends and
+    ``initial_design`` gives the first tests. :meth:`from_settings` builds the parts from named settings
+    (the registry's way, :mod:`tt_core.optimizers.registry`).
 
     Parameters
     ----------
-    problem, seed : see :class:`tt_core.optimizers.base.Optimizer`
-    model_factory : callable ``(kind, seed, space) -> Surrogate``
-        ``kind`` is ``"loss"``, ``"cost"`` or ``"time"``.
-    acquisition : {"trimtuner", "fabolas", "eic", "eic-usd", "ei"}
-        ``"ei"``: expected improvement of the loss below the best *observed* loss, feasible or not (the
-        thesis' "BO with EI", §7.1: no constraint).
-    filter : str
-        Filter name (:mod:`tt_core.bo.filters`), applied to the untested candidates before the acquisition.
-    beta : float in (0, 1]
-        Fraction of untested candidates the filter keeps.
+    problem : Problem
+    surrogate : callable ``(kind, seed, space) -> model``
+        ``kind`` is ``"loss"``, ``"cost"`` or ``"time"`` (e.g. :class:`~tt_core.optimizers.parts.TreeSurrogate`).
+    acquisition : acquisition part
+        ``build(opt) -> callable X -> values``, ``name``, ``needs_cost`` (e.g.
+        :class:`~tt_core.optimizers.parts.AlphaT`).
+    filter : :class:`~tt_core.optimizers.parts.CandidateFilter`
+        ``keep(opt, X, acquisition) -> row indices``, applied to the untested candidates.
+    incumbent_rule : incumbent part
+        ``recommend(opt) -> config_id`` (e.g. :class:`~tt_core.optimizers.parts.PredictedIncumbent`).
+    initial_design : design part
+        ``pairs(space, rng, subsampling)``, ``n_init``, ``snapshot`` (e.g.
+        :class:`~tt_core.optimizers.parts.PaperDesign`).
+    seed : int
     subsampling : bool
-        Test sub-sampled sizes (initial design at 1/60, 1/10, 1/4, 1/2 of the data) or full size only
-        (Latin-hypercube initial design).
-    constrained_incumbent : bool
-        Recommend the predicted-feasible configuration with max predicted accuracy (Alg. 1 line 19);
-        False: max predicted accuracy (FABOLAS).
-    snapshot_init : bool
-        Charge the sub-sampled initial design as one training run snapshotted at each size (paper
-        Sec. III: "a cost equivalent to testing a single configuration using only 50% of the data").
-        False: each initial test is charged in full, as in the authors' code (and in the paper's
-        Figs. 3-4, whose cost axes are shifted by that difference, see
-        :data:`tt_core.data.paper_figures.FIG34_X_SHIFT`).
-    incumbent_rule : {"paper", "tested-cea"}
-        ``"paper"``: the predicted-feasible full-size configuration of max predicted accuracy among all
-        configurations (Alg. 1 line 19, :func:`tt_core.bo.incumbent.find_incumbent`); ``"tested-cea"``:
-        as in the authors' code, the configuration of max CEA among those tested so far (any size),
-        predicted at full size (:func:`tt_core.bo.incumbent.find_tested_incumbent`).
-    init_design : {"paper", "random"}
-        ``"paper"``: TrimTuner's one random configuration at 1/60, 1/10, 1/4, 1/2 of the data (with
-        ``subsampling``) or ``n_init`` Latin-hypercube full-size configurations (without); ``"random"``:
-        ``n_init`` uniformly random configurations, at every sub-sampled size (with ``subsampling``,
-        :func:`tt_core.bo.design.subsampled_configs`) or at full size (thesis §4.2, §7.2).
+        Test sub-sampled sizes or the full size only.
     test_full_size : bool, default True
         With ``subsampling``: whether the full size is a candidate test. False: only sub-sampled sizes
         are tested, the full size only predicted (Fabulinus, thesis ch. 4 and §7.3.3: "Fabulinus only
         predicts the cost and accuracy of the incumbent and never runs it").
-    constraint_factor : {"probability", "cea"}
-        First factor of the acquisition ``"trimtuner"`` at the fantasised incumbent: ``P(constraints)``
-        (TrimTuner Eq. 5) or CEA (Fabulinus, thesis Eq. 4.5); see
-        :class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition`.
-    feasibility_threshold : float, default 0.5
-        ``P(constraints)`` at which a configuration counts as predicted feasible, in the incumbent rule
-        and in the fantasised incumbent of the acquisition (Fabulinus: 0.99, thesis §4.2).
     random_ties : bool, default True
         Break ties of the filter (CEA), of the acquisition's maximum and of the incumbent (either rule) uniformly at
         random with a generator derived from the seed and the step (:mod:`tt_core.bo.ties`); False:
         lowest index first (the behaviour before; with trees it made configuration 0 the first BO
         test of TrimTuner-DT in 8 of 10 RNN runs).
+    finish_last_run : bool, default True
     """
 
-    def __init__(self, problem, *, seed, model_factory: ModelFactory, acquisition: str,
-                 filter: str = "cea", beta: float = 0.1, subsampling: bool = True, constrained_incumbent: bool = True,
-                 n_init: int = 4, n_representers: int = 50, gh_roots: int = 1, snapshot_init: bool = True,
-                 finish_last_run: bool = True, incumbent_rule: str = "paper", random_ties: bool = True,
-                 init_design: str = "paper", test_full_size: bool = True, constraint_factor: str = "probability",
-                 feasibility_threshold: float = 0.5):
-        if not (isinstance(beta, (int, float)) and 0.0 < beta <= 1.0):
-            raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {shown(beta)}")
-        known = ("trimtuner", "fabolas", "eic", "eic-usd", "ei")
-        if acquisition not in known:
-            raise ValueError(f"unknown acquisition {shown(acquisition)}; known: {list(known)}")
-        from tt_core.bo.filters import get_filter
-
-        get_filter(filter)  # an unknown filter fails here, with the list of known ones
-        if incumbent_rule not in INCUMBENT_RULES:
-            raise ValueError(f"unknown incumbent_rule {shown(incumbent_rule)}; known: {list(INCUMBENT_RULES)}")
-        self.incumbent_rule = incumbent_rule
-        if init_design not in INIT_DESIGNS:
-            raise ValueError(f"unknown init_design {shown(init_design)}; known: {list(INIT_DESIGNS)}")
-        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-        from tt_core.bo.incumbent import _check_threshold
-
-        if constraint_factor not in TrimTunerAcquisition.FACTORS:
-            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
-                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
-        self.feasibility_threshold = _check_threshold(feasibility_threshold)
-        self.init_design = init_design
-        self.constraint_factor = constraint_factor
+    def __init__(self, problem, surrogate, acquisition, filter, incumbent_rule, initial_design, *, seed,
+                 subsampling: bool = True, test_full_size: bool = True, random_ties: bool = True,
+                 finish_last_run: bool = True):
+        for label, part, needs in (("surrogate", surrogate, "__call__"), ("acquisition", acquisition, "build"),
+                                   ("filter", filter, "keep"), ("incumbent_rule", incumbent_rule, "recommend"),
+                                   ("initial_design", initial_design, "pairs")):
+            if isinstance(part, str) or not callable(getattr(part, needs, None)):
+                raise ValueError(f"{label} must be a part with {needs}() (tt_core.optimizers.parts), got "
+                                 f"{shown(part)}; ModelBasedOptimizer.from_settings builds the parts from names")
         self.test_full_size = bool(test_full_size)
         if not subsampling and not test_full_size:
             raise ValueError("test_full_size=False needs subsampling (an optimiser without sub-sampling tests only "
                              "the full size)")
-        self.model_factory = model_factory
-        self.acquisition = acquisition
-        self.filter = filter
-        self.beta = float(beta)
-        self.subsampling = subsampling
-        self.constrained_incumbent = constrained_incumbent
-        self.n_representers = n_representers
-        self.gh_roots = gh_roots
+        self.parts = Parts(surrogate, acquisition, filter, incumbent_rule, initial_design)
+        self.subsampling = bool(subsampling)
         self.random_ties = bool(random_ties)
-        super().__init__(problem, seed=seed, full_size_only=not subsampling, n_init=n_init,
+        super().__init__(problem, seed=seed, full_size_only=not subsampling, n_init=initial_design.n_init,
                          finish_last_run=finish_last_run)
         if not self.test_full_size:
             self._restrict_pool(self.pool.pairs[1] < self.space.max_size)
-        self.init_is_snapshot = subsampling and snapshot_init
+        self.init_is_snapshot = self.subsampling and initial_design.snapshot
         self.model_kinds = self._model_kinds()
         self.models: dict[str, object] = {}
-        self._X_full = self.space.full_size_X()
+        #: The full-size configurations, encoded (the acquisitions' and the incumbent's search set).
+        self.X_full = self.space.full_size_X()
+
+    @classmethod
+    def from_settings(cls, problem, *, seed, model_factory: ModelFactory, acquisition: str,
+                      filter: str = "cea", beta: float = 0.1, subsampling: bool = True,
+                      constrained_incumbent: bool = True, n_init: int = 4, n_representers: int = 50,
+                      gh_roots: int = 1, snapshot_init: bool = True, finish_last_run: bool = True,
+                      incumbent_rule: str = "paper", random_ties: bool = True, init_design: str = "paper",
+                      test_full_size: bool = True, constraint_factor: str = "probability",
+                      feasibility_threshold: float = 0.5) -> "ModelBasedOptimizer":
+        """The optimiser of named settings: each part built from its own (see :mod:`tt_core.optimizers.parts`).
+
+        ``acquisition`` in {"trimtuner", "fabolas", "eic", "eic-usd", "ei"}; ``filter`` a filter name
+        (:mod:`tt_core.bo.filters`) keeping ``beta`` of the candidates; ``constrained_incumbent`` False
+        recommends the max predicted accuracy (FABOLAS); ``incumbent_rule`` in {"paper", "tested-cea"};
+        ``init_design`` in {"paper", "random"} with ``n_init`` and ``snapshot_init`` (charge the sub-sampled
+        initial design as one training run snapshotted at each size, paper Sec. III; False: each test in
+        full, as the authors' code); ``n_representers``, ``gh_roots``, ``constraint_factor`` and
+        ``feasibility_threshold`` of TrimTuner's acquisition (the threshold also of the incumbent rule).
+        """
+        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
+
+        flt = parts.CandidateFilter(filter, beta)
+        if acquisition not in parts.ACQUISITIONS:
+            raise ValueError(f"unknown acquisition {shown(acquisition)}; known: {list(parts.ACQUISITIONS)}")
+        if incumbent_rule not in parts.INCUMBENT_RULES:
+            raise ValueError(f"unknown incumbent_rule {shown(incumbent_rule)}; known: {list(parts.INCUMBENT_RULES)}")
+        if init_design not in parts.INIT_DESIGNS:
+            raise ValueError(f"unknown init_design {shown(init_design)}; known: {list(parts.INIT_DESIGNS)}")
+        if constraint_factor not in TrimTunerAcquisition.FACTORS:
+            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
+                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
+        incumbent = parts.INCUMBENT_RULES[incumbent_rule](constrained_incumbent, feasibility_threshold)
+        if acquisition == "trimtuner":
+            acq = parts.AlphaT(n_representers, gh_roots, constraint_factor, feasibility_threshold)
+        elif acquisition == "fabolas":
+            acq = parts.InfoGainPerCost(n_representers)
+        else:
+            acq = parts.ACQUISITIONS[acquisition]()
+        design = parts.INIT_DESIGNS[init_design](n_init, snapshot_init)
+        return cls(problem, model_factory, acq, flt, incumbent, design, seed=seed, subsampling=subsampling,
+                   test_full_size=test_full_size, random_ties=random_ties, finish_last_run=finish_last_run)
+
+    # -- the parts' names and settings (read-only; reports and the explorer show them) -----------
+    @property
+    def model_factory(self):
+        return self.parts.surrogate
+
+    @property
+    def acquisition(self) -> str:
+        """The acquisition's name (``"trimtuner"``, ``"fabolas"``, ``"eic"``, ``"eic-usd"``, ``"ei"``)."""
+        return self.parts.acquisition.name
+
+    @property
+    def filter(self) -> str:
+        return self.parts.filter.name
+
+    @property
+    def beta(self) -> float:
+        return self.parts.filter.beta
+
+    @property
+    def incumbent_rule(self) -> str:
+        return self.parts.incumbent.name
+
+    @property
+    def constrained_incumbent(self) -> bool:
+        return self.parts.incumbent.constrained
+
+    @property
+    def feasibility_threshold(self) -> float:
+        return self.parts.incumbent.feasibility_threshold
+
+    @property
+    def init_design(self) -> str:
+        return self.parts.design.name
+
+    @property
+    def constraint_factor(self) -> str | None:
+        return getattr(self.parts.acquisition, "constraint_factor", None)
 
     def _model_kinds(self) -> tuple[str, ...]:
         kinds = [LOSS]
-        if self.acquisition in ("trimtuner", "fabolas", "eic-usd") or any(c.quantity == "cost" for c in self.constraints):
+        if self.parts.acquisition.needs_cost or any(c.quantity == "cost" for c in self.constraints):
             kinds.append("cost")
         if any(c.quantity == "time" for c in self.constraints):
             kinds.append("time")
         return tuple(kinds)
 
     def initial_design(self, n_init):
-        if self.init_design == "random":
-            if self.subsampling:
-                return subsampled_configs(self.space, n_init, self.rng)
-            return random_configs(self.space, n_init, self.rng)
-        if self.subsampling:
-            return subsampled_snapshot(self.space, self.rng)
-        return latin_hypercube_configs(self.space, n_init, self.rng)
+        return self.parts.design.pairs(self.space, self.rng, self.subsampling)
 
     # -- models ----------------------------------------------------------------------------------
     def _targets(self, h) -> dict[str, np.ndarray]:
@@ -292,7 +336,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         for kind in self.model_kinds:
             model = self.models.get(kind)
             if model is None:
-                model = self.model_factory(kind, int(self.rng.integers(2**31)), self.space)
+                model = self.parts.surrogate(kind, int(self.rng.integers(2**31)), self.space)
                 self.models[kind] = model
             model.fit(X, targets[kind])
 
@@ -302,25 +346,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
                 return self._best_observed()
             h = self.history
             return Recommendation(int(h["config_id"].iloc[-1]), self.space.max_size) if len(h) else None
-        if self.incumbent_rule == "tested-cea":
-            return self._tested_cea_incumbent()
-        from tt_core.bo.incumbent import find_incumbent
-
-        cons = self.constraints if self.constrained_incumbent else ()
-        inc = find_incumbent(self.models, cons, self._X_full, threshold=self.feasibility_threshold,
-                             rng=self._ties("incumbent"))
-        return Recommendation(int(self.space.config_ids[inc.index]), self.space.max_size)
-
-    def _tested_cea_incumbent(self) -> Recommendation:
-        """The authors' code's rule: max CEA at full size among the configurations tested so far."""
-        from tt_core.bo.incumbent import find_tested_incumbent
-
-        h = self.history
-        ids = np.array(list(dict.fromkeys(h.loc[h["used"].to_numpy(bool), "config_id"].astype(int))))
-        X = self.space.encode(ids, np.full(ids.size, self.space.max_size))
-        cons = self.constraints if self.constrained_incumbent else ()
-        inc = find_tested_incumbent(self.models, cons, X, rng=self._ties("incumbent"))
-        return Recommendation(int(ids[inc.index]), self.space.max_size)
+        return Recommendation(self.parts.incumbent.recommend(self), self.space.max_size)
 
     # -- acquisition -----------------------------------------------------------------------------
     def _candidates(self):
@@ -337,7 +363,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         t1 = time.perf_counter()
         keep = self._apply_filter(X, acquisition)
         t2 = time.perf_counter()
-        ties = self._ties("acquisition")
+        ties = self.tie_rng("acquisition")
         if hasattr(acquisition, "argmax"):  # exact, with fewer fantasies (TrimTunerAcquisition.argmax)
             i, _, _ = acquisition.argmax(X[keep], rng=ties)
             best = keep[i]
@@ -367,7 +393,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         finally:
             self.rng.bit_generator.state = saved
 
-    def _ties(self, purpose: str):
+    def tie_rng(self, purpose: str):
         """The generator that breaks this step's ties for ``purpose`` (None when ``random_ties`` is off)."""
         if not self.random_ties:
             return None
@@ -376,42 +402,9 @@ class ModelBasedOptimizer(DesignedOptimizer):
         return tie_rng(self.seed, purpose, len(self._history))
 
     def _apply_filter(self, X, acquisition) -> np.ndarray:
-        """Indices of the candidates the acquisition is evaluated on. DIRECT and CMA-ES maximise the
-        acquisition itself on the continuous relaxation (paper Sec. IV-B); CEA ranks by Eq. 6."""
-        from tt_core.bo.filters import filter_candidates
-
-        return np.asarray(filter_candidates(self.filter, X, self.beta, models=self.models,
-                                            constraints=self.constraints, objective=acquisition,
-                                            rng=self.rng, space=self.space, tie_rng=self._ties("filter")),
-                          dtype=int)
-
-    def _best_feasible_loss(self):
-        h = self.history
-        feas = h["feasible"].to_numpy(bool) & h["used"].to_numpy(bool)
-        return float(loss_target(h["accuracy"].to_numpy())[feas].min()) if feas.any() else None
+        """Indices of the candidates the acquisition is evaluated on (the filter part)."""
+        return self.parts.filter.keep(self, X, acquisition)
 
     def _build_acquisition(self):
-        """The acquisition of this iteration: a callable ``X -> values`` (models fixed)."""
-        if self.acquisition == "ei":
-            from tt_core.acquisitions.ei import EI
-
-            h = self.history
-            return EI(self.models[LOSS], float(loss_target(h["accuracy"].to_numpy())[h["used"].to_numpy(bool)].min()))
-        if self.acquisition in ("eic", "eic-usd"):
-            from tt_core.acquisitions.ei import EIc, EIcPerUSD
-
-            cls = EIc if self.acquisition == "eic" else EIcPerUSD
-            return cls(self.models, self.constraints, self._best_feasible_loss())
-        from tt_core.acquisitions.entropy_search import EntropySearch, InformationGainPerCost, sample_representers
-        from tt_core.acquisitions.memo import RowMemo
-
-        Z, lam = sample_representers(self._X_full, self.rng, n=self.n_representers)
-        # each candidate's information gain is computed once, whether the filter (DIRECT, CMA-ES) or the
-        # final maximisation asks for it first
-        info = RowMemo(InformationGainPerCost(EntropySearch(self.models[LOSS], Z, lam), self.models["cost"]))
-        if self.acquisition == "fabolas":
-            return info
-        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-
-        return TrimTunerAcquisition(info, self.models, self.constraints, self._X_full, n_roots=self.gh_roots,
-                                    feasibility_threshold=self.feasibility_threshold, factor=self.constraint_factor)
+        """The acquisition of this iteration: a callable ``X -> values`` (models fixed; the acquisition part)."""
+        return self.parts.acquisition.build(self)

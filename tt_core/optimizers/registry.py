@@ -34,69 +34,33 @@ honour is a ``ValueError`` naming what it accepts.
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass
 from typing import Callable
-
-import numpy as np
 
 from tt_core.data.benchmarks import Benchmark, price_per_second
 from tt_core.data.space import ConfigSpace
 from tt_core.optimizers.base import Optimizer, Problem, constraints_for
 from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
 from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
+from tt_core.optimizers.parts import FabolasGPSurrogate, MaternGPSurrogate, TreeSurrogate
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 
-def _trees(kind: str, seed: int, space: ConfigSpace):
-    """Bagged extra-trees; cost and time models learn ln(q) - ln(s) (see models.size_offset)."""
-    from tt_core.models.size_offset import SizeOffset
-    from tt_core.models.trees import ExtraTreesEnsemble
+#: Surrogate variants of the tree-based optimiser (option ``trees``): one tree surrogate, three variants.
+TREE_VARIANTS = {variant: TreeSurrogate(variant) for variant in TreeSurrogate.VARIANTS}
+_trees, _authors_trees, _overhead_trees = (TREE_VARIANTS[v] for v in ("workbook", "authors", "overhead"))
+_fabolas_gp = FabolasGPSurrogate()
+_matern_gp = MaternGPSurrogate()
 
-    model = ExtraTreesEnsemble(n_members=10, seed=seed)
-    if kind in ("cost", "time"):
-        return SizeOffset(model, float(np.log(space.max_size / space.min_size)))
-    return model
-
-
-def _authors_trees(kind: str, seed: int, space: ConfigSpace):
-    """:func:`_trees` with the authors' code's tree ensemble (:class:`tt_core.models.trees.AuthorsExtraTrees`)."""
-    from tt_core.models.size_offset import SizeOffset
-    from tt_core.models.trees import AuthorsExtraTrees
-
-    model = AuthorsExtraTrees(n_members=10, seed=seed)
-    if kind in ("cost", "time"):
-        return SizeOffset(model, float(np.log(space.max_size / space.min_size)))
-    return model
-
-
-def _overhead_trees(kind: str, seed: int, space: ConfigSpace):
-    """:func:`_trees` whose cost and time models divide by ``r + (1 - r) s`` (a fixed start-up share ``r``
-    fitted on the observations, :class:`tt_core.models.size_offset.SizeOffset` ``overhead="fit"``) instead
-    of the size fraction ``s``: a 1/60-size RNN run costs 0.040 of the full-size run, not 1/60."""
-    from tt_core.models.size_offset import SizeOffset
-    from tt_core.models.trees import ExtraTreesEnsemble
-
-    model = ExtraTreesEnsemble(n_members=10, seed=seed)
-    if kind in ("cost", "time"):
-        return SizeOffset(model, float(np.log(space.max_size / space.min_size)), overhead="fit")
-    return model
-
-
-#: Surrogate variants of the tree-based optimiser (option ``trees``).
-TREE_VARIANTS = {"workbook": _trees, "authors": _authors_trees, "overhead": _overhead_trees}
-
-
-def _fabolas_gp(kind: str, seed: int, space: ConfigSpace):
-    from tt_core.bo.constraints import LOSS
-    from tt_core.models.fabolas_gp import FabolasGP
-
-    return FabolasGP(kind="loss" if kind == LOSS else "cost", seed=seed)
-
-
-def _matern_gp(kind: str, seed: int, space: ConfigSpace):
-    from tt_core.models.matern_gp import MaternGP
-
-    return MaternGP(seed=seed)
+#: Keyword options of each part of a model-based optimiser (:mod:`tt_core.optimizers.parts`) and of the
+#: optimiser itself: :func:`make_optimizer` accepts an option only when one of the optimiser's parts takes it.
+ACQUISITION_OPTIONS = {"trimtuner": ("n_representers", "gh_roots", "constraint_factor", "feasibility_threshold"),
+                       "fabolas": ("n_representers",), "eic": (), "eic-usd": (), "ei": ()}
+INCUMBENT_OPTIONS = ("incumbent_rule", "feasibility_threshold")
+DESIGN_OPTIONS = ("init_design", "n_init", "snapshot_init")
+LOOP_OPTIONS = ("test_full_size", "random_ties", "finish_last_run")
 
 
 @dataclass(frozen=True)
@@ -111,25 +75,46 @@ class OptimizerSpec:
     cls: type
 
 
-def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent, **defaults):
-    """Builder of a :class:`ModelBasedOptimizer`; ``defaults`` are method settings the caller may override."""
-    def build(problem, *, seed, beta=None, filter_override=None, trees=None, **kw):
-        factory = model_factory
+@dataclass(frozen=True)
+class ModelBasedRecipe:
+    """A named model-based optimiser as parts: its surrogate, its acquisition and filter (by name), whether
+    it tests sub-sampled sizes and honours the constraint in its incumbent, and the method's settings
+    (``defaults``, ``(option, value)`` pairs the caller may override). Calling it builds the optimiser
+    (:meth:`ModelBasedOptimizer.from_settings`); :meth:`options` are the keyword options its parts take."""
+
+    surrogate: Callable
+    acquisition: str
+    filter: str
+    subsampling: bool
+    constrained_incumbent: bool
+    defaults: tuple = ()
+
+    def options(self) -> list[str]:
+        """The keyword options this optimiser's parts take (surrogate, acquisition, incumbent rule, initial
+        design, loop), in that order."""
+        names = ["trees"] if isinstance(self.surrogate, TreeSurrogate) else []
+        names += [*ACQUISITION_OPTIONS[self.acquisition], *INCUMBENT_OPTIONS, *DESIGN_OPTIONS, *LOOP_OPTIONS]
+        return list(dict.fromkeys(names))
+
+    def __call__(self, problem, *, seed, beta=None, filter_override=None, trees=None, **kw) -> ModelBasedOptimizer:
+        surrogate = self.surrogate
         if trees is not None:
-            if model_factory is not _trees:
+            if not isinstance(surrogate, TreeSurrogate):
                 raise ValueError("option trees applies to the tree-based optimiser (trimtuner-dt) only")
-            if trees not in TREE_VARIANTS:
-                raise ValueError(f"unknown trees {shown(trees)}; known: {list(TREE_VARIANTS)}")
-            factory = TREE_VARIANTS[trees]
-        settings = {**defaults, **kw}
+            surrogate = TreeSurrogate(trees)  # an unknown variant fails here, with the known ones
+        settings = {**dict(self.defaults), **kw}
         if callable(settings.get("n_init")):
             settings["n_init"] = settings["n_init"](problem.space)
-        return ModelBasedOptimizer(
-            problem, seed=seed, model_factory=factory, acquisition=acquisition,
-            filter=filter_override or filter, beta=0.1 if beta is None else beta, subsampling=subsampling,
-            constrained_incumbent=constrained_incumbent, **settings,
-        )
-    return build
+        return ModelBasedOptimizer.from_settings(
+            problem, seed=seed, model_factory=surrogate, acquisition=self.acquisition,
+            filter=filter_override or self.filter, beta=0.1 if beta is None else beta, subsampling=self.subsampling,
+            constrained_incumbent=self.constrained_incumbent, **settings)
+
+
+def _model_based(model_factory, acquisition, filter, subsampling, constrained_incumbent, **defaults) -> ModelBasedRecipe:
+    """The recipe of a model-based optimiser; ``defaults`` are method settings the caller may override."""
+    return ModelBasedRecipe(model_factory, acquisition, filter, subsampling, constrained_incumbent,
+                            tuple(defaults.items()))
 
 
 #: Share of the search space (configurations) in Fabulinus' initial design (thesis §7.2: "a number of
@@ -139,8 +124,6 @@ FABULINUS_INIT_SHARE = 0.03
 
 def fabulinus_n_init(space: ConfigSpace) -> int:
     """Configurations of Fabulinus' initial design: ``ceil(3% x configurations)`` (288 -> 9; thesis §7.2)."""
-    import math
-
     return max(1, math.ceil(FABULINUS_INIT_SHARE * space.n_configs - 1e-9))
 
 
@@ -208,12 +191,15 @@ def objective_of(name: str, objective: str | None = None) -> str:
 def accepted_options(name: str) -> list[str]:
     """Keyword options of ``name`` beyond the problem and the seed.
 
-    Read from the ``__init__`` signatures along the class hierarchy (a subclass passing ``**kwargs`` on
+    A model-based optimiser takes the options of its parts (:meth:`ModelBasedRecipe.options`); the others'
+    are read from the ``__init__`` signatures along the class hierarchy (a subclass passing ``**kwargs`` on
     accepts its parents' options), less the ones the registry or the class itself fixes.
     """
-    cls = spec(name).cls
-    fixed = {"self", "problem", "seed", "model_factory", "acquisition", "subsampling", "constrained_incumbent",
-             "filter", "beta", *getattr(cls, "fixed_options", ())}
+    s = spec(name)
+    if isinstance(s.build, ModelBasedRecipe):
+        return s.build.options()
+    cls = s.cls
+    fixed = {"self", "problem", "seed", *getattr(cls, "fixed_options", ())}
     names: list[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
@@ -224,8 +210,6 @@ def accepted_options(name: str) -> list[str]:
                   and v.kind not in (v.VAR_KEYWORD, v.VAR_POSITIONAL)]
         if not any(v.kind is v.VAR_KEYWORD for v in params.values()):
             break
-    if name == "trimtuner-dt":
-        names.append("trees")  # the surrogate variant (TREE_VARIANTS), taken by the registry's builder
     return names
 
 
@@ -314,6 +298,6 @@ def make_optimizer(name: str, problem, *, seed: int, beta: float | None = None, 
     if s.family == "budgeted" and "initial_budget" not in options:
         raise ValueError(f"{shown(name)} needs initial_budget=<USD> (B_init of the initial sampling; thesis Table 6.1: "
                          "CNN 5, RNN 1, MLP 2)")
-    opt = s.build(problem, seed=int(seed), beta=beta, filter_override=filter, **options)
+    opt = s.build(problem, seed=check_seed(seed), beta=beta, filter_override=filter, **options)
     opt.name = name
     return opt

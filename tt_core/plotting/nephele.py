@@ -1,4 +1,4 @@
-"""Figures of the Nephele evaluation (thesis Figs. 6.10-6.13) from :func:`iteration_curves` tables.
+"""Figures of the Nephele evaluation (thesis Figs. 6.10-6.13) from :func:`tt_core.analysis.nephele.iteration_curves` tables.
 
 Every function returns the matplotlib Figure; save it with :func:`tt_core.data.io.save_figure`.
 """
@@ -31,7 +31,7 @@ def plot_cno_curves(curves: pd.DataFrame, benchmark: str, *, optimizers=None, va
     Parameters
     ----------
     curves : pandas.DataFrame
-        :func:`tt_core.nephele.iteration_curves` output (horizon-0 rows are plotted).
+        :func:`tt_core.analysis.nephele.iteration_curves` output (horizon-0 rows are plotted).
     benchmark : str
     optimizers : list of str, optional
         Order of the curves (default: all in ``curves``).

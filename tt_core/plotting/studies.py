@@ -21,7 +21,7 @@ def plot_study(curves: pd.DataFrame, *, init_end: pd.DataFrame | None = None, re
                panel: str = "benchmark"):
     """Mean Accuracy_C curve with 95% band per study level (filter or beta), one panel per ``panel`` value.
 
-    ``curves`` is :func:`tt_core.analysis.trajectories.curves_on_grid` of :func:`label_runs` output
+    ``curves`` is :func:`tt_core.analysis.trajectories.curves_on_grid` of :func:`tt_core.analysis.studies.label_runs` output
     (optionally with an extra column named by ``panel``, e.g. ``optimizer``).
     """
     import matplotlib.pyplot as plt

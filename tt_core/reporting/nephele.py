@@ -436,7 +436,7 @@ def projected_total_time(look: pd.DataFrame, timing: pd.DataFrame) -> pd.DataFra
 
     ``exploration_time_s`` (mean per run, from the lookahead runs) plus the mean number of BO
     recommendations per run times the mean wall time of one recommendation with the lookahead started
-    from **all** of Gamma (``timing`` rows with ``max_paths == "all"``, from :func:`time_recommendations`),
+    from **all** of Gamma (``timing`` rows with ``max_paths == "all"``, from :func:`tt_core.experiments.bench.time_recommendations`),
     and its ratio to h = 0: what the thesis' setting would cost with this implementation's speed.
     """
     t = lookahead_table(look)

@@ -29,7 +29,7 @@ def _method_defaults() -> dict:
     """Defaults of the model-based optimisers that the runs use (read from the code)."""
     from tt_core.optimizers.model_based import ModelBasedOptimizer
 
-    params = inspect.signature(ModelBasedOptimizer.__init__).parameters
+    params = inspect.signature(ModelBasedOptimizer.from_settings).parameters
     return {k: params[k].default for k in ("n_init", "beta", "filter", "snapshot_init", "incumbent_rule")}
 
 

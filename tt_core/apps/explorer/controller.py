@@ -55,6 +55,7 @@ from tt_core.optimizers import available
 from tt_core.optimizers.registry import objective_of
 from tt_core.optimizers.registry import spec as optimizer_spec
 from tt_core.data.io import shown
+from tt_core.data.seeds import check_seed
 
 __all__ = ["COST_TRAJECTORY_COLUMNS", "ExplorerController", "SETTINGS", "TRAJECTORY_COLUMNS", "stored_curves"]
 
@@ -90,12 +91,6 @@ def _check_fraction(name: str, value, hint: str) -> float:
             or not math.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
         raise ValueError(f"{name} must be a fraction in (0, 1] {hint}, got {shown(value)}")
     return float(value)
-
-
-def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (same seed, same run), got {shown(seed)}")
-    return int(seed)
 
 
 def _plain(value):
@@ -312,7 +307,7 @@ class ExplorerController:
             for name in keep(("beta", "filter")):
                 new[name] = None
         new["benchmark"] = bench.name
-        new["seed"] = _check_seed(new["seed"])
+        new["seed"] = check_seed(new["seed"])
         if objective == "accuracy" and new["max_cost"] is None:
             new["max_cost"] = bench.max_cost
         if new["max_cost"] is not None:

@@ -1,6 +1,8 @@
-"""The explorer's four live panels (matplotlib), drawn from an :class:`ExplorerController`'s state.
+"""The explorer's four live panels (matplotlib), drawn from the state of an
+:class:`~tt_core.apps.explorer.controller.ExplorerController`.
 
-Drawing never changes the run (see :meth:`ExplorerController.top_candidates`). Accuracy problems
+Drawing never changes the run (see
+:meth:`~tt_core.apps.explorer.controller.ExplorerController.top_candidates`). Accuracy problems
 show Accuracy_C (TrimTuner Eq. 7) against the cost limit; cost problems (Nephele, Lynceus,
 CherryPick) show the CNO (thesis Eq. 6.1) against the accuracy bound and the exploration budget.
 """

@@ -1,0 +1,298 @@
+"""The parts a :class:`tt_core.optimizers.model_based.ModelBasedOptimizer` is assembled from.
+
+Each part is a small object with one contract and validates its own settings when it is made:
+
+=================  ===============================================  =========================================
+part               contract                                         parts
+=================  ===============================================  =========================================
+surrogate          ``surrogate(kind, seed, space) -> model``        :class:`TreeSurrogate` (three variants),
+                   (``kind``: ``"loss"``, ``"cost"``, ``"time"``)   :class:`FabolasGPSurrogate`,
+                                                                    :class:`MaternGPSurrogate`; any callable
+acquisition        ``build(opt) -> callable X -> values``           :class:`AlphaT`, :class:`InfoGainPerCost`,
+                   (models fixed for one step)                      :class:`EIcAcquisition`,
+                                                                    :class:`EIcPerUSDAcquisition`,
+                                                                    :class:`EIAcquisition`
+filter             ``keep(opt, X, acquisition) -> row indices``     :class:`CandidateFilter`
+incumbent rule     ``recommend(opt) -> Recommendation``             :class:`PredictedIncumbent`,
+                                                                    :class:`TestedCEAIncumbent`
+initial design     ``pairs(space, rng, subsampling) -> pairs``      :class:`PaperDesign`, :class:`RandomDesign`
+=================  ===============================================  =========================================
+
+A part reads the optimiser only through its public attributes (``models``, ``constraints``, ``history``,
+``space``, ``rng``, ``X_full``, ``tie_rng``). The registry lists each part's options
+(:data:`tt_core.optimizers.registry.ACQUISITION_OPTIONS` and the others beside it), by which it routes (and
+refuses) the keyword options of :func:`tt_core.optimizers.registry.make_optimizer`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tt_core.bo.constraints import LOSS
+from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_configs, subsampled_snapshot
+from tt_core.bo.history import loss_target
+from tt_core.data.io import shown
+from tt_core.data.space import ConfigSpace
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {shown(value)}")
+    return int(value)
+
+
+# -- surrogates ------------------------------------------------------------------------------------
+class TreeSurrogate:
+    """Bagged extra-trees; the cost and time models learn ``ln(q) - ln(s)`` (:mod:`tt_core.models.size_offset`).
+
+    ``variant``: ``"workbook"`` (:class:`tt_core.models.trees.ExtraTreesEnsemble`), ``"authors"`` (the
+    authors' code's ensemble, :class:`tt_core.models.trees.AuthorsExtraTrees`) or ``"overhead"`` (the
+    workbook's ensemble whose cost and time models divide by ``r + (1 - r) s``, a start-up share ``r``
+    fitted on the observations, ``SizeOffset(overhead="fit")``, instead of the size fraction ``s``: a
+    1/60-size RNN run costs 0.040 of the full-size run, not 1/60).
+    """
+
+    VARIANTS = ("workbook", "authors", "overhead")
+
+    def __init__(self, variant: str = "workbook", n_members: int = 10):
+        if variant not in self.VARIANTS:
+            raise ValueError(f"unknown trees {shown(variant)}; known: {list(self.VARIANTS)}")
+        self.variant = variant
+        self.n_members = _check_int("n_members", n_members, 1)
+
+    def __call__(self, kind: str, seed: int, space: ConfigSpace):
+        from tt_core.models.size_offset import SizeOffset
+        from tt_core.models.trees import AuthorsExtraTrees, ExtraTreesEnsemble
+
+        cls = AuthorsExtraTrees if self.variant == "authors" else ExtraTreesEnsemble
+        model = cls(n_members=self.n_members, seed=seed)
+        if kind in ("cost", "time"):
+            overhead = {"overhead": "fit"} if self.variant == "overhead" else {}
+            return SizeOffset(model, float(np.log(space.max_size / space.min_size)), **overhead)
+        return model
+
+    def __repr__(self) -> str:
+        return f"TreeSurrogate({self.variant!r})"
+
+
+class FabolasGPSurrogate:
+    """FABOLAS' Gaussian processes (MCMC over the hyperparameters): one for the loss, one for the cost."""
+
+    def __call__(self, kind: str, seed: int, space: ConfigSpace):
+        from tt_core.models.fabolas_gp import FabolasGP
+
+        return FabolasGP(kind="loss" if kind == LOSS else "cost", seed=seed)
+
+
+class MaternGPSurrogate:
+    """A GP with a Matern-5/2 kernel fitted by maximum likelihood (ML-II), one per modelled quantity."""
+
+    def __call__(self, kind: str, seed: int, space: ConfigSpace):
+        from tt_core.models.matern_gp import MaternGP
+
+        return MaternGP(seed=seed)
+
+
+# -- acquisitions ----------------------------------------------------------------------------------
+def best_loss(history, feasible_only: bool) -> float | None:
+    """Lowest observed ``ln(1 - accuracy)`` among the used observations (only the feasible ones when
+    ``feasible_only``), or None when there is none."""
+    used = history["used"].to_numpy(bool)
+    keep = used & history["feasible"].to_numpy(bool) if feasible_only else used
+    losses = loss_target(history["accuracy"].to_numpy())[keep]
+    return float(losses.min()) if keep.any() else None
+
+
+class EIAcquisition:
+    """EI of the loss below the best *observed* loss, feasible or not (the thesis' "BO with EI", §7.1)."""
+
+    name = "ei"
+    needs_cost = False
+
+    def build(self, opt):
+        from tt_core.acquisitions.ei import EI
+
+        return EI(opt.models[LOSS], best_loss(opt.history, feasible_only=False))
+
+
+class EIcAcquisition:
+    """Constrained EI (CherryPick) below the best feasible observed loss."""
+
+    name = "eic"
+    needs_cost = False
+
+    def build(self, opt):
+        from tt_core.acquisitions.ei import EIc
+
+        return EIc(opt.models, opt.constraints, best_loss(opt.history, feasible_only=True))
+
+
+class EIcPerUSDAcquisition(EIcAcquisition):
+    """EIc divided by the predicted cost's log-normal mean (Lynceus' EIc/USD)."""
+
+    name = "eic-usd"
+    needs_cost = True
+
+    def build(self, opt):
+        from tt_core.acquisitions.ei import EIcPerUSD
+
+        return EIcPerUSD(opt.models, opt.constraints, best_loss(opt.history, feasible_only=True))
+
+
+class InfoGainPerCost:
+    """FABOLAS' information gain about the full-size optimum per predicted cost (paper Eq. 3), with
+    ``n_representers`` representer points drawn from the optimiser's random stream at each step."""
+
+    name = "fabolas"
+    needs_cost = True
+
+    def __init__(self, n_representers: int = 50):
+        self.n_representers = _check_int("n_representers", n_representers, 1)
+
+    def information(self, opt):
+        from tt_core.acquisitions.entropy_search import EntropySearch, InformationGainPerCost, sample_representers
+        from tt_core.acquisitions.memo import RowMemo
+
+        Z, lam = sample_representers(opt.X_full, opt.rng, n=self.n_representers)
+        # each candidate's information gain is computed once, whether the filter (DIRECT, CMA-ES) or the
+        # final maximisation asks for it first
+        return RowMemo(InformationGainPerCost(EntropySearch(opt.models[LOSS], Z, lam), opt.models["cost"]))
+
+    def build(self, opt):
+        return self.information(opt)
+
+
+class AlphaT(InfoGainPerCost):
+    """TrimTuner's acquisition (paper Eq. 5; Fabulinus' ES_C, thesis Eq. 4.4-4.5 with ``factor="cea"``):
+    the information gain per cost times the constraint factor at the fantasised incumbent
+    (:class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition`)."""
+
+    name = "trimtuner"
+
+    def __init__(self, n_representers: int = 50, gh_roots: int = 1, constraint_factor: str = "probability",
+                 feasibility_threshold: float = 0.5):
+        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
+        from tt_core.bo.incumbent import _check_threshold
+
+        super().__init__(n_representers)
+        if constraint_factor not in TrimTunerAcquisition.FACTORS:
+            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
+                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
+        self.gh_roots = _check_int("gh_roots", gh_roots, 1)
+        self.constraint_factor = constraint_factor
+        self.feasibility_threshold = _check_threshold(feasibility_threshold)
+
+    def build(self, opt):
+        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
+
+        return TrimTunerAcquisition(self.information(opt), opt.models, opt.constraints, opt.X_full,
+                                    n_roots=self.gh_roots, feasibility_threshold=self.feasibility_threshold,
+                                    factor=self.constraint_factor)
+
+
+#: Acquisition parts by name (the ``acquisition`` setting of :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer.from_settings`).
+ACQUISITIONS = {"trimtuner": AlphaT, "fabolas": InfoGainPerCost, "eic": EIcAcquisition,
+                "eic-usd": EIcPerUSDAcquisition, "ei": EIAcquisition}
+
+
+# -- filter ----------------------------------------------------------------------------------------
+class CandidateFilter:
+    """The filter (:mod:`tt_core.bo.filters`) that picks the untested candidates the acquisition is maximised
+    over: ``beta`` (in (0, 1]) of them. DIRECT and CMA-ES maximise the acquisition itself on the continuous
+    relaxation (paper Sec. IV-B); CEA ranks by Eq. 6."""
+
+    def __init__(self, name: str = "cea", beta: float = 0.1):
+        from tt_core.bo.filters import get_filter
+
+        if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0.0 < beta <= 1.0):
+            raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {shown(beta)}")
+        get_filter(name)  # an unknown filter fails here, with the list of known ones
+        self.name = name
+        self.beta = float(beta)
+
+    def keep(self, opt, X, acquisition) -> np.ndarray:
+        from tt_core.bo.filters import filter_candidates
+
+        return np.asarray(filter_candidates(self.name, X, self.beta, models=opt.models, constraints=opt.constraints,
+                                            objective=acquisition, rng=opt.rng, space=opt.space,
+                                            tie_rng=opt.tie_rng("filter")), dtype=int)
+
+
+# -- incumbent rules -------------------------------------------------------------------------------
+class PredictedIncumbent:
+    """Alg. 1 line 19: the predicted-feasible full-size configuration of max predicted accuracy among all
+    configurations (:func:`tt_core.bo.incumbent.find_incumbent`); ``constrained=False``: max predicted
+    accuracy (FABOLAS)."""
+
+    name = "paper"
+
+    def __init__(self, constrained: bool = True, feasibility_threshold: float = 0.5):
+        from tt_core.bo.incumbent import _check_threshold
+
+        self.constrained = bool(constrained)
+        self.feasibility_threshold = _check_threshold(feasibility_threshold)
+
+    def recommend(self, opt) -> int:
+        """The recommended configuration id (at full size)."""
+        from tt_core.bo.incumbent import find_incumbent
+
+        cons = opt.constraints if self.constrained else ()
+        inc = find_incumbent(opt.models, cons, opt.X_full, threshold=self.feasibility_threshold,
+                             rng=opt.tie_rng("incumbent"))
+        return int(opt.space.config_ids[inc.index])
+
+
+class TestedCEAIncumbent(PredictedIncumbent):
+    """The authors' code's rule: the configuration of max CEA among those tested so far (any size), predicted
+    at full size (:func:`tt_core.bo.incumbent.find_tested_incumbent`)."""
+
+    name = "tested-cea"
+
+    def recommend(self, opt) -> int:
+        from tt_core.bo.incumbent import find_tested_incumbent
+
+        h = opt.history
+        ids = np.array(list(dict.fromkeys(h.loc[h["used"].to_numpy(bool), "config_id"].astype(int))))
+        X = opt.space.encode(ids, np.full(ids.size, opt.space.max_size))
+        cons = opt.constraints if self.constrained else ()
+        inc = find_tested_incumbent(opt.models, cons, X, rng=opt.tie_rng("incumbent"))
+        return int(ids[inc.index])
+
+
+#: Incumbent rules by name (``incumbent_rule``).
+INCUMBENT_RULES = {"paper": PredictedIncumbent, "tested-cea": TestedCEAIncumbent}
+
+
+# -- initial designs -------------------------------------------------------------------------------
+class PaperDesign:
+    """TrimTuner's: one random configuration at 1/60, 1/10, 1/4, 1/2 of the data (with sub-sampling), or
+    ``n_init`` Latin-hypercube full-size configurations (without). ``snapshot``: the sub-sampled design is
+    charged as one training run snapshotted at each size (paper Sec. III)."""
+
+    name = "paper"
+
+    def __init__(self, n_init: int = 4, snapshot: bool = True):
+        self.n_init = n_init
+        self.snapshot = bool(snapshot)
+
+    def pairs(self, space: ConfigSpace, rng: np.random.Generator, subsampling: bool) -> list[tuple[int, int]]:
+        if subsampling:
+            return subsampled_snapshot(space, rng)
+        return latin_hypercube_configs(space, self.n_init, rng)
+
+
+class RandomDesign(PaperDesign):
+    """``n_init`` uniformly random configurations, at every sub-sampled size (with sub-sampling,
+    :func:`tt_core.bo.design.subsampled_configs`) or at full size (thesis §4.2, §7.2)."""
+
+    name = "random"
+
+    def pairs(self, space, rng, subsampling):
+        if subsampling:
+            return subsampled_configs(space, self.n_init, rng)
+        return random_configs(space, self.n_init, rng)
+
+
+#: Initial designs by name (``init_design``).
+INIT_DESIGNS = {"paper": PaperDesign, "random": RandomDesign}
+
