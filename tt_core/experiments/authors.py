@@ -306,7 +306,7 @@ def check_spec(spec) -> None:
 
 
 class AuthorsReplay:
-    """What :meth:`RunSpec.replay` returns for ``authors-dt``: one call of the authors' code.
+    """What :meth:`tt_core.experiments.store.RunSpec.replay` returns for ``authors-dt``: one call of the authors' code.
 
     ``run`` has the signature of :meth:`tt_core.experiments.replay.Replay.run`; the run is one subprocess,
     so there is no test-by-test checkpoint (``after_step`` is not called) and ``should_stop`` is asked

@@ -21,7 +21,7 @@ def spec_of(result: dict):
 
 
 def store_run(result: dict, runs_dir=None):
-    """Store a finished run (from :func:`run_authors`) in the run store; return its path.
+    """Store a finished run (from :func:`tt_core.experiments.authors.run_authors`) in the run store; return its path.
 
     Written as :func:`tt_core.experiments.store.run_one` would (same metadata), so ``tt runs``, the
     profiles and the notebooks read it like any other run; the authors' environment's package versions
