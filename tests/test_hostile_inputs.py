@@ -243,7 +243,7 @@ def test_a_horizon_beyond_any_feasible_lookahead(capsys):
     ("--model-mb", "1e300", "--model-mb must lie in [0, 1e+06] MB"),
     ("--reference-hours", "1e300", "--reference-hours must lie in"),
     ("--reference-hours", "1e-300", "--reference-hours must lie in"),
-    ("--parallel-fraction", "1.5", "--parallel-fraction is a fraction in [0, 1]"),
+    ("--parallel-fraction", "1.5", "--parallel-fraction is a fraction in (0, 1]"),
 ])
 def test_spot_options_are_named(capsys, option, value, message):
     _one_line_error(*_tt(capsys, "spot", "simulate", "--workload", "cnn/t2.small-x8", option, value), message)

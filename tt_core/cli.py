@@ -1009,7 +1009,8 @@ def _light(*commands: str) -> bool:
 
 #: The help line of the commands the light parser adds by name only (tests check it equals the full one).
 _LIGHT_HELP = {"bench": "benchmarks of the workbook's own computations",
-               "spot": "SpotTune: simulate hyper-parameter tuning on spot instances"}
+               "spot": "SpotTune: simulate hyper-parameter tuning on spot instances",
+               "authors": "run the TrimTuner authors' public code (their TrimTuner-DT) as an oracle"}
 
 
 def _light_command(sub, name: str):
@@ -1152,9 +1153,12 @@ def cmd_authors_run(args) -> int:
 
 
 def _add_authors_parser(sub) -> None:
+    if _light("authors"):  # tt --help: listed by name, without importing the oracle (numpy, pandas)
+        _light_command(sub, "authors")
+        return
     from tt_core.experiments import authors as A
 
-    au = sub.add_parser("authors", help="run the TrimTuner authors' public code (their TrimTuner-DT) as an oracle")
+    au = sub.add_parser("authors", help=_LIGHT_HELP["authors"])
     asub = au.add_subparsers(dest="authors_command", metavar="ACTION")
     ar = asub.add_parser("run", help="one run of their TrimTuner-DT, unmodified, in .venv-authors",
                          description="Runs the authors' decision-tree TrimTuner (../shared/authors_code) in its own "

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 from tt_core.experiments.authors import OPTIMIZER, SPEC_OPTIONS, frame_for_store
 
 
@@ -27,32 +25,13 @@ def store_run(result: dict, runs_dir=None):
     profiles and the notebooks read it like any other run; the authors' environment's package versions
     go in the metadata too.
     """
-    import platform
-    import time
-    from dataclasses import asdict
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tt_core.data.io import atomic_path
-    from tt_core.experiments.store import DEFAULT_RUNS_DIR, _versions, code_hash
+    from tt_core.experiments.store import DEFAULT_RUNS_DIR, write_run
 
     spec = spec_of(result)
     path = spec.path(runs_dir or DEFAULT_RUNS_DIR)
     path.parent.mkdir(parents=True, exist_ok=True)
-    traj = frame_for_store(result)
-    for k, v in asdict(spec).items():
-        if k != "options" and k not in traj:
-            traj[k] = v
-    traj["variant"] = spec.variant
-    meta = {"spec": asdict(spec), "versions": _versions(), "authors_versions": result["versions"],
-            "authors_code": result["code"], "code": code_hash(), "wall_s": float(result["wall_s"]), "resumed": False,
-            "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    table = pa.Table.from_pandas(traj, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
-    return path
+    return write_run(spec, frame_for_store(result), path, wall_s=float(result["wall_s"]),
+                     authors_versions=result["versions"], authors_code=result["code"])
 
 
 def authors_specs(benchmarks, seeds, residues=("empirical",), betas=(0.1,), filters=("cea",), iterations: int = 44):

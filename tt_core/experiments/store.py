@@ -426,8 +426,6 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
     """The work of :func:`run_one`; also says what happened: ``computed``, ``reused`` or ``busy``."""
     import warnings
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     from filelock import FileLock, Timeout
 
     from tt_core.data.io import temporary_files
@@ -460,28 +458,44 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
         t0 = time.perf_counter()
         save = _throttled_saver(spec, ckpt, wall_before, t0) if checkpoint else None
         traj = replay.run(spec.iterations, after_step=save, should_stop=_parent_gone(parent))
-        meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(),
-                "data": data_identity(spec.benchmark),
-                "wall_s": wall_before + time.perf_counter() - t0, "resumed": bool(wall_before),
-                "machine": platform.machine(), "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        for k, v in asdict(spec).items():
-            if k != "options" and k not in traj:  # the trajectory's own columns (e.g. the effective budget) win
-                traj[k] = v
-        for k, v in spec.options:
-            if k == "horizon":
-                traj["horizon"] = int(v)
-        if "horizon" not in traj and "cno" in traj:  # cost-minimising runs: the lookahead horizon (0: none)
-            traj["horizon"] = 0
-        traj["variant"] = spec.variant
-        table = pa.Table.from_pandas(traj, preserve_index=False)
-        meta["content_sha256"] = content_sha256(table)
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp)
+        write_run(spec, traj, path, wall_s=wall_before + time.perf_counter() - t0, resumed=bool(wall_before))
         ckpt.unlink(missing_ok=True)
         return path, "computed"
     finally:
         lock.release()
+
+
+def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, resumed: bool = False,
+              **extra_meta) -> Path:
+    """Write a finished run's trajectory to ``path`` atomically, with the metadata every stored run has.
+
+    The metadata name the spec, the package versions, the code's hash, the benchmark file the run was
+    made from (:func:`data_identity`) and a checksum of the written values (:func:`content_sha256`);
+    ``extra_meta`` adds keys (e.g. the authors' environment's versions). The spec's settings are added as
+    columns where the trajectory has none of that name.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "data": data_identity(spec.benchmark),
+            "wall_s": float(wall_s), "resumed": bool(resumed), "machine": platform.machine(),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), **extra_meta}
+    traj = traj.copy()
+    for k, v in asdict(spec).items():
+        if k != "options" and k not in traj:  # the trajectory's own columns (e.g. the effective budget) win
+            traj[k] = v
+    for k, v in spec.options:
+        if k == "horizon":
+            traj["horizon"] = int(v)
+    if "horizon" not in traj and "cno" in traj:  # cost-minimising runs: the lookahead horizon (0: none)
+        traj["horizon"] = 0
+    traj["variant"] = spec.variant
+    table = pa.Table.from_pandas(traj, preserve_index=False)
+    meta["content_sha256"] = content_sha256(table)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path
 
 
 def _lock_holder(lock: str) -> str:
