@@ -111,3 +111,80 @@ def test_column_end_to_end(tmp_path):
 def test_no_authors_column_without_authors_values():
     df = comparison([{"source": "s", "item": "a", "paper": 1.0, "workbook": 2.0}])
     assert to_markdown(df).splitlines()[0] == "| source | item | paper | this workbook | status | cause |"
+
+
+def test_fig1_rows_carry_the_authors_value_and_retire_the_variant_sentence():
+    from tt_core.reporting.trimtuner_figs import fig1_rows
+
+    stats = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "cost_per_test": 0.0023, "mean_s": 0.11},
+                          {"benchmark": "rnn", "optimizer": "eic", "cost_per_test": 0.0046}])
+    mix = pd.DataFrame([{"benchmark": "rnn", "s": 1 / 60, "share": 0.8}, {"benchmark": "rnn", "s": 1.0, "share": 0.2}])
+    steps = pd.DataFrame(columns=["benchmark", "optimizer", "step_cost"])
+    variants = pd.DataFrame([{"benchmark": "rnn", "variant": "trees without information: tests the max-CEA candidate "
+                              "(authors' code)", "mean_size_fraction": 0.5, "cost_per_bo_test": 0.01}])
+    oracle = pd.DataFrame([
+        {"benchmark": "rnn", "source": "authors' public code", "residue": "empirical", "runs": 10,
+         "mean_size_fraction": 0.39, "cost_per_bo_test": 0.0089},
+        {"benchmark": "rnn", "source": "authors' public code", "residue": "pos", "runs": 10,
+         "mean_size_fraction": 0.41, "cost_per_bo_test": 0.0092}])
+    df = comparison(fig1_rows(stats, steps, mix, variants, authors=oracle))
+    ratio, rate = df.iloc[0], df.iloc[1]
+    # EIc / DT: 0.0046 / 0.0023 = 2 here (10 / 2 = 5 > 2: differs); 0.0046 / 0.0089 = 0.517 with their DT
+    # (10 / 0.517 = 19 > 2): both differ and EIc is not theirs -> undetermined
+    assert math.isclose(ratio["workbook"], 2.0) and math.isclose(ratio["authors"], 0.0046 / 0.0089)
+    assert ratio["side"].startswith(SIDE_UNDETERMINED + ": EIc is not in the authors' repository")
+    # sub-sampling: 0.25 / 0.11 = 2.27 > 2 differs; 0.39 / 0.25 = 1.56 agrees -> the workbook's deviation
+    assert rate["authors"] == 0.39 and rate["side"].startswith(SIDE_WORKBOOK)
+    assert "0.11 ($0.0023 each) here, 0.39 ($0.0089) with the authors' code" in rate["side"]
+    assert "pos/zero/neg 0.41/-/-" in rate["note"]
+    assert "max-CEA" not in rate["cause"]          # the reconstruction the oracle contradicts is left out
+    # without the oracle the old rows are unchanged: no authors value, no side
+    old = comparison(fig1_rows(stats, steps, mix, variants))
+    assert old["side"].tolist() == ["", ""] and "max-CEA" in old["cause"].iloc[1]
+    # an empty oracle: the authors' code did not run, said as such
+    none = comparison(fig1_rows(stats, steps, mix, authors=pd.DataFrame(columns=["benchmark", "residue"])))
+    assert none["side"].tolist() == [f"{SIDE_UNDETERMINED}: the authors' code was not run here"] * 2
+
+
+def test_fig4_rows_side_by_hand():
+    from tt_core.reporting.trimtuner_figs import fig4_rows
+
+    trend = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "best_level": "beta 1%",
+                           "spearman_rho": -0.3, "spearman_p": 0.04, "welch_p": 0.5, "no_filter_minus_beta10": -0.1,
+                           "runs_per_level": 10}])
+    theirs = trend.assign(optimizer="authors-dt", spearman_rho=-0.5, best_level="beta 1%")
+    boot = pd.DataFrame(columns=["benchmark", "optimizer", "ordering", "evidence"])
+    df = comparison(fig4_rows(trend, boot, theirs))
+    # best: beta 1% (not no filter) in both -> False, False; rho < 0 in both -> False, False;
+    # Welch p = 0.5 -> no significant degradation -> True: agrees, no side
+    assert df["workbook"].tolist() == [False, False, True] and df["authors"].tolist() == [False, False, True]
+    assert df["side"].tolist() == [f"{SIDE_BOTH} (the workbook's value agrees with it)"] * 2 + [""]
+    assert df["status"].tolist() == ["differs", "differs", "agrees"]
+    # the CNN was not run with the authors' code
+    cnn = comparison(fig4_rows(trend.assign(benchmark="cnn"), boot, theirs))
+    assert cnn["side"].iloc[0] == f"{SIDE_UNDETERMINED}: the authors' code was not run on the CNN here"
+
+
+def test_fig2_rows_side_by_hand():
+    from tt_core.reporting.trimtuner_figs import fig2_rows
+
+    ours = pd.DataFrame([{"benchmark": "rnn", "method": "trimtuner-dt", "baseline": "eic", "target": 0.88,
+                          "cost_method": 0.06, "cost_baseline": 0.6, "cost_ratio": 10.0,
+                          "time_method": 100.0, "time_baseline": 300.0, "time_ratio": 3.0}])
+    # their DT reaches the target at $0.15 (cost 0.6 / 0.15 = 4) and never in time (ratio NaN)
+    theirs = ours.assign(method="authors-dt", cost_method=0.15, cost_ratio=4.0, time_method=float("nan"),
+                         time_ratio=float("nan"))
+    bars = pd.DataFrame([{"benchmark": "rnn", "baseline": "eic", "time": 65.4, "cost": 50.3}])
+    df = comparison(fig2_rows(ours, pd.DataFrame(), bars, 10, authors_sav=theirs))
+    cost = df[df["item"].str.contains("cost")].iloc[0]
+    time = df[df["item"].str.contains("time")].iloc[0]
+    # 50.3 / 10 = 5 > 2 and 50.3 / 4 = 12.6 > 2: both differ, EIc is the workbook's -> undetermined
+    assert cost["authors"] == 4.0 and cost["side"].startswith(SIDE_UNDETERMINED + ": EIc is not in the authors'")
+    assert pd.isna(time["authors"])
+    assert time["side"] == f"{SIDE_UNDETERMINED}: the authors' TrimTuner-DT mean curve never reaches the target " \
+                           "(fig2_savings_authors_code.csv)"
+    # had their DT reached it at $0.012 (0.6 / 0.012 = 50, within 2 of 50.3), the side would be the workbook's
+    df2 = comparison(fig2_rows(ours, pd.DataFrame(), bars, 10, authors_sav=theirs.assign(cost_method=0.012,
+                                                                                         cost_ratio=50.0)))
+    c2 = df2["side"].iloc[0]  # the cost row
+    assert c2.startswith(SIDE_WORKBOOK) and "$0.0600 here, $0.0120 with the authors' code" in c2

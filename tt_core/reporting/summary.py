@@ -147,7 +147,7 @@ def side_of(agrees, authors_agrees, workbook_matches_authors=None, deviation: st
     if agrees not in (False, "False"):
         return ""
     if authors_agrees is None:
-        return f"{SIDE_UNDETERMINED}: " + (outside or missing or "no value of the authors' code")
+        return f"{SIDE_UNDETERMINED}: " + (missing or outside or "no value of the authors' code")
     if authors_agrees in (True, "True"):
         return f"{SIDE_WORKBOOK}: {deviation or 'not named yet'}"
     if outside:
