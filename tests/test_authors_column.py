@@ -188,3 +188,17 @@ def test_fig2_rows_side_by_hand():
                                                                                          cost_ratio=50.0)))
     c2 = df2["side"].iloc[0]  # the cost row
     assert c2.startswith(SIDE_WORKBOOK) and "$0.0600 here, $0.0120 with the authors' code" in c2
+
+
+def test_reconstruction_vs_oracle_range_by_hand():
+    from tt_core.reporting.trimtuner_figs import AUTHORS_TREES, reconstruction_vs_oracle
+
+    oracle = pd.DataFrame([{"benchmark": "rnn", "residue": r, "runs": 2, "mean_size_fraction": s, "cost_per_bo_test": c}
+                           for r, s, c in (("empirical", 0.39, 0.0089), ("pos", 0.45, 0.0100), ("neg", 0.20, 0.0050))])
+    eff = pd.DataFrame([{"benchmark": "rnn", "variant": AUTHORS_TREES, "runs": 3, "mean_size_fraction": 0.30,
+                         "cost_per_bo_test": 0.0120}])
+    t = reconstruction_vs_oracle(eff, oracle)
+    # 0.30 is inside [0.20, 0.45] but $0.0120 is above $0.0100: outside the range
+    assert len(t) == 4 and bool(t["within_range"].iloc[0]) is False and t["within_range"].iloc[1:].isna().all()
+    t2 = reconstruction_vs_oracle(eff.assign(cost_per_bo_test=0.0060), oracle)
+    assert bool(t2["within_range"].iloc[0]) is True

@@ -426,3 +426,30 @@ def fig3_median_cause(ratio: float, reached: int, runs: int, baseline: str, held
                 + f", so the median over runs is infinite; the paper's reading, its mean curves, gives {mc}"
                 + (" (agrees)" if ok else f" (differs from {paper:g})") + " (fig3_savings.csv)")
     return search_cause
+
+
+def reconstruction_vs_oracle(effects: pd.DataFrame, oracle: pd.DataFrame) -> pd.DataFrame:
+    """The workbook's reconstruction of the authors' trees (:data:`AUTHORS_TREES`, ``trees="authors"``) beside
+    the authors' code itself, per benchmark: mean size fraction and cost of a BO test, one row per source.
+
+    ``effects``: :func:`tt_core.analysis.variants.variant_effects`; ``oracle``:
+    :func:`tt_core.experiments.authors.size_cost_table` by ``("benchmark", ..., "residue")``. The
+    reconstruction's row says whether each of its two numbers lies within the range the authors' code spans over
+    its residue models (``within_range``: both inside the [min, max] of the residue rows).
+    """
+    rows = []
+    rec = effects[effects["variant"] == AUTHORS_TREES] if len(effects) else effects
+    for bench in dict.fromkeys(list(rec["benchmark"]) if len(rec) else []):
+        o = oracle[oracle["benchmark"] == bench]
+        if o.empty:
+            continue
+        r = rec[rec["benchmark"] == bench].iloc[0]
+        inside = all(o[c].min() <= float(r[c]) <= o[c].max() for c in ("mean_size_fraction", "cost_per_bo_test"))
+        rows.append({"benchmark": bench, "source": "reconstruction: trees=\"authors\" (max-CEA candidate)",
+                     "runs": int(r["runs"]), "mean_size_fraction": float(r["mean_size_fraction"]),
+                     "cost_per_bo_test": float(r["cost_per_bo_test"]), "within_range": inside})
+        rows += [{"benchmark": bench, "source": f"authors' code, residue {x['residue']}", "runs": int(x["runs"]),
+                  "mean_size_fraction": float(x["mean_size_fraction"]), "cost_per_bo_test": float(x["cost_per_bo_test"]),
+                  "within_range": None} for _, x in o.iterrows()]
+    return pd.DataFrame(rows, columns=["benchmark", "source", "runs", "mean_size_fraction", "cost_per_bo_test",
+                                       "within_range"])
