@@ -205,10 +205,14 @@ hits
 #
 # The paper's bar heights against the workbook's mean-curve reading (agreement within a factor of
 # two). With fewer runs than the paper's 10 the rows are *not comparable*; the cause column gives
-# where both mean curves reach the target here and in the paper's Fig. 1.
+# where both mean curves reach the target here and in the paper's Fig. 1. The `authors` column is the same
+# reading with the authors' TrimTuner-DT (above) against the workbook's baselines, and `side` says, from the
+# numbers, which side a difference is on (the baselines are not in their repository, so a difference their
+# TrimTuner-DT shares stays *undetermined*).
 
 # %%
 nc = "" if n_runs >= 10 else f"{n_runs} runs per method (paper: 10)"
-summary = comparison(tf.fig2_rows(ours, paper_sav, bars, n_runs, not_comparable=nc))
+summary = comparison(tf.fig2_rows(ours, paper_sav, bars, n_runs, not_comparable=nc,
+                                  authors_sav=authors_sav if aruns is not None else pd.DataFrame()))
 save_comparison(summary, "04_fig2_savings", out)
 summary

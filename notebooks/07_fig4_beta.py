@@ -185,38 +185,13 @@ if aruns is not None:
 # ## Paper vs workbook
 #
 # The paper's statements are qualitative (true/false here). It shows the RNN only; the CNN rows check
-# whether the statements carry over to the other network.
+# whether the statements carry over to the other network. The `authors` column answers the same question
+# with the authors' public code (the section above), and `side`, computed from the three answers, says
+# whether a difference is the workbook's own or one the authors' code shares (`tt_core.reporting.trimtuner_figs.fig4_rows`).
 
 # %%
-def evidence(r, claim, holds):
-    """The bootstrap share as the evidence of a differing ordering (in the note when not comparable)."""
-    boot = ordering_share[(ordering_share["benchmark"] == r["benchmark"])
-                          & (ordering_share["optimizer"] == r["optimizer"]) & (ordering_share["ordering"] == claim)]
-    return "" if holds or not len(boot) else f"{boot['evidence'].iloc[0]} (fig4_ordering_bootstrap.csv)"
-
-
-rows = []
-for _, r in trend.iterrows():
-    net = r["benchmark"].upper()
-    note = f"{r['runs_per_level']} runs per beta; paper: RNN, TrimTuner-DT"
-    nc = tf.study_not_comparable(r["optimizer"], int(r["runs_per_level"]), r["benchmark"], paper_optimizer="trimtuner-dt")
-    best_ev = evidence(r, "no filter is best", r["best_level"] == "no filter")
-    rho_ev = evidence(r, "Spearman rho of beta vs Accuracy_C > 0", bool(r["spearman_rho"] > 0))
-    rows += [
-        {"source": "TrimTuner Fig. 4", "item": f"{net}: no filter gives the best mean Accuracy_C", "paper": True,
-         "workbook": bool(r["best_level"] == "no filter"), "note": note + f"; best here: {r['best_level']}"
-         + (f"; {best_ev}" if best_ev and nc else ""), "not_comparable": nc, "cause": best_ev},
-        {"source": "TrimTuner Fig. 4", "item": f"{net}: Accuracy_C increases with beta (Spearman rho > 0)",
-         "paper": True, "workbook": bool(r["spearman_rho"] > 0) if pd.notna(r["spearman_rho"]) else None,
-         "note": note + f"; rho = {r['spearman_rho']:.2f} (p = {r['spearman_p']:.2g})"
-         + (f"; {rho_ev}" if rho_ev and nc else ""), "not_comparable": nc, "cause": rho_ev},
-        {"source": "TrimTuner Fig. 4", "item": f"{net}: no significant degradation at beta = 10% vs no filter",
-         "paper": True, "workbook": bool(not (r["welch_p"] < 0.05 and r["no_filter_minus_beta10"] > 0))
-         if pd.notna(r["welch_p"]) else None,
-         "note": note + f"; difference {r['no_filter_minus_beta10']:+.3f}, Welch p = {r['welch_p']:.2g}",
-         "not_comparable": nc},
-    ]
-summary = comparison([r for r in rows if r["workbook"] is not None])
+rows = tf.fig4_rows(trend, ordering_share, authors_trend=a_trend if aruns is not None else pd.DataFrame())
+summary = comparison(rows)
 save_comparison(summary, "07_fig4_beta", out)
 summary
 

@@ -116,7 +116,8 @@ def test_notebook_runs_in_smoke_mode(name, tmp_path):
     if name in NO_SUMMARY:
         return
     summary = pd.read_csv(figures / f"summary_{name}.csv")
-    assert list(summary.columns) == ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
+    assert list(summary.columns) == ["source", "item", "paper", "workbook", "authors", "agrees", "status", "cause", "side",
+                                     "note", "tolerance"]
     exact = summary[summary["item"].str.endswith(EXACT_SUFFIXES) & summary["workbook"].notna()]
     if name in NO_EXACT_ITEMS:
         assert len(summary) > 0, f"{name}: empty summary"

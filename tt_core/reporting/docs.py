@@ -54,6 +54,7 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
                      not_run: list[str] | None = None, profile_guessed: bool = False) -> str:
     """The generated part of ``docs/results.md`` (between :data:`BEGIN` and :data:`END`)."""
     from tt_core.reporting.report import CHECK_GROUPS, GROUPS, card_counts, card_line, tidy, totals
+    from tt_core.reporting.summary import has_authors
 
     rows = tidy(summary)
     tot = totals(rows)
@@ -79,11 +80,14 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
         if sub.empty:
             out.append("None.")
             return
-        out.extend([f"| nb | source | item | paper | workbook | {what} |", "| --- | --- | --- | --- | --- | --- |"])
+        au = has_authors(sub)
+        out.extend([f"| nb | source | item | paper |{' authors' + chr(39) + ' code |' if au else ''} workbook | {what} |",
+                    "| --- | --- | --- | --- | --- | --- |" + (" --- |" if au else "")])
         for _, r in sub.iterrows():
             nbs = ", ".join(s.strip()[:2] for s in str(r["notebook"]).split(",") if s.strip())
             out.append(f"| {nbs} | {_cell(r['source'])} | {_cell(r['item'])} | {_cell(r['paper_text'])} | "
-                       f"{_cell(r['workbook_text'])} | {_cell(r['cause'])} |")
+                       + (f"{_cell(r['authors_text'])} | " if au else "")
+                       + f"{_cell(r['workbook_text'])} | {_cell(r['cause'])} |")
 
     if rows.empty:
         out += ["", "No paper-vs-workbook rows were written."]

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from tt_core.data.io import atomic_path, write_text
-from tt_core.reporting.summary import NO_CAUSE_YET, deduplicate
+from tt_core.reporting.summary import NO_CAUSE_YET, deduplicate, has_authors, with_side
 
 __all__ = ["ReportNotebook", "card_counts", "card_line", "format_like", "tidy", "totals", "write_index"]
 
@@ -164,7 +164,7 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
     written by several notebooks are kept once, with every notebook listed in ``notebook``.
     """
     if summary.empty:
-        return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[])
+        return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[], authors_text=[])
     df = deduplicate(summary)
     ps = [_paper_and_section(s) for s in df["source"]]
     df["paper_name"] = [p for p, _ in ps]
@@ -172,6 +172,11 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
     df["group"] = [_group(s, c) for s, c in zip(df["status"], df["cause"].fillna(""))]
     df["paper_text"] = [format_like(p, p) for p in df["paper"]]
     df["workbook_text"] = [format_like(w, p) for w, p in zip(df["workbook"], df["paper"])]
+    authors = df["authors"] if "authors" in df.columns else [None] * len(df)
+    df["authors_text"] = [format_like(a, p) for a, p in zip(authors, df["paper"])]
+    if "side" not in df.columns:
+        df["side"] = ""
+    df["cause"] = [with_side(c, s) for c, s in zip(df["cause"], df["side"])]
     return df.reset_index(drop=True)
 
 
@@ -262,13 +267,14 @@ def _nb_links(notebooks: str, available: set[str]) -> str:
     return " ".join(out)
 
 
-def _row_html(r, available: set[str], with_cause: bool) -> str:
+def _row_html(r, available: set[str], with_cause: bool, authors: bool = False) -> str:
     note = "" if pd.isna(r.get("note", "")) else str(r.get("note", ""))
     cause = "" if pd.isna(r.get("cause", "")) else str(r.get("cause", ""))
     cells = [
         f"<td>{html.escape(str(r['section']))}</td>" if with_cause else "",
         f"<td>{html.escape(str(r['item']))}" + (f"<div class='muted'>{html.escape(note)}</div>" if note else "") + "</td>",
         f"<td class='num'>{html.escape(r['paper_text'])}</td>",
+        f"<td class='num'>{html.escape(str(r.get('authors_text', '')))}</td>" if authors else "",
         f"<td class='num'>{html.escape(r['workbook_text'])}</td>",
         f"<td>{_pill(r['group'])}<div class='muted'>{html.escape(str(r.get('tolerance', '') or ''))}</div></td>",
         f"<td>{html.escape(cause)}</td>" if (with_cause or cause) else "<td></td>",
@@ -328,7 +334,9 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                       f"{html.escape(nb.title)}</div><div class='r'>{html.escape(nb.reproduces)}</div>"
                       f"<div class='r'>{line}</div></a>")
 
-    # 3. differences first
+    # 3. differences first (with a column "authors' code" when a TrimTuner-DT row carries the authors' value)
+    au = has_authors(rows)
+    au_th = "<th>authors' code</th>" if au else ""
     order = {g: i for i, (g, _, _) in enumerate(GROUPS)}
     diff = rows[rows["group"].isin(["differs (cause not measured yet)", "differs (cause measured)", "not comparable"])] \
         if not rows.empty else rows
@@ -336,9 +344,9 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
         paper_order = {p: i for i, p in enumerate(PAPERS.values())}
         diff = diff.assign(_o=diff["group"].map(order), _p=diff["paper_name"].map(paper_order).fillna(99)) \
             .sort_values(["_o", "_p", "section"], kind="stable")
-        diff_html = ("<table><tr><th>section</th><th>item</th><th>paper</th><th>workbook</th><th>status</th>"
+        diff_html = ("<table><tr><th>section</th><th>item</th><th>paper</th>" + au_th + "<th>workbook</th><th>status</th>"
                      "<th>cause (evidence)</th><th>nb</th></tr>"
-                     + "".join(_row_html(r, available, True) for _, r in diff.iterrows()) + "</table>")
+                     + "".join(_row_html(r, available, True, au) for _, r in diff.iterrows()) + "</table>")
     else:
         diff_html = ("<p>Every row with a workbook value agrees with the paper"
                      + (" (in the notebooks that ran).</p>" if not_run else ".</p>"))
@@ -360,8 +368,9 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
             groups_html.append(
                 f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} agree"
                 f"{', ' + str(st['paper only']) + ' paper only' if st['paper only'] else ''}</span>{badge}</summary>"
-                "<table><tr><th>item</th><th>paper</th><th>workbook</th><th>status</th><th>cause</th><th>nb</th></tr>"
-                + "".join(_row_html(r, available, False) for _, r in srows.iterrows()) + "</table></details>")
+                "<table><tr><th>item</th><th>paper</th>" + au_th + "<th>workbook</th><th>status</th><th>cause</th>"
+                "<th>nb</th></tr>"
+                + "".join(_row_html(r, available, False, au) for _, r in srows.iterrows()) + "</table></details>")
 
     # legend: each agreement rule once
     rules = sorted(set(rows["tolerance"].fillna("").astype(str)) - {""}) if not rows.empty else []

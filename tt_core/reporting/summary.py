@@ -15,7 +15,10 @@ import pandas as pd
 
 from tt_core.data.io import write_csv
 
-COLUMNS = ["source", "item", "paper", "workbook", "agrees", "status", "cause", "note", "tolerance"]
+COLUMNS = ["source", "item", "paper", "workbook", "authors", "agrees", "status", "cause", "side", "note", "tolerance"]
+# ``authors``: the value of the authors' public code for a TrimTuner-DT row (tt_core.experiments.authors);
+# ``side``: which side a difference from the paper is on (:func:`side_of`). A table written before these
+# columns existed gets them empty (:func:`_complete`).
 
 #: The statuses a row can have (``status`` column).
 #: ``agrees``: within the row's tolerance; ``differs``: outside it, ``cause`` names the measured cause
@@ -29,6 +32,11 @@ STATUSES = ("agrees", "differs", "not comparable", "paper only", "input check", 
 #: Row kind (``check`` key of :func:`comparison`) -> status.
 CHECKS = {"input": "input check", "consistency": "consistency check"}
 NO_CAUSE_YET = "cause not measured yet"
+
+#: The sides a TrimTuner-DT row's difference from the paper can be on (``side`` column, :func:`side_of`).
+SIDE_WORKBOOK = "a deviation of the workbook from the authors' code"
+SIDE_BOTH = "the authors' public code does not produce the paper's value either"
+SIDE_UNDETERMINED = "undetermined"
 
 
 def _key_value(v) -> str:
@@ -120,20 +128,59 @@ def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = ""
     return "differs", str(cause or NO_CAUSE_YET)
 
 
+def side_of(agrees, authors_agrees, workbook_matches_authors=None, deviation: str = "", outside: str = "",
+            missing: str = "") -> str:
+    """Which side the difference of a TrimTuner-DT row from the paper is on, from the numbers.
+
+    ``agrees``: the workbook's value against the paper's (the row's rule); ``authors_agrees``: the value of the
+    authors' public code against the paper's under the same rule (None: no value); ``workbook_matches_authors``:
+    the workbook's value against the authors' code's, same rule. ``deviation`` names what the workbook does
+    differently from the authors' code; ``outside`` names a part of the row the authors' repository does not
+    hold (e.g. "EIc is not in the authors' repository"): the authors' value then mixes their code with the
+    workbook's, and only its agreement with the paper can tell the side. ``missing``: why there is no value of
+    the authors' code. ``""`` when the workbook's value does not differ from the paper's.
+
+    * the authors' code gives the paper's value and the workbook does not: :data:`SIDE_WORKBOOK`, named;
+    * neither gives it, and the row is entirely the authors' code: :data:`SIDE_BOTH`;
+    * neither gives it but part of the row is outside their code, or there is no value: :data:`SIDE_UNDETERMINED`.
+    """
+    if agrees not in (False, "False"):
+        return ""
+    if authors_agrees is None:
+        return f"{SIDE_UNDETERMINED}: " + (missing or outside or "no value of the authors' code")
+    if authors_agrees in (True, "True"):
+        return f"{SIDE_WORKBOOK}: {deviation or 'not named yet'}"
+    if outside:
+        return (f"{SIDE_UNDETERMINED}: {outside}, and with it the authors' code does not give the paper's value "
+                f"either")
+    if workbook_matches_authors in (True, "True"):
+        return f"{SIDE_BOTH} (the workbook's value agrees with it)"
+    return f"{SIDE_BOTH}; the workbook differs from it too" + (f" ({deviation})" if deviation else "")
+
+
 def comparison(rows: list[dict]) -> pd.DataFrame:
     """Build a comparison table from dicts with keys ``source, item, paper, workbook`` and optional
     ``rel_tol``, ``abs_tol``, ``factor``, ``note``, ``cause`` (the measured cause of a difference,
     naming the figure/table that shows the evidence), ``not_comparable`` (the setting that differs
     from the paper's) and ``check`` (``"input"`` or ``"consistency"``: a row that is no reproduction,
-    :data:`CHECKS`). ``agrees`` and ``status`` are computed, never given."""
+    :data:`CHECKS`). ``agrees`` and ``status`` are computed, never given.
+
+    A TrimTuner-DT row carries the key ``authors``: the same quantity from the authors' public code (None when
+    there is none), with optional ``deviation``, ``outside`` and ``missing`` (:func:`side_of`); its ``side`` is
+    computed from the three values under the row's rule. Rows without the key have an empty ``side``."""
     out = []
     for r in rows:
-        agrees = agree(r.get("paper"), r.get("workbook"), r.get("rel_tol", 0.0), r.get("abs_tol", 0.0),
-                       r.get("factor"))
+        tol = (r.get("rel_tol", 0.0), r.get("abs_tol", 0.0), r.get("factor"))
+        agrees = agree(r.get("paper"), r.get("workbook"), *tol)
         status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""), r.get("check", ""))
+        side = ""
+        if "authors" in r and not r.get("check"):
+            side = side_of(agrees, agree(r.get("paper"), r["authors"], *tol), agree(r["authors"], r.get("workbook"), *tol),
+                           r.get("deviation", ""), r.get("outside", ""), r.get("missing", ""))
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
-            "agrees": agrees, "status": status, "cause": cause, "note": r.get("note", ""),
+            "authors": r.get("authors"), "agrees": agrees, "status": status, "cause": cause, "side": side,
+            "note": r.get("note", ""),
             "tolerance": tolerance_text(r.get("rel_tol", 0.0), r.get("abs_tol", 0.0), r.get("factor")),
         })
     return pd.DataFrame(out, columns=COLUMNS)
@@ -145,7 +192,9 @@ def _complete(df: pd.DataFrame) -> pd.DataFrame:
     if "cause" not in df.columns:
         df["cause"] = ""
     df["cause"] = df["cause"].astype(object).fillna("").astype(str)
-    for col in ("note", "tolerance"):
+    if "authors" not in df.columns:
+        df["authors"] = None
+    for col in ("note", "tolerance", "side"):
         if col not in df.columns:
             df[col] = ""
     if "status" not in df.columns or df["status"].isna().any():
@@ -155,6 +204,7 @@ def _complete(df: pd.DataFrame) -> pd.DataFrame:
         df["cause"] = [c if c else cc for c, (_, cc) in zip(df["cause"], computed)]
     df["note"] = df["note"].astype(object).fillna("")
     df["tolerance"] = df["tolerance"].astype(object).fillna("")
+    df["side"] = df["side"].astype(object).fillna("").astype(str)
     return df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
 
 
@@ -196,8 +246,34 @@ def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
         return str(v)
 
     df = _complete(df)
-    lines = ["| source | item | paper | this workbook | status | cause |", "| --- | --- | --- | --- | --- | --- |"]
+    if not has_authors(df):
+        lines = ["| source | item | paper | this workbook | status | cause |", "| --- | --- | --- | --- | --- | --- |"]
+        for _, r in df.iterrows():
+            lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['workbook'])} | {r['status']} "
+                         f"| {r['cause']} |")
+        return "\n".join(lines)
+    lines = ["| source | item | paper | authors' code | this workbook | status | cause |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for _, r in df.iterrows():
-        lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['workbook'])} | {r['status']} "
-                     f"| {r['cause']} |")
+        lines.append(f"| {r['source']} | {r['item']} | {fmt(r['paper'])} | {fmt(r['authors'])} | {fmt(r['workbook'])} "
+                     f"| {r['status']} | {with_side(r['cause'], r['side'])} |")
     return "\n".join(lines)
+
+
+def has_authors(df: pd.DataFrame) -> bool:
+    """Whether any row carries a value of the authors' code or a side (then tables show that column)."""
+    if df.empty:
+        return False
+    vals = df["authors"] if "authors" in df.columns else pd.Series(dtype=object)
+    sides = df["side"] if "side" in df.columns else pd.Series(dtype=object)
+    present = [v is not None and not (isinstance(v, float) and math.isnan(v)) and str(v) != "" for v in vals]
+    return any(present) or bool(sides.fillna("").astype(str).ne("").any())
+
+
+def with_side(cause, side) -> str:
+    """A row's cause restated with the side its difference is on (``"side: <side>. <cause>"``)."""
+    cause = "" if cause is None or (isinstance(cause, float) and math.isnan(cause)) else str(cause)
+    side = "" if side is None or (isinstance(side, float) and math.isnan(side)) else str(side)
+    if not side:
+        return cause
+    return f"side: {side}" + (f". {cause}" if cause else "")

@@ -49,9 +49,39 @@ def paper_step_costs(paper_fig1: pd.DataFrame, by=("benchmark", "optimizer")) ->
 AUTHORS_TREES = "trees without information: tests the max-CEA candidate (authors' code)"
 
 
+#: What the workbook's TrimTuner-DT does differently from the authors' public code (measured in notebook 03).
+DT_DEVIATION = ("the workbook's TrimTuner-DT uses a real information gain, as the paper describes; the authors' "
+                "tree model gives a candidate zero covariance with the representer points and never refits a "
+                "fantasy, so their dH is one number for every candidate and they test the CEA-kept candidate "
+                "ranked by P(feasible)/cost")
+NOT_RUN = "the authors' code was not run here"
+
+
+def outside_authors(baseline: str) -> str:
+    """Why the authors' value of a ratio against ``baseline`` mixes in the workbook's code (``outside`` of a row)."""
+    label = {"eic": "EIc", "eic-usd": "EIc/USD", "trimtuner-gp": "TrimTuner-GP", "random": "random search"}.get(
+        baseline, baseline)
+    if baseline == "trimtuner-gp":
+        return ("the authors' TrimTuner-GP is not run here (it needs automl's fork of george); the authors' value "
+                "is the workbook's TrimTuner-GP against their TrimTuner-DT")
+    return (f"{label} is not in the authors' repository; the authors' value is the workbook's {label} against "
+            f"their TrimTuner-DT")
+
+
+def authors_range_note(authors: pd.DataFrame, bench: str, column: str, fmt: str = "{:.2f}") -> str:
+    """``"authors' code: empirical residue, N runs; pos/zero/neg: a/b/c"`` for one benchmark of a
+    :func:`tt_core.experiments.authors.size_cost_table` by ``("benchmark", ..., "residue")``."""
+    a = authors[authors["benchmark"] == bench].set_index("residue")
+    if "empirical" not in a.index:
+        return ""
+    rng = "/".join(fmt.format(float(a.loc[r, column])) if r in a.index else "-" for r in ("pos", "zero", "neg"))
+    return (f"authors' code: empirical dH residue, {int(a.loc['empirical', 'runs'])} runs"
+            + (f"; its {column.replace('_', ' ')} with the residue pos/zero/neg {rng}" if rng != "-/-/-" else ""))
+
+
 def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame,
               variants: pd.DataFrame | None = None, alpha_trace: dict | None = None,
-              eic_usd: dict | None = None) -> list[dict]:
+              eic_usd: dict | None = None, authors: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of notebook 03 (cost per test, sub-sampling rate) with measured causes.
 
     Parameters
@@ -68,8 +98,20 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
     eic_usd : dict, optional
         ``benchmark -> measured mechanism`` of EIc/USD's choices (:func:`tt_core.analysis.eic_usd.measured_cause`,
         ``fig1_eic_usd_mechanism.csv``), appended to that benchmark's "EIc-USD / TrimTuner-DT" row.
+    authors : DataFrame, optional
+        :func:`tt_core.experiments.authors.size_cost_table` of the authors' public code by
+        ``("benchmark", ..., "residue")`` (``fig1_authors_code.csv``): every row then carries the authors' value
+        (the ``empirical`` residue; ``pos``/``zero``/``neg`` in the note) and its side
+        (:func:`tt_core.reporting.summary.side_of`). An empty frame: the rows say the authors' code was not run.
+        With it the tree-variant sentences (a reconstruction the authors' code contradicts: it does not test
+        the max-CEA candidate) are left out.
     """
     v = None
+    if authors is not None:
+        variants = None
+    a = None
+    if authors is not None and len(authors):
+        a = authors[authors["residue"] == "empirical"].set_index("benchmark")
     if variants is not None and len(variants):
         v = variants[variants["variant"] == AUTHORS_TREES].set_index("benchmark")
     s = stats.set_index(["benchmark", "optimizer"])
@@ -104,21 +146,51 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                               f"{float(v.loc[bench, 'mean_size_fraction']):.2f}; fig1_authors_code_variants.csv)")
             if base == "eic-usd" and (eic_usd or {}).get(bench):
                 cause += f"; why EIc/USD costs about as much as EIc: {eic_usd[bench]} (fig1_eic_usd_mechanism.csv)"
-            rows.append({"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
-                         "paper": FIG1_TEXT[base], "workbook": b / tt, "factor": 2.0,
-                         "note": "paper: average over networks", "cause": cause})
-        rows.append({"source": "TrimTuner Sec. IV-A", "item": f"{bench}: mean sub-sampling rate of TrimTuner-DT tests",
-                     "paper": FIG1_TEXT["sub_sampling_rate"], "workbook": mean_s, "factor": 2.0,
-                     "note": "paper: 'approx. 1/4'",
-                     "cause": f"TrimTuner-DT runs {100 * smallest:.0f}% of its BO tests at the smallest size (1/60) "
-                              f"(fig1_size_mix.csv): "
-                              + (f"{alpha_trace[bench]} (fig1_alpha_trace.csv)" if (alpha_trace or {}).get(bench) else
-                                 "with trees the information gain hardly depends on the size, so information per "
-                                 "cost favours the cheapest size")
-                              + (f"; the authors' trees give no information at all and test the max-CEA candidate: "
-                                 f"mean size fraction {float(v.loc[bench, 'mean_size_fraction']):.2f} "
-                                 f"(fig1_authors_code_variants.csv)" if v is not None and bench in v.index else "")})
+            row = {"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
+                   "paper": FIG1_TEXT[base], "workbook": b / tt, "factor": 2.0,
+                   "note": "paper: average over networks", "cause": cause}
+            if authors is not None:
+                row.update(_authors_fig1(a, authors, bench, mean_s, tt, "cost_per_bo_test", "${:.4f}"),
+                           outside=outside_authors(base))
+                if row["authors"] is not None:
+                    row["authors"] = b / row["authors"]
+            rows.append(_join_note(row))
+        row = {"source": "TrimTuner Sec. IV-A", "item": f"{bench}: mean sub-sampling rate of TrimTuner-DT tests",
+               "paper": FIG1_TEXT["sub_sampling_rate"], "workbook": mean_s, "factor": 2.0,
+               "note": "paper: 'approx. 1/4'",
+               "cause": f"the workbook's TrimTuner-DT runs {100 * smallest:.0f}% of its BO tests at the smallest size "
+                        f"(1/60) (fig1_size_mix.csv): "
+                        + (f"{alpha_trace[bench]} (fig1_alpha_trace.csv)" if (alpha_trace or {}).get(bench) else
+                           "in the workbook's code the trees' information gain hardly depends on the size, so "
+                           "information per cost favours the cheapest size (a mechanism of this workbook's code)")
+                        + (f"; the authors' trees give no information at all and test the max-CEA candidate: "
+                           f"mean size fraction {float(v.loc[bench, 'mean_size_fraction']):.2f} "
+                           f"(fig1_authors_code_variants.csv)" if v is not None and bench in v.index else "")}
+        if authors is not None:
+            row.update(_authors_fig1(a, authors, bench, mean_s, tt, "mean_size_fraction", "{:.2f}"))
+        rows.append(_join_note(row))
     return rows
+
+
+def _join_note(row: dict) -> dict:
+    """The row with its ``note_authors`` moved to the end of its ``note``."""
+    extra = row.pop("note_authors", "")
+    if extra:
+        row["note"] = f"{row['note']}; {extra}" if row.get("note") else extra
+    return row
+
+
+def _authors_fig1(a, authors, bench, mean_s, tt, column, fmt) -> dict:
+    """The ``authors``/``deviation``/``missing`` keys of a Fig. 1 row (the empirical residue's value of ``column``),
+    and ``note_authors``: the residue range, for the row's note (:func:`_join_note`)."""
+    if a is None or bench not in a.index:
+        return {"authors": None, "missing": NOT_RUN}
+    am, ac = float(a.loc[bench, "mean_size_fraction"]), float(a.loc[bench, "cost_per_bo_test"])
+    note = authors_range_note(authors, bench, column, fmt)
+    return {"authors": float(a.loc[bench, column]),
+            "deviation": (f"{DT_DEVIATION}; BO tests at a mean size fraction {mean_s:.2f} (${tt:.4f} each) here, "
+                          f"{am:.2f} (${ac:.4f}) with the authors' code (fig1_authors_code.csv)"),
+            "note_authors": note}
 
 
 def size_mix(runs: pd.DataFrame, benchmarks: dict, optimizer: str = "trimtuner-dt") -> pd.DataFrame:
@@ -135,7 +207,7 @@ def size_mix(runs: pd.DataFrame, benchmarks: dict, optimizer: str = "trimtuner-d
 
 
 def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, runs_per_method: int,
-              not_comparable: str = "") -> list[dict]:
+              not_comparable: str = "", authors_sav: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of Fig. 2 under the paper's reading (mean curves, :func:`tt_core.analysis.savings.curve_savings`).
 
     Parameters
@@ -146,7 +218,11 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
     runs_per_method : runs behind each of our mean curves.
     not_comparable : the settings that differ from the paper's ("" for the paper profile); when given
         the rows are *not comparable* and name it.
+    authors_sav : the same reading with the authors' TrimTuner-DT as the method (``method`` "authors-dt",
+        ``fig2_savings_authors_code.csv``), optional: each row then carries the authors' value and its side
+        (the baseline is the workbook's: :func:`outside_authors`); an empty frame: the authors' code was not run.
     """
+    a = authors_sav.set_index(["benchmark", "baseline"]) if authors_sav is not None and len(authors_sav) else None
     b = bars.set_index(["benchmark", "baseline"]) if len(bars) else None
     ps = paper_sav.set_index(["benchmark", "baseline"]) if len(paper_sav) else None
     rows = []
@@ -170,12 +246,29 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
                           f"(fig2_mean_curve.csv)")
             else:
                 cause += " (training time); the paper draws no time curves"
-            rows.append({"source": f"TrimTuner Fig. {fig}",
-                         "item": f"{r['benchmark'].upper()}: {q} saving vs {label} (mean-curve reading)",
-                         "paper": paper_val, "workbook": None if pd.isna(mine) else float(mine), "factor": 2.0,
-                         "note": f"bar height read from the PDF; 'up to 65x / 50x' is the RNN EIc bar; "
-                                 f"{runs_per_method} runs here" + (f"; {cause}" if not_comparable else ""),
-                         "cause": cause, "not_comparable": not_comparable})
+            row = {"source": f"TrimTuner Fig. {fig}",
+                   "item": f"{r['benchmark'].upper()}: {q} saving vs {label} (mean-curve reading)",
+                   "paper": paper_val, "workbook": None if pd.isna(mine) else float(mine), "factor": 2.0,
+                   "note": f"bar height read from the PDF; 'up to 65x / 50x' is the RNN EIc bar; "
+                           f"{runs_per_method} runs here" + (f"; {cause}" if not_comparable else ""),
+                   "cause": cause, "not_comparable": not_comparable}
+            if authors_sav is not None:
+                row["outside"] = outside_authors(r["baseline"])
+                if a is None or key not in a.index:
+                    row.update(authors=None, missing=NOT_RUN)
+                else:
+                    ar = a.loc[key]
+                    theirs = ar[f"{q}_ratio"]
+                    if pd.isna(ar[f"{q}_baseline"]) and pd.notna(ar[f"{q}_method"]):
+                        theirs = float("inf")
+                    row["authors"] = None if pd.isna(theirs) else float(theirs)
+                    row["deviation"] = (f"{DT_DEVIATION}; TrimTuner-DT's mean curve reaches the target at "
+                                        f"{reach(r[f'{q}_method'])} here, {reach(ar[f'{q}_method'])} with the "
+                                        f"authors' code (fig2_savings_authors_code.csv)")
+                    if row["authors"] is None:
+                        row["missing"] = (f"the authors' TrimTuner-DT mean curve never reaches the target "
+                                          f"(fig2_savings_authors_code.csv)")
+            rows.append(row)
     return rows
 
 
@@ -190,6 +283,72 @@ def study_not_comparable(optimizer: str, runs: int, benchmark: str, *, paper_opt
     if runs < paper_runs:
         parts.append(f"{runs} runs per level (paper: {paper_runs})")
     return "; ".join(parts)
+
+
+def _fig4_claims(r) -> dict:
+    """The three Fig. 4 claims (True/False, None when not computable) for one row of
+    :func:`tt_core.analysis.studies.beta_trend` (hand-checkable: the best level, the sign of rho, Welch's test)."""
+    return {
+        "no filter gives the best mean Accuracy_C": bool(r["best_level"] == "no filter"),
+        "Accuracy_C increases with beta (Spearman rho > 0)":
+            bool(r["spearman_rho"] > 0) if pd.notna(r["spearman_rho"]) else None,
+        "no significant degradation at beta = 10% vs no filter":
+            bool(not (r["welch_p"] < 0.05 and r["no_filter_minus_beta10"] > 0)) if pd.notna(r["welch_p"]) else None,
+    }
+
+
+def fig4_rows(trend: pd.DataFrame, ordering_share: pd.DataFrame, authors_trend: pd.DataFrame | None = None) -> list[dict]:
+    """Comparison rows of notebook 07 (Fig. 4's three claims per network), with the authors' code beside.
+
+    Parameters
+    ----------
+    trend : :func:`tt_core.analysis.studies.beta_trend` of the workbook's runs (``runs_per_level``, ``optimizer``).
+    ordering_share : :func:`tt_core.analysis.studies.ordering_bootstrap`: the evidence of a differing ordering.
+    authors_trend : the same trend of the authors' public code (``fig4_authors_code_beta_trend.csv``), optional:
+        each TrimTuner-DT row then carries the authors' answer and its side; a network it was not run on
+        (or an empty frame) says so.
+    """
+    at = authors_trend.set_index("benchmark") if authors_trend is not None and len(authors_trend) else None
+
+    def evidence(r, claim, holds):
+        boot = ordering_share[(ordering_share["benchmark"] == r["benchmark"])
+                              & (ordering_share["optimizer"] == r["optimizer"]) & (ordering_share["ordering"] == claim)]
+        return "" if holds or not len(boot) else f"{boot['evidence'].iloc[0]} (fig4_ordering_bootstrap.csv)"
+
+    boot_claim = {"no filter gives the best mean Accuracy_C": "no filter is best",
+                  "Accuracy_C increases with beta (Spearman rho > 0)": "Spearman rho of beta vs Accuracy_C > 0"}
+    rows = []
+    for _, r in trend.iterrows():
+        net = r["benchmark"].upper()
+        note = f"{r['runs_per_level']} runs per beta; paper: RNN, TrimTuner-DT"
+        nc = study_not_comparable(r["optimizer"], int(r["runs_per_level"]), r["benchmark"],
+                                  paper_optimizer="trimtuner-dt")
+        details = {"no filter gives the best mean Accuracy_C": f"best here: {r['best_level']}",
+                   "Accuracy_C increases with beta (Spearman rho > 0)":
+                       f"rho = {r['spearman_rho']:.2f} (p = {r['spearman_p']:.2g})",
+                   "no significant degradation at beta = 10% vs no filter":
+                       f"difference {r['no_filter_minus_beta10']:+.3f}, Welch p = {r['welch_p']:.2g}"}
+        theirs = _fig4_claims(at.loc[r["benchmark"]]) if at is not None and r["benchmark"] in at.index else None
+        for claim, value in _fig4_claims(r).items():
+            if value is None:
+                continue
+            ev = evidence(r, boot_claim[claim], value) if claim in boot_claim else ""
+            row = {"source": "TrimTuner Fig. 4", "item": f"{net}: {claim}", "paper": True, "workbook": value,
+                   "note": note + f"; {details[claim]}" + (f"; {ev}" if ev and nc else ""),
+                   "not_comparable": nc, **({"cause": ev} if claim in boot_claim else {})}
+            if authors_trend is not None and r["optimizer"] == "trimtuner-dt":
+                if theirs is None:
+                    row.update(authors=None, missing=f"the authors' code was not run on the {net} here")
+                else:
+                    a = at.loc[r["benchmark"]]
+                    row["authors"] = theirs[claim]
+                    if theirs[claim] is None:
+                        row["missing"] = "not computable from the authors' runs (too few per beta)"
+                    row["deviation"] = (f"{DT_DEVIATION}; with the authors' code: best {a['best_level']}, "
+                                        f"rho = {a['spearman_rho']:.2f} (fig4_authors_code_beta_trend.csv)")
+                    row["note"] += f"; authors' code: {a.get('runs_per_level', '?')} runs per beta, empirical dH residue"
+            rows.append(row)
+    return rows
 
 
 #: Fig. 3's baselines and their "as in the authors' code" counterparts (raw parameter box).
@@ -267,3 +426,30 @@ def fig3_median_cause(ratio: float, reached: int, runs: int, baseline: str, held
                 + f", so the median over runs is infinite; the paper's reading, its mean curves, gives {mc}"
                 + (" (agrees)" if ok else f" (differs from {paper:g})") + " (fig3_savings.csv)")
     return search_cause
+
+
+def reconstruction_vs_oracle(effects: pd.DataFrame, oracle: pd.DataFrame) -> pd.DataFrame:
+    """The workbook's reconstruction of the authors' trees (:data:`AUTHORS_TREES`, ``trees="authors"``) beside
+    the authors' code itself, per benchmark: mean size fraction and cost of a BO test, one row per source.
+
+    ``effects``: :func:`tt_core.analysis.variants.variant_effects`; ``oracle``:
+    :func:`tt_core.experiments.authors.size_cost_table` by ``("benchmark", ..., "residue")``. The
+    reconstruction's row says whether each of its two numbers lies within the range the authors' code spans over
+    its residue models (``within_range``: both inside the [min, max] of the residue rows).
+    """
+    rows = []
+    rec = effects[effects["variant"] == AUTHORS_TREES] if len(effects) else effects
+    for bench in dict.fromkeys(list(rec["benchmark"]) if len(rec) else []):
+        o = oracle[oracle["benchmark"] == bench]
+        if o.empty:
+            continue
+        r = rec[rec["benchmark"] == bench].iloc[0]
+        inside = all(o[c].min() <= float(r[c]) <= o[c].max() for c in ("mean_size_fraction", "cost_per_bo_test"))
+        rows.append({"benchmark": bench, "source": "reconstruction: trees=\"authors\" (max-CEA candidate)",
+                     "runs": int(r["runs"]), "mean_size_fraction": float(r["mean_size_fraction"]),
+                     "cost_per_bo_test": float(r["cost_per_bo_test"]), "within_range": inside})
+        rows += [{"benchmark": bench, "source": f"authors' code, residue {x['residue']}", "runs": int(x["runs"]),
+                  "mean_size_fraction": float(x["mean_size_fraction"]), "cost_per_bo_test": float(x["cost_per_bo_test"]),
+                  "within_range": None} for _, x in o.iterrows()]
+    return pd.DataFrame(rows, columns=["benchmark", "source", "runs", "mean_size_fraction", "cost_per_bo_test",
+                                       "within_range"])
