@@ -29,3 +29,23 @@ def grid12():
             for a in (1, 2, 3, 4) for size, cost in ((10, 0.002), (50, 0.006), (100, 0.01))]
     df = pd.DataFrame(rows, columns=["a", "size", "accuracy", "time", "cost"])
     return benchmark_from_table(df, ["a"], name="toy", max_cost=0.10)
+
+
+def tt_cli(capsys, *argv) -> tuple[int, str]:
+    """Run ``tt ARGV`` in this process; its exit code and what it printed on stderr."""
+    from tt_core.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own errors (one line too: tt's parser overrides error())
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def assert_one_line_error(code, err, *needles) -> None:
+    """Exit code 2 and exactly one ``tt: error: ...`` line (warnings and progress aside) holding ``needles``."""
+    assert code == 2, err
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith(("tt: warning", "runs:")) and ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("tt: error: ") and "Traceback" not in err, err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])

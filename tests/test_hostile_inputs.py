@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from tt_core import experiments as ex
+from conftest import assert_one_line_error, tt_cli
 from tt_core.cli import main
 from tt_core.data.benchmarks import load_benchmark, locate
 
@@ -22,20 +23,7 @@ HEADER = "lr,depth,size,accuracy,cost\n"
 RUN1 = ["--optimizers", "random", "--seeds", "1", "--iterations", "4"]
 
 
-def _tt(capsys, *argv) -> tuple[int, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse's own errors (one line too: tt's parser overrides error())
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
-def _one_line_error(code, err, *needles):
-    assert code == 2, err
-    lines = [ln for ln in err.strip().splitlines() if not ln.startswith(("tt: warning", "runs:")) and ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("tt: error: ") and "Traceback" not in err, err
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
+_tt, _one_line_error = tt_cli, assert_one_line_error  # shared with the other CLI test modules (conftest)
 
 
 def _csv(tmp_path, name, text) -> str:
