@@ -692,12 +692,7 @@ class FabolasGP:
         in another order than LAPACK's)."""
         if _LOGLIK_KERNEL is None:
             return self._log_likelihood_reference(thetas)
-        pairs = getattr(self, "_pairs", None)
-        if pairs is None or pairs.X is not self.X_:
-            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
-        if pairs.dist_array is None:
-            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
-            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        pairs = self._compiled_pairs()
         thetas = np.ascontiguousarray(thetas, dtype=float)
         out = np.empty(thetas.shape[0])
         _LOGLIK_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
@@ -812,12 +807,7 @@ class FabolasGP:
         rint = np.zeros((n_steps, 2, W), dtype=np.int64)
         acc_u = np.ones((n_steps, 2, W))
         self._stretch_draws(rs, inds, zu, rint, acc_u)
-        pairs = getattr(self, "_pairs", None)
-        if pairs is None or pairs.X is not self.X_:
-            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
-        if pairs.dist_array is None:
-            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
-            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        pairs = self._compiled_pairs()
         _CHAIN_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
                       NOISE_JITTER, coords, log_prob, inds, zu, rint, acc_u)
         return coords, log_prob
@@ -1065,6 +1055,17 @@ class FabolasGP:
         new.L_ = L_new
         new.alpha_ = self._cho_solve_vec(L_new, new.y_ - new.mean_)
         return new
+
+    def _compiled_pairs(self) -> "_SelfPairs":
+        """The pairwise distances of ``X_`` (cached while ``X_`` is the same array), with the contiguous
+        arrays the compiled likelihood and chain read."""
+        pairs = getattr(self, "_pairs", None)
+        if pairs is None or pairs.X is not self.X_:
+            pairs = self._pairs = _SelfPairs(self.X_, self.kind)
+        if pairs.dist_array is None:
+            pairs.dist_array = np.ascontiguousarray(np.array(pairs.dists, dtype=float).reshape(-1, pairs.uu.size))
+            pairs.ij = np.ascontiguousarray(np.stack([pairs.iu, pairs.ju]).astype(np.int64))
+        return pairs
 
     def __getstate__(self):
         # the cache of cross_posteriors is not part of the model's state (checkpoints, copies)
