@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tt_core.spot import earlycurve as ec, staged as ST, workloads as W
+from tt_core.spot import earlycurve as ec, earlycurve_study as ECS, staged as ST
 from tt_core.spot.catalogue import SpotError
 
 
@@ -53,7 +53,7 @@ def test_eq7_finds_the_decay_epoch_where_it_splits(trained):
 
 def test_staged_fit_beats_the_single_stage_fit_on_the_split_curves(trained):
     _, df = trained
-    t = ST.stage_table(df, theta=0.7)
+    t = ECS.staged_boundaries(df, theta=0.7)
     s = t[t["stage_starts"].apply(len) > 0]
     assert len(s) >= 8
     # the staged fit extrapolates the second stage only; the one-stage fit bends through the drop

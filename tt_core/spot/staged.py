@@ -164,24 +164,3 @@ def job_set(seed: int = 1, reference_hours: float | None = None, speed=None, mod
         source=f"{MODEL}, trained here (seed {seed})",
         substitution=f"{MODEL} trained here for the paper's step-decay ResNet (Fig. 5, Fig. 11); CPU seconds per "
                      "step measured here, scaled by the single-threaded speed model")
-
-
-def stage_table(df: pd.DataFrame, theta: float = 0.7) -> pd.DataFrame:
-    """Per setting: the true decay epoch, the stage starts Eq. 7 finds on the whole curve, and the relative
-    error of EarlyCurve's and the single-stage fit's predicted final metric from the first ``theta`` of the
-    curve."""
-    from tt_core.spot import earlycurve as ec
-
-    rows = []
-    for i, g in df.groupby("setting", sort=True):
-        m = g.sort_values("step")["metric"].to_numpy(float)
-        n = ec.theta_steps(theta, len(m))
-        true = float(m[-1])
-        row = {"setting": int(i), "eta0": float(g["eta0"].iloc[0]), "decay_epoch": int(g["decay_epoch"].iloc[0]),
-               "decay_factor": float(g["decay_factor"].iloc[0]), "stage_starts": ec.stage_starts(m)[1:],
-               "steps_seen": n, "true_final": true}
-        for method in ec.METHODS:
-            pred = ec.predict_final(m[:n], len(m), method)
-            row[f"{method}_error"] = abs(pred - true) / abs(true)
-        rows.append(row)
-    return pd.DataFrame(rows)
