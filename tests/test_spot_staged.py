@@ -90,3 +90,20 @@ def test_job_set_is_single_threaded(trained):
     assert t["m4.4xlarge"] / t["r4.large"] == pytest.approx(3.5 / (53.5 / 16))
     hours = [j.seconds_per_step["r4.large"] * j.max_steps / 3600 for j in js.jobs]
     assert np.median(hours) == pytest.approx(2.0)
+
+
+def test_profiles_add_the_staged_workload_with_its_own_speed_model(trained, monkeypatch):
+    from tt_core.experiments import profiles
+    from tt_core.spot import curves as C, grids as G
+
+    root, _ = trained
+    monkeypatch.setattr(C, "cache_root", lambda: root)          # the module's trained cache, no retraining
+    assert profiles.settings("quick", "spottune")["staged"] and not profiles.settings("quick", "spottune", True)["staged"]
+    cfg = {**profiles.settings("quick", "spottune"), "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [],
+           "parallel_fraction": 0.5}
+    rnn, staged = G.study_job_sets(cfg)
+    ratio = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    assert staged.name == "staged/staged-digits" and ratio(staged) == pytest.approx(3.5 / 3.34375)
+    assert ratio(rnn) == pytest.approx((0.5 + 0.5 / 16) / (0.5 + 0.5 / 2) * 3.5 / 3.34375)   # the swept f applies
+    assert G.resolve_job_set("staged/staged-digits").name == staged.name
+    assert "staged/staged-digits" in G.workload_names()
