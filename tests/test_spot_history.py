@@ -103,7 +103,6 @@ def test_simulate_on_a_history_with_todays_rules_by_hand(tmp_path, capsys):
              for s in range(4) for k in range(1, 11)]
     jobs = tmp_path / "jobs.csv"
     jobs.write_text("\n".join(rows) + "\n")
-    code = None
     from tt_core.cli import main
 
     code = main(["spot", "simulate", "--workload", str(jobs), "--prices", str(path), "--billing", "aws-today",
