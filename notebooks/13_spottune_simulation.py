@@ -37,9 +37,9 @@
 # paper's percentages are shown for reference only (*not comparable*); what is compared is the
 # **direction and ordering** of its claims.
 #
-# The simulations are kept in the run store (`runs/tables/spot-grid/`, one file per seed and setting,
-# with the sha256 of the prices and job sets they were made from): running the notebook again reads them
-# back; an edited price file, curve or setting is simulated again.
+# The simulations are kept in the run store (`runs/tables/spot-grid/` and `runs/tables/spot-overhead/`, one
+# file per seed and setting, with the sha256 of the prices and job sets they were made from): running the
+# notebook again reads them back; an edited price file, curve or setting is simulated again.
 
 # %% tags=["parameters"]
 profile = "quick"          # "quick" (9 job sets, 10 seeds) or "paper" (53 job sets, 30 seeds, full curves)
@@ -154,7 +154,7 @@ plt.show()
 # beside 1 GB and 5 GB.
 
 # %%
-overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
+overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices, runs_dir=runs_dir)
 overhead_table = OH.overhead_summary(overhead)
 write_csv(overhead_table, out / "spottune_fig12_overhead.csv")
 fig = F.fig12_overhead(overhead_table)

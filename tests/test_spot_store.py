@@ -114,3 +114,16 @@ def test_table_entries_follow_the_run_stores_rules(tmp_path):
     assert what3 == "computed" and t3.equals(t1) and len(calls) == 3
     assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == [
         path.name, path.name + ".corrupt", path.name + ".mismatch"]
+
+
+def test_the_overhead_study_is_stored_per_model_size_and_seed(tmp_path, monkeypatch):
+    from tt_core.experiments.profiles import settings
+    from tt_core.spot import overhead as OH
+
+    cfg = settings("quick", "spottune", smoke=True)
+    plain = OH.overhead_study(cfg, [1], model_mb=(100.0, 1024.0))
+    stored = OH.overhead_study(cfg, [1], model_mb=(100.0, 1024.0), runs_dir=tmp_path)
+    pd.testing.assert_frame_equal(stored, plain)
+    assert len(list((tmp_path / "tables" / "spot-overhead").glob("table-*.parquet"))) == 2
+    monkeypatch.setattr(S, "simulate", lambda *a, **k: pytest.fail("a stored overhead cell was simulated again"))
+    pd.testing.assert_frame_equal(OH.overhead_study(cfg, [1], model_mb=(100.0, 1024.0), runs_dir=tmp_path), plain)

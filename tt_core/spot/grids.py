@@ -148,21 +148,26 @@ def job_sets_sha256(job_sets) -> str:
     return h.hexdigest()
 
 
-def grid_table_spec(job_sets, seed: int, approaches, settings: S.Settings | None, market_days: float, prices,
-                    trace) -> TableSpec:
-    """The run-store entry of one seed of a grid: its settings (job set names, approaches, simulator settings,
-    market days, prices, seed) name the file; the data identity is the sha256 of the price trace's values
-    and of the job sets (:func:`trace_sha256`, :func:`job_sets_sha256`), so an edited price file or curve
-    recomputes it."""
+def spot_table_spec(study: str, job_sets, trace, settings: S.Settings | None, **more) -> TableSpec:
+    """A run-store entry of SpotTune simulations: the settings (job set names, simulator settings and
+    ``more``, e.g. approaches, market days, prices, seed) name the file; the data identity is the sha256 of
+    the price trace's values and of the job sets (:func:`trace_sha256`, :func:`job_sets_sha256`), so an
+    edited price file or curve recomputes it."""
     st = asdict(settings if settings is not None else S.Settings())
     for k in ("rules", "predictor", "bid"):
         if not isinstance(st[k], (str, int, float)):
-            raise W.SpotError(f"a grid whose simulator setting {k} is an object ({type(st[k]).__name__}) cannot be "
-                              "kept in the run store; give its name, or simulate without runs_dir")
-    aps = [asdict(S.approach(a) if isinstance(a, str) else a) for a in approaches]
-    return TableSpec("spot-grid", {"job_sets": [js.name for js in job_sets], "approaches": aps, "settings": st,
-                                   "market_days": float(market_days), "prices": str(prices), "seed": int(seed)},
+            raise W.SpotError(f"simulations whose simulator setting {k} is an object ({type(st[k]).__name__}) cannot "
+                              "be kept in the run store; give its name, or simulate without runs_dir")
+    return TableSpec(study, {"job_sets": [js.name for js in job_sets], "settings": st, **more},
                      {"prices_sha256": trace_sha256(trace), "job_sets_sha256": job_sets_sha256(job_sets)})
+
+
+def grid_table_spec(job_sets, seed: int, approaches, settings: S.Settings | None, market_days: float, prices,
+                    trace) -> TableSpec:
+    """The run-store entry of one seed of a grid (:func:`spot_table_spec`, study ``spot-grid``)."""
+    aps = [asdict(S.approach(a) if isinstance(a, str) else a) for a in approaches]
+    return spot_table_spec("spot-grid", job_sets, trace, settings, approaches=aps, market_days=float(market_days),
+                           prices=str(prices), seed=int(seed))
 
 
 def prices_label(trace) -> str:
