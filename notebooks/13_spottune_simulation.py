@@ -36,11 +36,16 @@
 # r4.large. Unless you supply the 2017 trace, prices come from a seeded **synthetic** market. So the
 # paper's percentages are shown for reference only (*not comparable*); what is compared is the
 # **direction and ordering** of its claims.
+#
+# The simulations are kept in the run store (`runs/tables/spot-grid/` and `runs/tables/spot-overhead/`, one
+# file per seed and setting, with the sha256 of the prices and job sets they were made from): running the
+# notebook again reads them back; an edited price file, curve or setting is simulated again.
 
 # %% tags=["parameters"]
 profile = "quick"          # "quick" (9 job sets, 10 seeds) or "paper" (53 job sets, 30 seeds, full curves)
 smoke = False
 figures_dir = "../figures"
+runs_dir = "../runs"       # the run store: each seed's simulations are kept there and re-used
 prices = "synthetic"       # "synthetic", "real" (the located 2017 trace) or a path
 
 # %%
@@ -83,7 +88,7 @@ W.speed_models(sorted({s.name if not s.name.startswith(("cnn/", "rnn/")) else s.
 
 # %%
 grid = G.simulate_grid(job_sets, cfg["seeds"], settings=G.sim_settings(cfg), market_days=cfg["market_days"],
-                  prices=prices, progress=True)
+                       prices=prices, progress=True, runs_dir=runs_dir)
 per = G.per_job_set(grid)
 write_csv(grid, out / "spottune_fig7_runs.csv")
 write_csv(per, out / "spottune_fig7.csv")
@@ -160,7 +165,7 @@ plt.show()
 # beside 1 GB and 5 GB.
 
 # %%
-overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
+overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices, runs_dir=runs_dir)
 overhead_table = OH.overhead_summary(overhead)
 write_csv(overhead_table, out / "spottune_fig12_overhead.csv")
 fig = F.fig12_overhead(overhead_table)
@@ -175,7 +180,8 @@ overhead_table.round(4)
 # the predicted top 3, contain the setting that is best after all steps?).
 
 # %%
-theta = G.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], G.sim_settings(cfg), cfg["market_days"], prices)
+theta = G.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], G.sim_settings(cfg), cfg["market_days"], prices,
+                      runs_dir=runs_dir)
 write_csv(theta, out / "spottune_fig8.csv")
 theta_table = IV.theta_intervals(theta)
 write_csv(theta_table, out / "spottune_fig8_intervals.csv")
@@ -195,7 +201,8 @@ theta_table.drop(columns="method").round(3)
 # market, so they tend to make the same choice: one seed's result varies a lot; compare means.)
 
 # %%
-rules_table = G.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None)
+rules_table = G.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None,
+                                 runs_dir=runs_dir)
 write_csv(rules_table, out / "spottune_rules.csv")
 rules_table
 
@@ -214,7 +221,7 @@ rules_table
 # runs it from the command line).
 
 # %%
-sweep = SEN.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True)
+sweep = SEN.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True, runs_dir=runs_dir)
 sweep_table = SEN.sensitivity_table(sweep)
 write_csv(sweep_table, out / "spottune_sensitivity.csv")
 fig = F.fig_sensitivity(sweep_table, SEN.PAPER_ON_SWEEP, first.synthetic)

@@ -27,6 +27,7 @@ SUBPACKAGES = {
     "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "market": "data", "workloads": "data", "curves": "data",
              "history": "data", "staged": "data", "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
              "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
+             "streams": "data",
              "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
              "settings_tables": "analysis", "timing": "analysis", "report": "reporting", "figures": "plotting"},
 }

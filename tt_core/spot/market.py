@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types, instance
+from tt_core.spot.streams import spot_rng
 from tt_core.data.io import shown
 
 #: The public file of the paper's trace (not shipped, not downloaded: its license is not stated).
@@ -236,11 +236,6 @@ TODAY_PARAMS = MarketParams(0.30, 0.03, 1.0 / 24.0, 0.0, 1.5, 30.0)
 TICK = 1e-4
 
 
-def _type_rng(seed: int, name: str) -> np.random.Generator:
-    """One generator per (seed, type): a type's prices do not depend on which other types are generated."""
-    return np.random.default_rng([int(seed), zlib.crc32(name.encode())])
-
-
 def synthetic_prices(name: str, n_minutes: int, params: MarketParams, rng: np.random.Generator,
                      on_demand: float) -> np.ndarray:
     """One type's minute prices (USD per hour) from :class:`MarketParams`."""
@@ -352,7 +347,8 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     Parameters
     ----------
     seed : int
-        Same seed, same prices (each type has its own stream, see :func:`_type_rng`).
+        Same seed, same prices (each type has its own stream, :func:`tt_core.spot.streams.spot_rng`
+        ``"prices"``).
     types : list of str, optional
         Default: the six types of Table III.
     params : dict of str to MarketParams, optional
@@ -371,7 +367,7 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     for name in types:
         p = table.get(name) or (TODAY_PARAMS if style == "today" else DEFAULT_PARAMS[name])
         gen = persistent_prices if style == "persistent" else synthetic_prices
-        out[name] = gen(name, n, p, _type_rng(seed, name), instance(name).on_demand)
+        out[name] = gen(name, n, p, spot_rng(seed, "prices", name), instance(name).on_demand)
     return PriceTrace(pd.Timestamp(start), out, f"synthetic {style}-style (seed {seed})", True, "generated")
 
 
