@@ -10,8 +10,8 @@ hyper-parameters, and the test of Eq. 7 is whether it finds that epoch.
 The job (one hyper-parameter setting)
 -------------------------------------
 * Data: the digits set (1,797 8x8 images, bundled with scikit-learn, nothing downloaded), 75 % for
-  training, standardised; the order of the training rows is drawn once from the stream
-  ``default_rng([seed, 2601])`` ("staged-digits / order") and then kept (``shuffle=False``).
+  training, standardised; the split and the order of the training rows are drawn once from the named
+  stream ``staged-order`` (:func:`tt_core.spot.streams.spot_rng`) and then kept (``shuffle=False``).
 * Model: one-vs-rest logistic regression trained by plain SGD (``SGDClassifier(loss="log_loss",
   learning_rate="constant")``), one epoch (``partial_fit``) per step, L2 penalty ``alpha = 0.05`` for
   every setting. The rate ``eta0`` is multiplied by ``decay_factor`` before epoch ``decay_epoch``
@@ -52,8 +52,6 @@ from tt_core.spot.catalogue import SpotError
 NAME = "staged-digits"
 EPOCHS = 24
 ALPHA_L2 = 0.05
-#: Purpose code of the row-order stream: ``default_rng([seed, ORDER_STREAM])``.
-ORDER_STREAM = 2601
 VERSION = 1
 METRIC = "training objective (one-vs-rest log loss + L2)"
 MODEL = "SGD logistic regression on digits with a step-decay learning rate"
@@ -76,7 +74,9 @@ def _data(seed: int):
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_digits(return_X_y=True)
-    rng = np.random.default_rng([int(seed), ORDER_STREAM])
+    from tt_core.spot.streams import spot_rng
+
+    rng = spot_rng(seed, "staged-order")
     Xtr, _, ytr, _ = train_test_split(X, y, test_size=0.25, random_state=int(rng.integers(2**31)))
     order = rng.permutation(len(ytr))
     return StandardScaler().fit_transform(Xtr)[order], ytr[order]
