@@ -59,7 +59,7 @@ from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
 from tt_core.spot import (earlycurve_study as ECS, figures as F, grids as G, intervals as IV, overhead as OH,
-                          report, sensitivity as SEN, settings_tables as STB, simulator as S)
+                          report, sensitivity as SEN, settings_tables as STB, simulator as S, workloads as W)
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -68,6 +68,17 @@ cfg = profiles.settings(profile, "spottune", smoke)
 job_sets = G.study_job_sets(cfg, progress=True)
 first = G.study_market(cfg, cfg["seeds"][0], prices)
 STB.settings_table(cfg, len(job_sets), first.label)
+
+# %% [markdown]
+# ### The speed model of each workload
+#
+# A job that runs on one thread is not faster on more vCPUs: its parallel fraction is 0 and only the ECU
+# per vCPU counts (r4.large is then both the cheapest and the fastest type); the multi-threaded workloads
+# use Amdahl's law with the profile's parallel fraction. Step times relative to r4.large:
+
+# %%
+W.speed_models(sorted({s.name if not s.name.startswith(("cnn/", "rnn/")) else s.name.split("/")[0]
+                       for s in job_sets}), cfg["parallel_fraction"]).round(3)
 
 # %% [markdown]
 # ## Fig. 7: cost, JCT and PCR of the four approaches
@@ -200,7 +211,8 @@ rules_table
 #
 # The result depends on settings the paper never gives and the workbook had to choose: the **maximum
 # price** SpotTune bids for its own instances ("aggressive bidding", §II-A, with no number), how a job's
-# step time scales with vCPUs (**Amdahl's parallel fraction** of the speed model, assumed 0.9), the
+# step time scales with vCPUs (**Amdahl's parallel fraction** of the multi-threaded workloads' speed
+# model, assumed 0.9; the single-threaded ones stay at 0), the
 # instances' **start-up time** (assumed 60 s) and the **model size** that checkpoints and restores move
 # (assumed 100 MB). One setting changes at a time, the others at the profile's values: the current price
 # +0 %, +5 %, Alg. 2's margin (the default), +25 %, and a random margin as Tributary (Fig. 10(c)'s rule);

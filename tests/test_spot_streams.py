@@ -20,6 +20,7 @@ BEFORE = [
     ("lstm-batches", (), [5, 17]),                      # revpred.train_network
     ("lstm-training-bids", (3,), [5, 3, 23]),           # type index 3
     ("label-rates", (1,), [5, 1, 29]),                  # revpred_study.label_rates
+    ("staged-order", (), [5, 2601]),                    # staged: the digits split and row order
     ("test-bids", (4,), [5, 4]),                        # revocation.evaluate, type index 4
     ("prices", ("r4.large",), [5, zlib.crc32(b"r4.large")]),  # market: one stream per type
 ]

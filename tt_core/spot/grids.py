@@ -44,19 +44,26 @@ def sim_settings(cfg: dict, **changes) -> S.Settings:
 
 
 def study_job_sets(cfg: dict, progress: bool = False) -> list:
-    """The profile's job sets: TrimTuner groups (``None``: all 48) and generated scikit-learn curves."""
-    speed = W.SpeedModel(cfg["parallel_fraction"])
+    """The profile's job sets: TrimTuner groups (``None``: all 48), generated scikit-learn curves and (with
+    ``staged``) the step-decay workload of :mod:`tt_core.spot.staged`. Each workload has its own speed
+    model (:func:`tt_core.spot.workloads.speed_model_for`): ``parallel_fraction`` for the multi-threaded
+    ones, 0 for the single-threaded ones."""
+    f = cfg["parallel_fraction"]
     sets = []
     groups = cfg["trimtuner"]
     for bench in ("cnn", "rnn"):
         mine = None if groups is None else [g for g in groups if g.startswith(bench + "/")]
         if mine == []:
             continue
-        sets += W.trimtuner_job_sets(bench, reference_hours=cfg["reference_hours"], speed=speed,
+        sets += W.trimtuner_job_sets(bench, reference_hours=cfg["reference_hours"], speed=W.speed_model_for(bench, f),
                                      model_mb=cfg["model_mb"], groups=mine)
     if cfg["sklearn"]:
-        sets += C.job_sets(cfg["sklearn"], cfg["curves"], seed=1, reference_hours=cfg["reference_hours"], speed=speed,
-                           model_mb=cfg["model_mb"], progress=progress)
+        sets += C.job_sets(cfg["sklearn"], cfg["curves"], seed=1, reference_hours=cfg["reference_hours"],
+                           parallel_fraction=f, model_mb=cfg["model_mb"], progress=progress)
+    if cfg.get("staged", False):
+        from tt_core.spot import staged as ST
+
+        sets.append(ST.job_set(seed=1, reference_hours=cfg["reference_hours"], model_mb=cfg["model_mb"]))
     return sets
 
 
@@ -282,17 +289,21 @@ def resolve_job_set(spec: str, reference_hours: float | None = None,
     and no rescaling of a user's own step times."""
     from pathlib import Path
 
-    speed = W.SpeedModel(parallel_fraction)
     if Path(spec).suffix.lower() == ".csv" or Path(spec).exists():
-        return W.read_job_csv(spec, speed, reference_hours, model_mb)
+        return W.read_job_csv(spec, W.SpeedModel(parallel_fraction), reference_hours, model_mb)
     reference_hours = W.DEFAULT_REFERENCE_HOURS if reference_hours is None else reference_hours
     if spec.startswith(("cnn/", "rnn/")):
-        return W.trimtuner_job_sets(spec.split("/")[0], reference_hours=reference_hours, speed=speed,
-                                    model_mb=model_mb, groups=[spec])[0]
+        return W.trimtuner_job_sets(spec.split("/")[0], reference_hours=reference_hours,
+                                    speed=W.speed_model_for(spec, parallel_fraction), model_mb=model_mb, groups=[spec])[0]
     if spec.startswith("sklearn/"):
-        return C.job_sets([spec.split("/", 1)[1]], curves_profile, seed, reference_hours, speed, model_mb)[0]
+        return C.job_sets([spec.split("/", 1)[1]], curves_profile, seed, reference_hours, None, model_mb,
+                          parallel_fraction=parallel_fraction)[0]
+    if spec == "staged/staged-digits":
+        from tt_core.spot import staged as ST
+
+        return ST.job_set(seed=seed, reference_hours=reference_hours, model_mb=model_mb)
     raise W.SpotError(f"unknown workload {shown(spec)}; give a TrimTuner group such as cnn/t2.small-x8 (see `tt spot data "
-                      f"list`), sklearn/<{'|'.join(C.ALGORITHMS)}>, or a job-set CSV path")
+                      f"list`), sklearn/<{'|'.join(C.ALGORITHMS)}>, staged/staged-digits, or a job-set CSV path")
 
 
 def workload_names() -> list[str]:
@@ -303,7 +314,7 @@ def workload_names() -> list[str]:
             names += [s.name for s in W.trimtuner_job_sets(bench)]
         except ValueError:
             pass
-    return names + [f"sklearn/{a}" for a in C.ALGORITHMS]
+    return names + [f"sklearn/{a}" for a in C.ALGORITHMS] + ["staged/staged-digits"]
 
 
 def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataFrame | None = None) -> dict:

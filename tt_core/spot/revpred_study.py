@@ -155,7 +155,7 @@ def fig10c_job_sets(cfg: dict, spot_cfg: dict, progress: bool = False) -> list:
     """Fig. 10(c)'s job sets: the ``revpred`` study's TrimTuner groups and scikit-learn curves, built as
     Fig. 7's (:func:`study_job_sets`, with the ``spottune`` study's time scale and speed model)."""
     return study_job_sets({**spot_cfg, "trimtuner": cfg["trimtuner"], "sklearn": cfg["sklearn"],
-                           "curves": cfg["curves"]}, progress)
+                           "curves": cfg["curves"], "staged": cfg.get("staged", False)}, progress)
 
 
 def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False,

@@ -20,7 +20,9 @@ from tt_core.spot.intervals import INTERVAL_LEVEL, INTERVAL_METHOD, N_BOOT, boot
 #: Bid rules of the sweep: the current price plus a relative margin (0, 5%, 25%), Alg. 2's margin (the
 #: default) and Tributary's random margin (as Fig. 10(c) and the paper's inference).
 SENSITIVITY_BIDS = (0.0, 0.05, "algorithm2", 0.25, "tributary")
-#: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model).
+#: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model); they
+#: apply to the multi-threaded workloads only (the single-threaded ones keep f = 0:
+#: :func:`tt_core.spot.workloads.speed_model_for`).
 SENSITIVITY_FRACTIONS = (0.5, 0.7, 0.9, 0.95)
 #: Start-up times (s; the simulator assumes 60) and model sizes (MB; the profiles assume 100) of the sweep.
 SENSITIVITY_STARTUPS = (0.0, 60.0, 300.0)

@@ -31,6 +31,7 @@ PURPOSES = {
     "lstm-training-bids": (23, "random training maximum prices of an LSTM (key: the type's index)"),
     "test-bids": (None, "random maximum prices of Fig. 10's test minutes (key: the type's index)"),
     "label-rates": (29, "random maximum prices of the label-rate table (key: the type's index)"),
+    "staged-order": (2601, "the staged workload's train/validation split and row order (spot.staged)"),
 }
 
 
