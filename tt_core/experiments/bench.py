@@ -55,7 +55,7 @@ from tt_core.data.io import shown
 __all__ = [
     "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
     "bench_recommend", "summarize", "read_bench_csv", "write_bench_csv",
-    "DEFAULT_N_OBS", "format_summary", "time_recommendations",
+    "DEFAULT_N_OBS", "format_summary", "time_recommendations", "load_average",
 ]
 
 #: Numbers of observations at which a recommendation is timed (initial design included).
@@ -213,7 +213,8 @@ def machine_info() -> dict:
     }
 
 
-def _load() -> float:
+def load_average() -> float:
+    """The machine's 1-minute load average (NaN where the system has none)."""
     try:
         return float(os.getloadavg()[0])
     except (OSError, AttributeError):  # pragma: no cover
@@ -307,7 +308,7 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     for r in range(repeats):
         steps.clear()
         n_cand = int(opt.pool.n_untested)
-        load = _load()
+        load = load_average()
         c0, t0 = time.process_time(), time.perf_counter()
         opt.refit()
         t1 = time.perf_counter()
