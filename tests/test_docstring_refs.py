@@ -14,7 +14,6 @@ import importlib
 import re
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tt_core"
 ROLE = re.compile(r":(func|class|mod|meth|data|attr|exc):`([^`<>]+?)`")
