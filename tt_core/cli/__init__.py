@@ -21,7 +21,7 @@ import sys
 from tt_core.cli import authors, bench, data, optimize, reproduce, runs, spot, summary
 from tt_core.cli.common import Parser
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "parser_for", "COMMANDS"]
 
 #: The commands in the order ``tt --help`` lists them: each adds its parser(s) to the sub-commands.
 COMMANDS = (data.add_parsers, reproduce.add_parser, optimize.add_parser, runs.add_parser, summary.add_summary,
