@@ -102,7 +102,8 @@ def test_profiles_add_the_staged_workload_with_its_own_speed_model(trained, monk
     cfg = {**profiles.settings("quick", "spottune"), "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [],
            "parallel_fraction": 0.5}
     rnn, staged = G.study_job_sets(cfg)
-    ratio = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    def ratio(js):
+        return js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
     assert staged.name == "staged/staged-digits" and ratio(staged) == pytest.approx(3.5 / 3.34375)
     assert ratio(rnn) == pytest.approx((0.5 + 0.5 / 16) / (0.5 + 0.5 / 2) * 3.5 / 3.34375)   # the swept f applies
     assert G.resolve_job_set("staged/staged-digits").name == staged.name

@@ -82,11 +82,13 @@ def test_speed_model_per_workload_ranks_the_types_differently():
     for t in single:
         assert one.relative_time(t) == pytest.approx(single[t])
         assert many.relative_time(t) == pytest.approx(parallel[t])
-    fastest_first = lambda m: sorted(single, key=lambda t: (round(m.relative_time(t), 12), t))
+    def fastest_first(m):
+        return sorted(single, key=lambda t: (round(m.relative_time(t), 12), t))
     assert fastest_first(one) == ["r4.large", "r4.2xlarge", "r4.xlarge", "m4.4xlarge", "m4.2xlarge", "r3.xlarge"]
     assert fastest_first(many) == ["m4.4xlarge", "r4.2xlarge", "m4.2xlarge", "r4.xlarge", "r3.xlarge", "r4.large"]
     # cost per step at on-demand prices: single-threaded, the cheapest type is also the fastest; parallel, not
-    cost = lambda m: {t: m.relative_time(t) * W.instance(t).on_demand for t in single}
+    def cost(m):
+        return {t: m.relative_time(t) * W.instance(t).on_demand for t in single}
     assert min(cost(one), key=cost(one).get) == "r4.large"
     assert W.speed_model_for("sklearn/mlp", 0.5).parallel_fraction == 0.5       # the swept fraction, threaded jobs only
     assert W.speed_model_for("sklearn/lor", 0.5).parallel_fraction == 0.0
@@ -99,7 +101,8 @@ def test_speed_model_per_workload_ranks_the_types_differently():
 def test_generated_job_sets_use_each_algorithms_speed_model(tmp_path):
     C.generate(["lir", "mlp"], "quick", seed=3, root=tmp_path, progress=False)
     lir, mlp = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, reference_hours=2.0)
-    r = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    def r(js):
+        return js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
     assert r(lir) == pytest.approx(3.5 / 3.34375)
     assert r(mlp) == pytest.approx(0.15625 / 0.55 * 3.5 / 3.34375)
     same, _ = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, speed=W.SpeedModel(0.9))

@@ -21,9 +21,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tt_core.data.benchmarks import PROJECT_DIR, search_dirs
 from tt_core.data.io import shown
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 HARNESS = Path(__file__).with_name("authors_harness.py")
 VENV_DIR = PROJECT_DIR / ".venv-authors"
