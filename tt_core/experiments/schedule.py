@@ -30,11 +30,10 @@ def stored_wall_seconds(runs_dir: str | Path) -> list[tuple[str, str, str, float
     whose metadata records its wall time (files that cannot be read are skipped)."""
     import pyarrow.parquet as pq
 
+    from tt_core.experiments.store import list_runs
+
     out = []
-    root = Path(runs_dir)
-    if not root.is_dir():
-        return out
-    for path in sorted(root.glob("*/*/seed*.parquet")):
+    for path in list_runs(runs_dir):
         try:
             meta = json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
             wall = float(meta["wall_s"])
