@@ -30,10 +30,11 @@ def stored_wall_seconds(runs_dir: str | Path) -> list[tuple[str, str, str, float
     whose metadata records its wall time (files that cannot be read are skipped)."""
     import pyarrow.parquet as pq
 
-    from tt_core.experiments.store import list_runs
-
     out = []
-    for path in list_runs(runs_dir):
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return out
+    for path in sorted(root.glob("*/*/seed*.parquet")):
         try:
             meta = json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
             wall = float(meta["wall_s"])
