@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.reporting.summary import NO_CAUSE_YET, STATUSES, collect
+from tt_core.reporting.summary import NO_CAUSE_YET, STATUSES, collect, summary_files
 
 #: Statuses listed as discrepancies.
 LISTED = ("differs", "not comparable")
@@ -30,7 +30,9 @@ def status_counts(figures_dir: str | Path) -> pd.DataFrame:
     """Rows per notebook and status (every status of :data:`~tt_core.reporting.summary.STATUSES`, the input and
     consistency checks apart), and how many differing rows have no measured cause yet."""
     rows = []
-    for notebook, df in collect(figures_dir).groupby("notebook", sort=True):
+    every = collect(figures_dir)
+    for notebook in summary_files(figures_dir):  # a notebook whose summary is empty too
+        df = every[every["notebook"] == notebook]
         counts = df["status"].value_counts()
         rows.append({"notebook": notebook, "rows": len(df), **{s: int(counts.get(s, 0)) for s in STATUSES},
                      "differs without a cause": int(((df["status"] == "differs") & (df["cause"] == NO_CAUSE_YET)).sum())})
