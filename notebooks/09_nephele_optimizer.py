@@ -62,7 +62,6 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from tt_core import plotting
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core import experiments as ex
