@@ -39,32 +39,27 @@ runs_dir = "../runs"
 n_jobs = 2
 
 # %%
-from pathlib import Path
-
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from tt_core import experiments as ex
+from tt_core.analysis import scoring, variants
 from tt_core.analysis import trajectories as tj
-from tt_core.experiments import profiles
+from tt_core.apps.notebook import notebook_setup
+from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import plot_metric_vs_cost, use_style
-from tt_core.analysis import scoring, variants
-from tt_core.data import paper_figures as pf
+from tt_core.experiments import profiles
+from tt_core.plotting.figures import plot_metric_vs_cost
 from tt_core.plotting.paper import overlay_paper_curves
 from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 4)
-pd.set_option("display.max_colwidth", 90)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+nb = notebook_setup(figures_dir, profile, "fig1", smoke, precision=4, width=None, max_colwidth=90)
+out = nb.out
 specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_core.experiments.profiles
-print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''})")
-settings_table(profile, "fig1", smoke)
+print(f"{len(specs)} runs ({nb.label})")
+nb.settings_table
 
 # %%
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
@@ -120,13 +115,11 @@ steps[steps["benchmark"].isin(list(benches))] if len(steps) else steps
 #
 # `tt_core.analysis.alpha_trace` replays seeded TrimTuner-DT runs on the RNN and records, at every BO step, the
 # parts of alpha_T (Eq. 5: information gain / predicted cost x constraint factor) for the chosen test and the best
-# candidate at each size. Measured cause: the trees' information gain is size-blind (at 1/60 about 1.0x the full
-# size's; 0 everywhere only at the first BO step), so alpha_T ranks sizes by predicted cost, which puts 1/60 at about
-# 0.02 of the full-size cost (measured 0.040: the cost model's size offset ignores start-up cost). Ties (1 choice in
-# 5) are between identical candidates of one size. Without a filter nearly every test is at 1/60; at beta 10% the
-# CEA filter keeps few 1/60 candidates, which lifts the mean size. `trees="overhead"` (a fitted start-up share, not
-# the default) predicts 0.03; with 10 seeds it moved beta 10%'s 1/60 share from 46% to 38%, left no filter at 94%,
-# and did not change the final Accuracy_C significantly (paired Wilcoxon p = 0.98 and 0.82).
+# candidate at each size. The measured cause, printed below from the trace, is that the trees' information gain is
+# size-blind, so alpha_T ranks sizes by predicted cost, and the cost model puts the smallest size at a small share of
+# the full-size cost (the size offset ignores start-up cost). Without a filter nearly every test is at the smallest
+# size; at beta 10% the CEA filter keeps few smallest-size candidates, which lifts the mean size.
+# `trees="overhead"` (a fitted start-up share) is an option, not the default.
 
 # %%
 from tt_core.analysis import alpha_trace
@@ -136,7 +129,7 @@ traces, traced_runs = alpha_trace.trace_runs(ats["seeds"], betas=ats["betas"], i
 trace_table = alpha_trace.summarise_traces(traces, traced_runs)
 write_csv(trace_table, out / "fig1_alpha_trace.csv")
 size_cause = alpha_trace.measured_cause(trace_table)
-print(f"seeds {ats['seeds']}, {ats['iterations']} tests, betas {ats['betas']}:", size_cause)
+display(Markdown(f"**Measured** (seeds {ats['seeds']}, {ats['iterations']} tests, betas {ats['betas']}): {size_cause}."))
 trace_table.round(4)
 
 # %% [markdown]
@@ -145,13 +138,12 @@ trace_table.round(4)
 # The paper has one EIc/USD step at 2.4x TrimTuner's and one EIc step at 10x; here an EIc/USD test costs
 # about as much as an EIc test.
 # `tt_core.analysis.eic_usd` replays seeded EIc/USD runs and, at every BO step, evaluates on the same candidates
-# and models EIc and the predicted cost `E[C] = exp(mu_c + sigma_c^2/2)` (USD) it divides by. Measured (quick
-# profile, seeds 1-3, 44 tests): the division is in USD and the cost model is close (predicted/measured 0.88-0.90),
-# but EIc spans 12-15 decades (max/median) over the 264 full-size candidates while the predicted cost spans under
-# one, so only 8-13 candidates can outrank EIc's argmax: the pick is EIc's argmax in 65% (RNN) / 74% (CNN) of
-# the steps, and its tests cost 0.75-0.82x EIc's pick at the same state (RNN 2.2x, CNN 1.0x the median
-# candidate's). Dividing by the cost matters mostly early, while EIc is still flat; no defect in the cost model or
-# its space was found.
+# and models EIc and the predicted cost `E[C] = exp(mu_c + sigma_c^2/2)` (USD) it divides by. The measurement, per
+# network below: whether the division is in USD and how close the cost model is, how many decades EIc spans over
+# the full-size candidates against the predicted cost, how many candidates can outrank EIc's argmax after the
+# division, how often the pick is EIc's own argmax, and what its tests cost against EIc's pick at the same state.
+# Dividing by the cost matters mostly early, while EIc is still flat; no defect in the cost model or its space was
+# found.
 
 # %%
 from tt_core.analysis import eic_usd
@@ -161,8 +153,7 @@ eus_trace = eic_usd.trace_runs(eus_seeds, benchmarks=tuple(benches), iterations=
 eus_table = eic_usd.summarise(eus_trace)
 write_csv(eus_table, out / "fig1_eic_usd_mechanism.csv")
 eus_cause = {b: eic_usd.measured_cause(eus_table[eus_table["benchmark"] == b]) for b in eus_table["benchmark"]}
-for b, text in eus_cause.items():
-    print(text)
+display(Markdown("\n".join(f"* {text}" for text in eus_cause.values())))
 eus_table.round(4)
 
 # %% [markdown]

@@ -42,8 +42,6 @@ fraction = 0.9
 n_boot = 2000
 
 # %%
-from pathlib import Path
-
 import pandas as pd
 from IPython.display import display
 
@@ -52,21 +50,18 @@ from tt_core.analysis import initial_design as design
 from tt_core.analysis import savings as sv
 from tt_core.analysis import trajectories as tj
 from tt_core.analysis.scoring import score_initial_design
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
-from tt_core.plotting.figures import plot_time_to_target, use_style
+from tt_core.plotting.figures import plot_time_to_target
 from tt_core.plotting.paper import plot_fig2_bars
 from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+nb = notebook_setup(figures_dir, profile, "fig1", smoke)  # style, folder, Fig. 1's profile settings
+out = nb.out
 specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_core.experiments.profiles)
 if not smoke:
     specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd", "random")]
@@ -75,7 +70,7 @@ benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 runs = score_initial_design(runs, benches, "paper")
 n_runs = int(runs.groupby("optimizer")["seed"].nunique().min())
 baselines = [b for b in ("eic", "eic-usd", "trimtuner-gp", "random") if b in set(runs["optimizer"])]
-settings_table(profile, "fig1", smoke)
+nb.settings_table
 
 # %% [markdown]
 # ## Fig. 2 as the paper computed it: savings read off the mean curves

@@ -727,6 +727,20 @@ def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
     return table.to_pandas(), meta
 
 
+def list_runs(runs_dir: str | Path = DEFAULT_RUNS_DIR, benchmark: str | None = None,
+              variant: str | None = None) -> list[Path]:
+    """The stored run files under ``runs_dir`` (``<benchmark>/<variant>/seed<N>.parquet``), sorted by benchmark
+    folder, variant folder and seed number; ``benchmark`` and ``variant`` (folder names, e.g.
+    :attr:`RunSpec.benchmark_label` and :attr:`RunSpec.variant`) narrow the listing. Nothing is read: a
+    listed file may still be damaged (:func:`read_run` says so)."""
+    from glob import escape
+
+    root = Path(runs_dir)
+    pattern = f"{escape(benchmark) if benchmark else '*'}/{escape(variant) if variant else '*'}/seed*.parquet"
+    found = [p for p in root.glob(pattern) if p.stem[4:].isdigit()] if root.is_dir() else []
+    return sorted(found, key=lambda p: (p.parent.parent.name, p.parent.name, int(p.stem[4:])))
+
+
 def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
     """Concatenate the stored trajectories of ``specs`` (a missing or untrustworthy one raises with what to do)."""
     import warnings
