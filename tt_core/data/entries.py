@@ -239,7 +239,7 @@ class Entry:
                 try:
                     return read(self.path), "reused"
                 except (OSError, ValueError) as exc:
-                    status, reason = "corrupt", f"not readable ({type(exc).__name__})"
+                    status, reason = "corrupt", f"not readable: {exc or type(exc).__name__}"
             if status in ("mismatch", "corrupt"):
                 self.set_aside(status, reason, stacklevel=stacklevel + 1)
             for leftover in temporary_files(self.path) + temporary_files(self.sidecar):
