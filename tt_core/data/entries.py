@@ -230,7 +230,7 @@ class Entry:
     def ensure(self, compute, write, read, force: bool = False, stacklevel: int = 2):
         """The stored value, or ``compute()`` written with ``write(value, tmp_path)``: under the entry's lock;
         a mismatching or corrupt file is set aside first. ``read(path)`` reads a fresh one (it may raise
-        :class:`ValueError` or :class:`OSError` for a file it cannot use: then it is set aside as corrupt).
+        ``ValueError`` or ``OSError`` for a file it cannot use: then it is set aside as corrupt).
         Returns ``(value, "reused" | "computed")``; a computed value is returned as computed."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with lock(self.path):
