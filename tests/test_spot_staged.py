@@ -64,8 +64,9 @@ def test_staged_fit_beats_the_single_stage_fit_on_the_split_curves(trained):
 
 def test_cache_is_a_csv_keyed_by_the_settings_and_training_is_seeded(trained):
     root, df = trained
-    files = [p for p in root.iterdir()]
-    assert len(files) == 1 and files[0].suffix == ".csv" and files[0].name.startswith("staged-digits-seed1-")
+    files = [p for p in root.iterdir() if p.suffix == ".csv"]
+    assert len(files) == 1 and files[0].name.startswith("staged-digits-seed1-")
+    assert files[0].with_name(files[0].name + ".entry.json").is_file()   # an entry of tt_core.data.entries
     mtime = files[0].stat().st_mtime_ns
     again = ST.generate(seed=1, root=root)
     assert files[0].stat().st_mtime_ns == mtime

@@ -50,8 +50,9 @@ def test_user_job_set_is_checked():
 
 def test_curve_generator_is_seeded_cached_and_atomic(tmp_path):
     a = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
-    files = list(tmp_path.iterdir())
+    files = [p for p in tmp_path.iterdir() if p.suffix == ".csv"]
     assert len(files) == 1 and files[0].name.startswith("lir-quick-seed3-") and not files[0].name.startswith(".")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files[0].name + end for end in ("", ".entry.json", ".lock"))
     assert sorted(a["setting"].unique()) == list(range(12)) and len(a) == 12 * C.SIZES["quick"]["epochs"]
     b = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False, force=True)["lir"]
     np.testing.assert_allclose(a["metric"], b["metric"])          # same seed, same curves (times are measured)
@@ -59,6 +60,12 @@ def test_curve_generator_is_seeded_cached_and_atomic(tmp_path):
     c = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
     assert files[0].stat().st_mtime_ns == mtime                  # reused from the cache, not recomputed
     np.testing.assert_allclose(a["metric"], c["metric"])
+    raw = bytearray(files[0].read_bytes())                        # a damaged cache: set aside, recomputed
+    raw[-3] = ord("7") if raw[-3] != ord("7") else ord("8")
+    files[0].write_bytes(bytes(raw))
+    with pytest.warns(UserWarning, match="checksum.*moved to lir-quick-seed3-.*csv.corrupt and recomputed"):
+        e = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
+    np.testing.assert_allclose(a["metric"], e["metric"])
     d = C.generate(["lir"], "quick", seed=4, root=tmp_path, progress=False)["lir"]
     assert not np.allclose(a["metric"], d["metric"])
     decayed = a[(a["schedule"] == "step-decay")]
