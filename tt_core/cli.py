@@ -990,7 +990,34 @@ def _add_bench_spot(sub) -> None:
     br.set_defaults(func=cmd_bench_revpred)
 
 
-_EXTRA_COMMANDS += [_add_spot_parser, _add_bench_spot]
+def cmd_bench_authors(args) -> int:
+    from tt_core.experiments.bench import bench_authors
+
+    r = bench_authors(args.benchmark, args.seed, args.residue, args.iterations)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print(f"authors' TrimTuner-DT, {r['benchmark']} seed {r['seed']}, residue {r['residue']}, {r['tests']} tests: "
+          f"{r['cpu_s']:.1f} s CPU (tt and the harness), {r['wall_s']:.1f} s wall; BO tests' mean size fraction "
+          f"{r['mean_size_fraction']:.3f}")
+    return 0
+
+
+def _add_bench_authors(sub) -> None:
+    if _light("bench"):  # `bench` is a name-only stub
+        return
+    bench = sub.choices["bench"]
+    bsub = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
+    ba = bsub.add_parser("authors", help="CPU time of one run of the authors' TrimTuner-DT (tt authors run)")
+    ba.add_argument("--benchmark", default="rnn", help="rnn (default) or cnn")
+    ba.add_argument("--seed", type=_whole("--seed", 1), default=1, help="the authors' seed (default 1)")
+    ba.add_argument("--residue", default="empirical", help="dH residue model (default empirical)")
+    ba.add_argument("--iterations", type=_count("--iterations"), default=44, help="tests in total (default 44)")
+    ba.add_argument("--json", action="store_true")
+    ba.set_defaults(func=cmd_bench_authors)
+
+
+_EXTRA_COMMANDS += [_add_spot_parser, _add_bench_spot, _add_bench_authors]
 _EXTRA_COMMANDS.append(lambda sub: __import__("tt_core.reporting.docs", fromlist=["add_parser"]).add_parser(sub))
 
 
