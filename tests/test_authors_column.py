@@ -186,3 +186,26 @@ def test_fig2_rows_side_by_hand():
                                                                                          cost_ratio=50.0)))
     c2 = df2["side"].iloc[0]  # the cost row
     assert c2.startswith(SIDE_WORKBOOK) and "$0.0600 here, $0.0120 with the authors' code" in c2
+
+
+def test_dt_rows_without_an_authors_value_say_undetermined():
+    """Table III-IV and Fig. 3 rows of TrimTuner-DT: the authors' code gives no value (not timed; no DIRECT or
+    CMA-ES in it), so a difference is undetermined, named; rows of other optimisers get no side."""
+    from tt_core.reporting.recommendation_time import comparison_rows
+    from tt_core.reporting.trimtuner_figs import NO_AUTHORS_FILTERS, NO_AUTHORS_TIMES, dt_row_without_authors
+
+    t3 = pd.DataFrame([{"benchmark": "rnn", "setting": s, "median_s": m}
+                       for s, m in (("trimtuner-gp", 1.0), ("trimtuner-dt", 0.5), ("fabolas", 1.0), ("eic", 0.05))])
+    t4 = pd.DataFrame(columns=["heuristic", "optimizer", "setting", "median_s", "x CEA 10%", "paper x CEA 10%"])
+    rows = comparison(comparison_rows(t3, t4)).set_index("item")
+    # GP / DT = 1.0 / 0.5 = 2, the paper's 13x is 6.5x away (> 2): differs; DT / EIc = 10, the paper's
+    # 'almost on par' ratio is within 2 of 1 only: differs; both have no value of the authors' code
+    for item in ("RNN: recommendation time trimtuner-gp / trimtuner-dt", "RNN: recommendation time trimtuner-dt / eic"):
+        assert rows.loc[item, "status"] == "differs"
+        assert rows.loc[item, "side"] == f"{SIDE_UNDETERMINED}: {NO_AUTHORS_TIMES}"
+    assert rows.loc["RNN: recommendation time fabolas / eic", "side"] == ""
+    fig3 = comparison([dt_row_without_authors({"source": "TrimTuner Fig. 3", "item": "RNN trimtuner-dt: x",
+                                               "paper": 2.0, "workbook": 0.5, "factor": 2.0}, NO_AUTHORS_FILTERS),
+                       dt_row_without_authors({"source": "TrimTuner Fig. 3", "item": "RNN trimtuner-dt: y",
+                                               "paper": 2.0, "workbook": 1.5, "factor": 2.0}, NO_AUTHORS_FILTERS)])
+    assert fig3["side"].tolist() == [f"{SIDE_UNDETERMINED}: {NO_AUTHORS_FILTERS}", ""]   # 4x apart; 1.33x agrees

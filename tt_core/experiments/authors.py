@@ -204,7 +204,8 @@ def _tidy(raw: dict, benchmark: str) -> dict:
     return {"optimizer": OPTIMIZER, "benchmark": benchmark, "seed": raw["seed"], "iterations": raw["iterations"],
             "filter": raw["filter"], "beta": raw["per"], "residue": raw["dh_model"], "dh_seed": raw["dh_seed"],
             "code": f"{TRIMTUNER_DIR} + {ROBO_DIR}", "versions": raw["versions"], "wall_s": raw["wall_s"],
-            "emcee_samplers": raw["emcee_samplers"], "tests": tests, "incumbents": raw["incumbents"],
+            "emcee_samplers": raw["emcee_samplers"], "prefetch": raw.get("prefetch"), "tests": tests,
+            "incumbents": raw["incumbents"],
             "steps": steps}
 
 

@@ -51,6 +51,20 @@ DT_DEVIATION = ("the workbook's TrimTuner-DT uses a real information gain, as th
                 "fantasy, so their dH is one number for every candidate and they test the CEA-kept candidate "
                 "ranked by P(feasible)/cost")
 NOT_RUN = "the authors' code was not run here"
+#: Why a TrimTuner-DT row of Fig. 3 or Table IV has no value of the authors' code (their DIRECT and CMA-ES are
+#: commented out in ``trimtuner/trimtuner/trimtuner.py`` at a9dec1f; the paper's Fig. 3 is TrimTuner-GP's).
+NO_AUTHORS_FILTERS = ("the authors' code offers no DIRECT or CMA-ES filter to run (both are commented out in their "
+                      "trimtuner.py), and the paper's Fig. 3 and Table IV numbers are TrimTuner-GP's or averages")
+#: Why a recommendation-time row (Tables III-IV) has no value of the authors' code.
+NO_AUTHORS_TIMES = ("recommendation times are measured for the workbook's code only; the authors' code is not timed "
+                    "per recommendation here, and EIc, FABOLAS and TrimTuner-GP are not run from their repository")
+
+
+def dt_row_without_authors(row: dict, reason: str) -> dict:
+    """``row`` (a TrimTuner-DT row no value of the authors' code exists for) with ``authors`` None and the reason,
+    so that its side, when it differs from the paper, reads *undetermined: reason*
+    (:func:`tt_core.reporting.summary.side_of`)."""
+    return {**row, "authors": None, "missing": reason}
 
 
 def outside_authors(baseline: str) -> str:
