@@ -70,13 +70,13 @@ def tree_ok(folder: Path, name: str) -> bool:
     return all(have.get(rel) == sha for rel, sha in FILES[name].items())
 
 
-def _download(url: str, timeout: float) -> bytes:
+def _download(url: str, timeout: float, dest: Path) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
             data = resp.read(MAX_BYTES + 1)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise AuthorsError(f"could not download {url} ({exc}); offline? copy the folders {TRIMTUNER_DIR}/ and "
-                           f"{ROBO_DIR}/ into {default_dest()} or point TT_AUTHORS_CODE at them") from None
+                           f"{ROBO_DIR}/ into {dest} or point TT_AUTHORS_CODE at them") from None
     if len(data) > MAX_BYTES:
         raise AuthorsError(f"{url} is larger than {MAX_BYTES // 2**20} MB; not the authors' code archive (check "
                            "--url-template)")
@@ -156,7 +156,7 @@ def fetch(dest: Path | None = None, url_template: str = URL_TEMPLATE, force: boo
             raise AuthorsError(f"--url-template {url_template!r} cannot be filled ({exc}); use the fields {{owner}}, "
                                "{repo}, {commit} (or {folder})") from None
         say(f"{n}: downloading {url}")
-        files = _members(_download(url, timeout), url)
+        files = _members(_download(url, timeout, dest), url)
         _check(n, files, url)
         checked[n] = files
     dest.mkdir(parents=True, exist_ok=True)
