@@ -4,6 +4,7 @@ environment as an oracle."""
 from __future__ import annotations
 
 import json
+import sys
 
 from tt_core.cli.common import JSON_HELP, count, jsonable, light, show_help, whole
 
@@ -38,6 +39,21 @@ def add_parser(sub, only: str | None) -> None:
     ar.add_argument("--verbose", action="store_true", help="show the authors' own output")
     ar.add_argument("--json", action="store_true", help=JSON_HELP)
     ar.set_defaults(func=cmd_authors_run)
+    from tt_core.experiments.authors_fetch import URL_TEMPLATE
+
+    af = asub.add_parser("fetch", help="download their code (pinned commits) into the data cache and check it",
+                         description="Downloads github pedrogbmendes/TrimTuner (a9dec1f) and automl/RoBO (91366b1) as "
+                                     "tar archives, checks every file against the sha256 values pinned in the "
+                                     "workbook, and installs the two folders where `tt authors run` looks (the data "
+                                     "cache's authors_code/). Nothing is installed when a check fails.",
+                         examples="tt authors fetch\n  tt authors fetch --dest ~/authors_code\n"
+                                  "  tt authors fetch --url-template 'file:///mirror/{repo}-{commit}.tar.gz'")
+    af.add_argument("--dest", help="install here instead of the data cache (then point TT_AUTHORS_CODE at it)")
+    af.add_argument("--url-template", default=URL_TEMPLATE,
+                    help="archive address with {owner}, {repo}, {commit} (default GitHub's codeload; only short "
+                         "commit hashes are known, give a full one here if the service needs it)")
+    af.add_argument("--force", action="store_true", help="download again even if the pinned trees are installed")
+    af.set_defaults(func=cmd_authors_fetch)
     au.set_defaults(func=show_help(au))
 
 
@@ -63,4 +79,14 @@ def cmd_authors_run(args) -> int:
           f"${s['cost_per_bo_test']:.4f} per test; final Accuracy_C {s['final_accuracy_c']:.3f}; dH constant across "
           f"candidates in every step: {s['dh_constant_in_every_step']}" + (f"; stored {res['stored']}"
                                                                             if args.store else ""))
+    return 0
+
+
+def cmd_authors_fetch(args) -> int:
+    from tt_core.experiments import authors_fetch as F
+
+    dest = F.fetch(args.dest, url_template=args.url_template, force=args.force,
+                   say=lambda line: print(f"authors fetch: {line}", file=sys.stderr, flush=True))
+    print(f"authors' code in {dest}" + ("" if args.dest is None else
+                                        f" (set TT_AUTHORS_CODE={dest} for `tt authors run` to use it)"))
     return 0

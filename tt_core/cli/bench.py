@@ -3,7 +3,9 @@ and filter (TrimTuner Tables III-IV), a SpotTune Fig. 7 grid's simulation time, 
 
 from __future__ import annotations
 
-from tt_core.cli.common import count, light, profile_names, show_help
+import json
+
+from tt_core.cli.common import JSON_HELP, count, light, profile_names, show_help, whole
 
 HELP = "benchmarks of the workbook's own computations"
 
@@ -69,6 +71,13 @@ def add_parser(sub, only: str | None) -> None:
     br.add_argument("--prices", default="synthetic", help="synthetic (default), real or a path")
     br.add_argument("--type", help="instance type (default: the trace's first)")
     br.set_defaults(func=cmd_bench_revpred)
+    ba = bsub.add_parser("authors", help="CPU time of one run of the authors' TrimTuner-DT (tt authors run)")
+    ba.add_argument("--benchmark", default="rnn", help="rnn (default) or cnn")
+    ba.add_argument("--seed", type=whole("--seed", 1), default=1, help="the authors' seed (default 1)")
+    ba.add_argument("--residue", default="empirical", help="dH residue model (default empirical)")
+    ba.add_argument("--iterations", type=count("--iterations"), default=44, help="tests in total (default 44)")
+    ba.add_argument("--json", action="store_true", help=JSON_HELP)
+    ba.set_defaults(func=cmd_bench_authors)
     bench.set_defaults(func=show_help(bench))
 
 
@@ -141,4 +150,17 @@ def cmd_bench_revpred(args) -> int:
               f"{r.train_cpu_s_per_1000_windows_epoch:.3f} s per 1000 windows per epoch; inference "
               f"{r.infer_cpu_s_per_1000_windows:.3f} s per 1000 windows (batched), {r.single_query_cpu_ms:.2f} ms "
               "per single query")
+    return 0
+
+
+def cmd_bench_authors(args) -> int:
+    from tt_core.experiments.bench import bench_authors
+
+    r = bench_authors(args.benchmark, args.seed, args.residue, args.iterations)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print(f"authors' TrimTuner-DT, {r['benchmark']} seed {r['seed']}, residue {r['residue']}, {r['tests']} tests: "
+          f"{r['cpu_s']:.1f} s CPU (tt and the harness), {r['wall_s']:.1f} s wall; BO tests' mean size fraction "
+          f"{r['mean_size_fraction']:.3f}")
     return 0

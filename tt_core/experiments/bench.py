@@ -576,3 +576,22 @@ def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), se
                 break
             step()
     return pd.DataFrame(rows)
+
+
+def bench_authors(benchmark: str = "rnn", seed: int = 1, residue: str = "empirical", iterations: int = 44) -> dict:
+    """CPU seconds (this process and the authors' harness, ``getrusage``) and wall seconds of one run of the
+    authors' TrimTuner-DT (:func:`tt_core.experiments.authors.run_authors`), with its BO tests' mean size
+    fraction (a check that the run is the one measured)."""
+    import resource
+
+    from tt_core.experiments import authors as A
+
+    A.ensure_env()  # an install on first use is not timed
+    def cpu():
+        return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                   for f in ("ru_utime", "ru_stime"))
+    c0, t0 = cpu(), time.perf_counter()
+    res = A.run_authors(benchmark, seed, residue=residue, iterations=iterations)
+    return {"benchmark": benchmark, "seed": seed, "residue": residue, "tests": len(res["tests"]),
+            "cpu_s": cpu() - c0, "wall_s": time.perf_counter() - t0,
+            "mean_size_fraction": A.summary(res)["mean_size_fraction"]}

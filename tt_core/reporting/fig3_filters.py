@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from tt_core.reporting import paper_values as pv
-from tt_core.reporting.trimtuner_figs import fig3_median_cause, fig3_raw_box_causes, study_not_comparable
+from tt_core.reporting.trimtuner_figs import (NO_AUTHORS_FILTERS, dt_row_without_authors, fig3_median_cause,
+                                              fig3_raw_box_causes, study_not_comparable)
 
 SOURCE = "TrimTuner Fig. 3"
 #: Baseline label -> key of the paper's savings (:data:`tt_core.reporting.paper_values.FIG3`).
@@ -121,7 +122,8 @@ def ordering_rows(levels: pd.DataFrame, ordering_share: pd.DataFrame, runs_per_o
 def fig3_rows(curve_ratios: pd.DataFrame, ratios: pd.DataFrame, levels: pd.DataFrame, ordering_share: pd.DataFrame,
               raw_table: pd.DataFrame, runs_per_optimizer: dict) -> list[dict]:
     """Comparison rows of notebook 05 (rows without a workbook value left out), in the notebook's order:
-    the mean-curve savings, the median-over-runs savings and orderings, the filters' ordering.
+    the mean-curve savings, the median-over-runs savings and orderings, the filters' ordering; a differing
+    TrimTuner-DT row's side is *undetermined* (the authors' code has no DIRECT / CMA-ES filter to run).
 
     Parameters
     ----------
@@ -137,4 +139,7 @@ def fig3_rows(curve_ratios: pd.DataFrame, ratios: pd.DataFrame, levels: pd.DataF
     rows = mean_curve_rows(curve_ratios, runs_per_optimizer, raw_causes)
     rows += median_rows(ratios, curve_ratios, runs_per_optimizer, raw_causes)
     rows += ordering_rows(levels, ordering_share, runs_per_optimizer)
+    # a TrimTuner-DT row has no value of the authors' code (their DIRECT / CMA-ES are commented out): its side,
+    # when it differs, is undetermined
+    rows = [dt_row_without_authors(r, NO_AUTHORS_FILTERS) if " trimtuner-dt:" in r["item"] else r for r in rows]
     return [r for r in rows if r["workbook"] is not None]
