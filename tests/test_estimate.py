@@ -5,7 +5,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tt_core.experiments.estimate import benchmarked_seconds, describe, estimate, stored_run_seconds
+from tt_core.experiments.estimate import benchmarked_seconds, cpu_text, describe, estimate, stored_run_seconds
 from tt_core.experiments.store import RunSpec, read_run, run_one
 
 
@@ -51,10 +51,10 @@ def test_stored_runs_need_nothing_and_record_their_cpu_time(tmp_path):
     run_one(spec, runs)
     _, meta = read_run(spec.path(runs))
     assert meta["cpu_s"] >= 0.0 and "wall_s" in meta
-    est = estimate([spec, RunSpec("rnn", "random", 2, iterations=5)], runs, table={})
+    est = estimate([spec, RunSpec("rnn", "random", 2, iterations=5)], runs, table={}, stored=[spec])
     # seed 1 is stored (nothing to compute); seed 2 is estimated from seed 1's recorded CPU time
     assert est.todo == 1 and est.per_run == [0.0, meta["cpu_s"]] and est.stored == 1
-    assert describe(estimate([spec], runs, table={})) == "every run is stored: nothing to compute"
+    assert describe(estimate([spec], runs, table={}, stored=[spec])) == "every run is stored: nothing to compute"
 
 
 def test_benchmark_table_reads_its_csv(tmp_path):
@@ -62,3 +62,8 @@ def test_benchmark_table_reads_its_csv(tmp_path):
     path.write_text("benchmark,variant,cpu_s\nrnn,trimtuner-dt,9.5\ncnn,nephele,1.25\n")
     assert benchmarked_seconds(path) == {("rnn", "trimtuner-dt"): 9.5, ("cnn", "nephele"): 1.25}
     assert benchmarked_seconds(tmp_path / "missing.csv") == {}
+
+
+def test_cpu_text_switches_to_minutes_at_two_minutes():
+    assert (cpu_text(42.4), cpu_text(119.0), cpu_text(120.0), cpu_text(3 * 60 + 24)) == (
+        "42 CPU-s", "119 CPU-s", "2.0 CPU-min", "3.4 CPU-min")

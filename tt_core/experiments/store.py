@@ -666,7 +666,7 @@ def run_grid(
     busy = []
     left = {}  # the runs still to compute -> their estimated CPU seconds (measured per-run times; None: unknown)
     if progress and todo:
-        from tt_core.experiments.estimate import describe, estimate
+        from tt_core.experiments.estimate import cpu_text, describe, estimate
 
         est = estimate(todo, runs_dir)
         left = dict(zip(todo, est.per_run))
@@ -678,7 +678,7 @@ def run_grid(
         if not known:
             return ""
         unmeasured = len(left) - len(known)
-        return f"about {sum(known) / 60:.1f} CPU-min left" + (f" + {unmeasured} unmeasured runs" if unmeasured else "")
+        return f"about {cpu_text(sum(known))} left" + (f" + {unmeasured} unmeasured runs" if unmeasured else "")
 
     def record(spec: RunSpec, what: str) -> None:
         if what == "busy":  # held by another process: waited for at the end
