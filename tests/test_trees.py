@@ -141,3 +141,26 @@ def test_errors():
         m.fit(X, y[:3])
     with pytest.raises(ValueError, match="NaN"):
         m.fantasize(X[:1], [np.nan])
+
+
+def test_direct_tree_build_is_sklearns_fit():
+    """The ensemble builds its trees with scikit-learn's criterion, splitter and builder directly: the same
+    tree (structure, thresholds, predictions) as ExtraTreeRegressor.fit from the same random state."""
+    from sklearn.tree import ExtraTreeRegressor
+
+    from tt_core.models.trees import _build_tree
+
+    rng = np.random.default_rng(0)
+    settings = [{"splitter": "best", "max_features": 2}, {}, {"splitter": "random", "max_features": 0.5},
+                {"max_features": None}, {"max_features": "sqrt"}]
+    for trial in range(60):
+        n, d = int(rng.integers(2, 40)), int(rng.integers(2, 6))
+        X = np.ascontiguousarray(rng.integers(0, 4, (n, d)).astype(np.float32))  # ties between thresholds
+        y = np.round(rng.standard_normal(n), 1)
+        kw, seed = settings[trial % len(settings)], int(rng.integers(0, 2**31 - 1))
+        ref = ExtraTreeRegressor(random_state=np.random.RandomState(seed), **kw).fit(X, y, check_input=False)
+        got = _build_tree(X, y, np.random.RandomState(seed), **kw).tree_
+        Z = np.ascontiguousarray(rng.integers(0, 4, (30, d)).astype(np.float32))
+        assert got.node_count == ref.tree_.node_count
+        assert np.array_equal(got.feature, ref.tree_.feature) and np.array_equal(got.threshold, ref.tree_.threshold)
+        assert np.array_equal(got.predict(Z)[:, 0], ref.predict(Z, check_input=False))

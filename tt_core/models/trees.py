@@ -82,6 +82,51 @@ def _resolve_seed(seed) -> np.random.SeedSequence:
 _RS_STATES: dict[int, tuple] = {}
 
 
+#: Tree settings :func:`_build_tree` builds itself; any other setting goes through scikit-learn's ``fit``.
+_DIRECT_SETTINGS = {"splitter", "max_features"}
+
+
+class _BuiltTree:
+    """A fitted tree structure (``tree_``, as on a fitted scikit-learn tree): all the ensemble reads."""
+
+    __slots__ = ("tree_",)
+
+    def __init__(self, tree_):
+        self.tree_ = tree_
+
+
+def _max_features(value, n_features: int) -> int:
+    """Features drawn per split: scikit-learn's rule for its ``max_features`` setting (``_fit``)."""
+    if isinstance(value, str):
+        return max(1, int(np.sqrt(n_features))) if value == "sqrt" else max(1, int(np.log2(n_features)))
+    if value is None:
+        return n_features
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return max(1, int(value * n_features)) if value > 0.0 else 0
+
+
+def _build_tree(X32: np.ndarray, y: np.ndarray, rs: np.random.RandomState, splitter: str = "random",
+                max_features=1.0):
+    """One regression tree as ``ExtraTreeRegressor(splitter=..., max_features=..., random_state=rs)
+    .fit(X32, y, check_input=False)`` builds it, with scikit-learn's own criterion, splitter and builder
+    and the same draws from ``rs``, without the per-fit checks of its estimator wrapper (parameter
+    context, estimator tags, pruning check), which took most of a small tree's fit. Other settings
+    (depth, leaf sizes) are left at scikit-learn's defaults; the ensemble uses this only for those."""
+    from sklearn.tree._classes import CRITERIA_REG, DENSE_SPLITTERS
+    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+
+    n, d = X32.shape
+    y2 = np.ascontiguousarray(np.reshape(y, (-1, 1)), dtype=np.float64)
+    criterion = CRITERIA_REG["squared_error"](1, n)
+    split = DENSE_SPLITTERS[splitter](criterion, _max_features(max_features, d), 1, 0.0, rs, None)
+    tree = Tree(d, np.array([1], dtype=np.intp), 1)
+    # defaults: min_samples_split 2 (>= 2 * min_samples_leaf 1), min_weight_leaf 0, no depth limit, no
+    # minimum impurity decrease
+    DepthFirstTreeBuilder(split, 2, 1, 0.0, np.iinfo(np.int32).max, 0.0).build(tree, X32, y2, None, None)
+    return _BuiltTree(tree)
+
+
 def _mean_rows(P: np.ndarray) -> np.ndarray:
     """Mean over axis 0, summed row by row in a fixed order.
 
@@ -193,6 +238,8 @@ class ExtraTreesEnsemble:
         # each tree gets a RandomState in the state of RandomState(seed) (the same random stream as
         # random_state=seed, without re-seeding the Mersenne twister each time).
         shared_rs = np.random.RandomState(0)  # re-stated before every tree; only read during its fit
+        direct = set(self.extra_trees_kwargs) <= _DIRECT_SETTINGS and self.extra_trees_kwargs.get("splitter",
+                                                                                                  "random") in ("best", "random")
         with sklearn.config_context(skip_parameter_validation=True):
             for _ in range(self.n_members):
                 idx = rng.integers(0, n, size=n)  # bootstrap: n draws with replacement
@@ -200,6 +247,9 @@ class ExtraTreesEnsemble:
                 Xb, yb = np.ascontiguousarray(X32[idx]), np.ascontiguousarray(y[idx])
                 for s in seeds:
                     rs = self._random_state(int(s), shared_rs)
+                    if direct:
+                        trees.append(_build_tree(Xb, yb, rs, **self.extra_trees_kwargs))
+                        continue
                     tree = ExtraTreeRegressor(random_state=rs, **self.extra_trees_kwargs)
                     tree.fit(Xb, yb, check_input=False)  # inputs prepared above (float32, C order)
                     trees.append(tree)
