@@ -159,7 +159,7 @@ def test_direct_tree_build_is_sklearns_fit():
         y = np.round(rng.standard_normal(n), 1)
         kw, seed = settings[trial % len(settings)], int(rng.integers(0, 2**31 - 1))
         ref = ExtraTreeRegressor(random_state=np.random.RandomState(seed), **kw).fit(X, y, check_input=False)
-        got = _build_tree(X, y, np.random.RandomState(seed), **kw).tree_
+        got = _build_tree(X, y, np.random.RandomState(seed), **kw)
         Z = np.ascontiguousarray(rng.integers(0, 4, (30, d)).astype(np.float32))
         assert got.node_count == ref.tree_.node_count
         assert np.array_equal(got.feature, ref.tree_.feature) and np.array_equal(got.threshold, ref.tree_.threshold)

@@ -78,17 +78,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time", action="store_true", help="first time one run of each kind missing from the table")
     p.add_argument("--only", nargs="*", default=None, help="notebooks, e.g. 09 16")
     p.add_argument("--runs-dir", default=None, help="run store to read stored times from (default: none)")
+    p.add_argument("--table", default=str(RUN_TIMES), help="the benchmark table to add to and read (default: the shipped one)")
     args = p.parse_args(argv)
     grids = {k: v for k, v in profile_kinds(args.profile).items() if not args.only or k in args.only}
     if args.time:
         for specs in grids.values():
-            time_kinds(specs)
+            time_kinds(specs, args.table)
     from tt_core.experiments.store import stored_status
 
     runs_dir = args.runs_dir or Path(os.devnull)
     total = 0.0
     for nb, specs in grids.items():
-        est = estimate(specs, runs_dir, stored=[s for s in specs if args.runs_dir
+        est = estimate(specs, runs_dir, table=benchmarked_seconds(args.table), stored=[s for s in specs if args.runs_dir
                                                and stored_status(s, runs_dir) in ("valid", "stale")])
         total += est.cpu_s
         print(f"notebook {nb}: {describe(est)}")

@@ -86,15 +86,6 @@ _RS_STATES: dict[int, tuple] = {}
 _DIRECT_SETTINGS = {"splitter", "max_features"}
 
 
-class _BuiltTree:
-    """A fitted tree structure (``tree_``, as on a fitted scikit-learn tree): all the ensemble reads."""
-
-    __slots__ = ("tree_",)
-
-    def __init__(self, tree_):
-        self.tree_ = tree_
-
-
 def _max_features(value, n_features: int) -> int:
     """Features drawn per split: scikit-learn's rule for its ``max_features`` setting (``_fit``)."""
     if isinstance(value, str):
@@ -108,7 +99,7 @@ def _max_features(value, n_features: int) -> int:
 
 def _build_tree(X32: np.ndarray, y: np.ndarray, rs: np.random.RandomState, splitter: str = "random",
                 max_features=1.0):
-    """One regression tree as ``ExtraTreeRegressor(splitter=..., max_features=..., random_state=rs)
+    """The fitted structure (``tree_``) of one regression tree as ``ExtraTreeRegressor(splitter=..., max_features=..., random_state=rs)
     .fit(X32, y, check_input=False)`` builds it, with scikit-learn's own criterion, splitter and builder
     and the same draws from ``rs``, without the per-fit checks of its estimator wrapper (parameter
     context, estimator tags, pruning check), which took most of a small tree's fit. Other settings
@@ -124,7 +115,7 @@ def _build_tree(X32: np.ndarray, y: np.ndarray, rs: np.random.RandomState, split
     # defaults: min_samples_split 2 (>= 2 * min_samples_leaf 1), min_weight_leaf 0, no depth limit, no
     # minimum impurity decrease
     DepthFirstTreeBuilder(split, 2, 1, 0.0, np.iinfo(np.int32).max, 0.0).build(tree, X32, y2, None, None)
-    return _BuiltTree(tree)
+    return tree
 
 
 def _mean_rows(P: np.ndarray) -> np.ndarray:
@@ -192,25 +183,23 @@ class ExtraTreesEnsemble:
         self.jitter = None if jitter is None else float(jitter)
         self.extra_trees_kwargs = dict(extra_trees_kwargs)
         self._seed_seq = _resolve_seed(seed)
-        self._trees: list[ExtraTreeRegressor] | None = None
-        self._rs_states = _RS_STATES  # tree seed -> state of RandomState(seed), shared by every ensemble
+        self._trees: list | None = None  # fitted ExtraTreeRegressors or their tree structures (_build_tree)
 
     # ------------------------------------------------------------------ fitting
     def _clone(self) -> "ExtraTreesEnsemble":
         new = ExtraTreesEnsemble(self.n_members, self.min_std, self._seed_seq, self.n_estimators, self.jitter,
                                  **self.extra_trees_kwargs)
-        new._rs_states = self._rs_states
         return new
 
     def _random_state(self, seed: int, rs: np.random.RandomState) -> np.random.RandomState:
         """``rs`` put in the state of a fresh ``RandomState(seed)`` (the state is cached: creating a
         RandomState costs more than fitting a small tree)."""
-        state = self._rs_states.get(seed)
+        state = _RS_STATES.get(seed)
         if state is None:
             state = np.random.RandomState(seed).get_state()
-            if len(self._rs_states) > 4096:
-                self._rs_states.clear()
-            self._rs_states[seed] = state
+            if len(_RS_STATES) > 4096:
+                _RS_STATES.clear()
+            _RS_STATES[seed] = state
         rs.set_state(state)
         return rs
 
@@ -280,8 +269,9 @@ class ExtraTreesEnsemble:
         P = np.empty((len(self._trees), X.shape[0]))
         for k, tree in enumerate(self._trees):
             # what tree.predict(X32, check_input=False) returns for a fitted single-output regressor,
-            # without its per-call fitted-state and estimator-type checks (most of its time on small inputs)
-            P[k] = tree.tree_.predict(X32)[:, 0]
+            # without its per-call fitted-state and estimator-type checks (most of its time on small inputs);
+            # the trees are fitted regressors or the tree structures _build_tree returns
+            P[k] = getattr(tree, "tree_", tree).predict(X32)[:, 0]
         P = P.reshape(self.n_members, self.n_estimators, -1)
         if self.n_estimators == 1:
             return P[:, 0, :]
@@ -383,7 +373,6 @@ class AuthorsExtraTrees(ExtraTreesEnsemble):
     def _clone(self) -> "AuthorsExtraTrees":
         new = AuthorsExtraTrees(self.n_members, self.min_std, self._seed_seq, self.n_estimators, self.jitter,
                                 **self.extra_trees_kwargs)
-        new._rs_states = self._rs_states
         return new
 
     def joint_posteriors(self, Z, X) -> list[JointPosterior]:
