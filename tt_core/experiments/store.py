@@ -373,15 +373,23 @@ def _save_checkpoint(spec: RunSpec, ckpt: Path, replay, wall_s: float) -> None:
 CHECKPOINT_INTERVAL_S = 1.0
 
 
+#: A checkpoint waits at least this many times as long as the last one took to write, so checkpoints take
+#: at most about 1/10 of a run (on a loaded machine one second of wall time is little work, and a run of
+#: hundreds of short steps, e.g. the Nephele study's, spent a fifth of its time writing checkpoints).
+CHECKPOINT_COST_RATIO = 10.0
+
+
 def _throttled_saver(spec: RunSpec, ckpt: Path, wall_before: float, t0: float):
-    """``after_step`` callback: checkpoint once at least :data:`CHECKPOINT_INTERVAL_S` passed since the last."""
-    last = [t0]
+    """``after_step`` callback: checkpoint once at least :data:`CHECKPOINT_INTERVAL_S` passed since the last,
+    and :data:`CHECKPOINT_COST_RATIO` times the last checkpoint's own time."""
+    last = [t0, 0.0]  # when the last checkpoint was written, and how long writing it took
 
     def save(replay) -> None:
         now = time.perf_counter()
-        if now - last[0] >= CHECKPOINT_INTERVAL_S:
+        if now - last[0] >= max(CHECKPOINT_INTERVAL_S, CHECKPOINT_COST_RATIO * last[1]):
             _save_checkpoint(spec, ckpt, replay, wall_before + now - t0)
-            last[0] = time.perf_counter()
+            done = time.perf_counter()
+            last[0], last[1] = done, done - now
 
     return save
 
