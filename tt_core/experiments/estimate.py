@@ -25,7 +25,7 @@ from statistics import median
 
 __all__ = ["RUN_TIMES", "stored_run_seconds", "benchmarked_seconds", "estimate", "Estimate", "describe", "cpu_text"]
 
-#: Measured CPU seconds of one run of each kind (benchmark, optimiser variant), written by :func:`time_kinds`.
+#: Measured CPU seconds of one run of each kind (benchmark, optimiser variant), written by :func:`tt_core.experiments.run_times.time_kinds`.
 RUN_TIMES = Path(__file__).with_name("run_times.csv")
 
 
