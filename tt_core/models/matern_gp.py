@@ -19,6 +19,10 @@ from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 from tt_core.models.base import JointPosterior, check_X, check_y
 
 
+#: Per kernel class: its constructor's argument names and its ``hyperparameter_*`` attribute names.
+_INTROSPECTED: dict = {}
+
+
 class _Introspected:
     """scikit-learn's kernels with their class-level introspection done once per class.
 
@@ -28,18 +32,16 @@ class _Introspected:
     up once; the values and every computation stay scikit-learn's own (identical results).
     """
 
-    _names: dict = {}
-
     @classmethod
     def _introspected(cls) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        names = _Introspected._names.get(cls)
+        names = _INTROSPECTED.get(cls)
         if names is None:
             from inspect import signature
 
             args = tuple(p.name for p in signature(cls.__init__).parameters.values()
                          if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "self")
             hyper = tuple(a for a in dir(cls) if a.startswith("hyperparameter_"))
-            names = _Introspected._names[cls] = (args, hyper)
+            names = _INTROSPECTED[cls] = (args, hyper)
         return names
 
     def get_params(self, deep=True):
