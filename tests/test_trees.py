@@ -141,3 +141,4 @@ def test_errors():
         m.fit(X, y[:3])
     with pytest.raises(ValueError, match="NaN"):
         m.fantasize(X[:1], [np.nan])
+

@@ -132,7 +132,8 @@ PROFILES: dict[str, dict[str, dict]] = {
                     "lookahead_budgets": {"cnn": 7.0, "rnn": 1.5}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": True, "seed_draws": 30},
         "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
-        # 2 runs of 50 tests (Fabulinus, FABOLAS: 36 initial + 14 BO tests); about 4-5 CPU minutes
+        # 2 runs of 50 tests (Fabulinus, FABOLAS: 36 initial + 14 BO tests); how long: `python -m
+        # tt_core.experiments.run_times --only 16` (measured per-run times), and `tt runs` says it before it starts
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1, 2],
                       "iterations": 50, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",

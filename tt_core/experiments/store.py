@@ -349,15 +349,23 @@ def _save_checkpoint(spec: RunSpec, ckpt: Path, replay, wall_s: float) -> None:
 CHECKPOINT_INTERVAL_S = 1.0
 
 
+#: A checkpoint waits at least this many times as long as the last one took to write, so checkpoints take
+#: at most about 1/10 of a run (on a loaded machine one second of wall time is little work, and a run of
+#: hundreds of short steps, e.g. the Nephele study's, spent a fifth of its time writing checkpoints).
+CHECKPOINT_COST_RATIO = 10.0
+
+
 def _throttled_saver(spec: RunSpec, ckpt: Path, wall_before: float, t0: float):
-    """``after_step`` callback: checkpoint once at least :data:`CHECKPOINT_INTERVAL_S` passed since the last."""
-    last = [t0]
+    """``after_step`` callback: checkpoint once at least :data:`CHECKPOINT_INTERVAL_S` passed since the last,
+    and :data:`CHECKPOINT_COST_RATIO` times the last checkpoint's own time."""
+    last = [t0, 0.0]  # when the last checkpoint was written, and how long writing it took
 
     def save(replay) -> None:
         now = time.perf_counter()
-        if now - last[0] >= CHECKPOINT_INTERVAL_S:
+        if now - last[0] >= max(CHECKPOINT_INTERVAL_S, CHECKPOINT_COST_RATIO * last[1]):
             _save_checkpoint(spec, ckpt, replay, wall_before + now - t0)
-            last[0] = time.perf_counter()
+            done = time.perf_counter()
+            last[0], last[1] = done, done - now
 
     return save
 
@@ -431,14 +439,25 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
         replay, wall_before = _load_checkpoint(spec, ckpt) if checkpoint else (None, 0.0)
         if replay is None:
             replay = spec.replay()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_seconds()
         save = _throttled_saver(spec, ckpt, wall_before, t0) if checkpoint else None
         traj = replay.run(spec.iterations, after_step=save, should_stop=_parent_gone(parent))
-        write_run(spec, traj, path, wall_s=wall_before + time.perf_counter() - t0, resumed=bool(wall_before))
+        # CPU seconds of this process and of the processes it waited for (the authors' code), recorded for
+        # runs computed in one go: the estimates of later grids read them (tt_core.experiments.estimate)
+        cpu = {} if wall_before else {"cpu_s": round(_cpu_seconds() - c0, 3)}
+        write_run(spec, traj, path, wall_s=wall_before + time.perf_counter() - t0, resumed=bool(wall_before), **cpu)
         ckpt.unlink(missing_ok=True)
         return path, "computed"
     finally:
         lock.release()
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its waited-for children."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, resumed: bool = False,
@@ -625,18 +644,35 @@ def run_grid(
     counts = {"computed": 0, "reused": len(specs) - len(todo), "waited": 0}
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []
+    left = {}  # the runs still to compute -> their estimated CPU seconds (measured per-run times; None: unknown)
+    if progress and todo:
+        from tt_core.experiments.estimate import cpu_text, describe, estimate
+
+        est = estimate(todo, runs_dir)
+        left = dict(zip(todo, est.per_run))
+        bar.write(f"tt: {describe(est, 1 if backend == 'sequential' else n_jobs)}")
+
+    def remaining() -> str:
+        """The estimate of what is left, from measured times (not the bar's runs-per-second rate)."""
+        known = [v for v in left.values() if v is not None]
+        if not known:
+            return ""
+        unmeasured = len(left) - len(known)
+        return f"about {cpu_text(sum(known))} left" + (f" + {unmeasured} unmeasured runs" if unmeasured else "")
 
     def record(spec: RunSpec, what: str) -> None:
         if what == "busy":  # held by another process: waited for at the end
             busy.append(spec)
         else:
             counts[what] += 1
+            left.pop(spec, None)
+            bar.set_postfix_str(remaining())
             bar.update()
 
     try:
         if backend == "sequential" or (backend == "loky" and min(n_jobs, len(todo)) <= 1):
             for spec in todo:
-                bar.set_postfix_str(spec.label)
+                bar.set_postfix_str(", ".join(t for t in (spec.label, remaining()) if t))
                 record(spec, _run_one(spec, runs_dir, wait=False)[1])
         else:
             client = None

@@ -77,6 +77,11 @@ def _resolve_seed(seed) -> np.random.SeedSequence:
     raise ValueError(f"seed must be a non-negative int, a numpy Generator, a SeedSequence or None, got {shown(seed)}")
 
 
+#: State of a fresh ``RandomState(seed)`` per tree seed, shared by every ensemble of the process: an
+#: optimiser builds new ensembles with the same seeds at every step (the state depends on the seed only).
+_RS_STATES: dict[int, tuple] = {}
+
+
 def _mean_rows(P: np.ndarray) -> np.ndarray:
     """Mean over axis 0, summed row by row in a fixed order.
 
@@ -143,24 +148,22 @@ class ExtraTreesEnsemble:
         self.extra_trees_kwargs = dict(extra_trees_kwargs)
         self._seed_seq = _resolve_seed(seed)
         self._trees: list[ExtraTreeRegressor] | None = None
-        self._rs_states: dict[int, tuple] = {}  # tree seed -> state of RandomState(seed), shared with clones
 
     # ------------------------------------------------------------------ fitting
     def _clone(self) -> "ExtraTreesEnsemble":
         new = ExtraTreesEnsemble(self.n_members, self.min_std, self._seed_seq, self.n_estimators, self.jitter,
                                  **self.extra_trees_kwargs)
-        new._rs_states = self._rs_states
         return new
 
     def _random_state(self, seed: int, rs: np.random.RandomState) -> np.random.RandomState:
         """``rs`` put in the state of a fresh ``RandomState(seed)`` (the state is cached: creating a
         RandomState costs more than fitting a small tree)."""
-        state = self._rs_states.get(seed)
+        state = _RS_STATES.get(seed)
         if state is None:
             state = np.random.RandomState(seed).get_state()
-            if len(self._rs_states) > 4096:
-                self._rs_states.clear()
-            self._rs_states[seed] = state
+            if len(_RS_STATES) > 4096:
+                _RS_STATES.clear()
+            _RS_STATES[seed] = state
         rs.set_state(state)
         return rs
 
@@ -224,7 +227,9 @@ class ExtraTreesEnsemble:
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         P = np.empty((len(self._trees), X.shape[0]))
         for k, tree in enumerate(self._trees):
-            P[k] = tree.predict(X32, check_input=False)
+            # what tree.predict(X32, check_input=False) returns for a fitted single-output regressor,
+            # without its per-call fitted-state and estimator-type checks (most of its time on small inputs)
+            P[k] = tree.tree_.predict(X32)[:, 0]
         P = P.reshape(self.n_members, self.n_estimators, -1)
         if self.n_estimators == 1:
             return P[:, 0, :]

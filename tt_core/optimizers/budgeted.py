@@ -75,7 +75,6 @@ import numpy as np
 from tt_core.acquisitions.lookahead import Lookahead, PathState, expected_cost
 from tt_core.bo.design import latin_hypercube, level_coordinates, nearest_untested
 from tt_core.bo.history import log_positive, loss_target
-from tt_core.bo.incumbent import best_observed
 from tt_core.models.trees import ExtraTreesEnsemble
 from tt_core.optimizers.base import Optimizer, Recommendation
 from tt_core.data.io import shown
@@ -193,9 +192,17 @@ class BudgetedOptimizer(Optimizer):
         return len(self._ids)
 
     def incumbent(self) -> Recommendation | None:
-        """The cheapest observed point meeting the constraints (Alg. 2, line 16), or None."""
-        best = best_observed(self.history, "cost")
-        return None if best is None else Recommendation(*best)
+        """The cheapest observed point meeting the constraints (Alg. 2, line 16), or None.
+
+        The rule of :func:`tt_core.bo.incumbent.best_observed` (``objective="cost"``: the first of the
+        cheapest used feasible tests), read from the history's rows: a run asks after every test, and
+        building the history's table each time took a third of a Nephele run.
+        """
+        rows = [r for r in self._history.rows if bool(r["used"]) and bool(r["feasible"])]
+        if not rows:
+            return None
+        row = rows[int(np.argmin(np.array([r["cost"] for r in rows], dtype=float)))]
+        return Recommendation(int(row["config_id"]), int(row["size"]))
 
     # ------------------------------------------------------------------ ask / tell
     def _choose(self) -> tuple[int, int]:
