@@ -26,7 +26,7 @@ RANK = {"data": 0, "models": 1, "bo": 1, "acquisitions": 2, "optimizers": 3, "ex
 SUBPACKAGES = {
     "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "market": "data", "workloads": "data", "curves": "data",
              "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
-             "studies": "analysis", "report": "reporting", "figures": "plotting"},
+             "studies": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
 }
 
 

@@ -49,6 +49,8 @@ CLAIMS = {
                               "read as: correlation of cost with θ >= 0.9)"),
     "fig8_jct_linear": (True, "§IV-B2, Fig. 8(b): the JCT varies near-linearly with θ (mean over workloads; "
                               "read as: R² of a straight line >= 0.9)"),
+    "fig8_higher_theta_cheaper": (True, "§IV-B2, Fig. 8(a): sometimes a higher θ yields a lower cost (on some workload "
+                                        "the cost falls from one θ to the next)"),
     "fig12_overhead_below_10": (True, "§IV-F, Fig. 12: checkpoint-restore takes less than 10% of the training time "
                                       "on average (at the workbook's assumed model size)"),
 }
@@ -78,7 +80,8 @@ RESTS_ON = {
     "top3_at_07": ("eqs47",), "earlycurve_better": ("eqs47",), "fig11_errors": ("eqs47",),
     "jct_fastest_over_st07_completion": _SPOT07 + ("jct_completion",),
     "jct_cheapest_over_st07_completion": _SPOT07 + ("jct_completion",),
-    "fig8_cost_rises": _SPOT07, "fig8_jct_linear": _SPOT07 + ("jct",), "fig12_overhead_below_10": _SPOT07 + ("ckpt",),
+    "fig8_cost_rises": _SPOT07, "fig8_jct_linear": _SPOT07 + ("jct",),
+    "fig8_higher_theta_cheaper": _SPOT07, "fig12_overhead_below_10": _SPOT07 + ("ckpt",),
     "table3": (), "checkpoint": (),
 }
 
@@ -174,16 +177,19 @@ def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
 
 
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True,
-               not_comparable: dict | None = None, holds: dict | None = None) -> list[dict]:
+               not_comparable: dict | None = None, holds: dict | None = None, reading: str = "",
+               keys=None) -> list[dict]:
     """Direction and ordering claims, compared as booleans; ``causes`` names the evidence of a difference;
     ``not_comparable``: key -> why the claim cannot be compared here (the row is then *not comparable*, its
     value None); ``holds``: key -> the range of settings in which the claim holds (from the sensitivity
-    sweep, :func:`tt_core.spot.studies.holds_text`), appended to the note."""
+    sweep, :func:`tt_core.spot.studies.holds_text`), appended to the note; ``reading``: appended to each
+    item (which predictor and bids the simulations used, as :func:`fig7_rows`); ``keys``: only these claims."""
     causes, nc, holds = causes or {}, not_comparable or {}, holds or {}
     rows = []
     for key, (paper, text) in CLAIMS.items():
-        if key not in values and key not in nc:
+        if (key not in values and key not in nc) or (keys is not None and key not in keys):
             continue
+        text = text + reading
         note = f"{substitution(synthetic_prices)}; {rests_on(key)}" + (f"; {holds[key]}" if key in holds else "")
         if key in nc:
             rows.append({"source": f"{SOURCE} claims", "item": text, "paper": paper, "workbook": None,
