@@ -48,7 +48,7 @@ import pandas as pd
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
-from tt_core.spot import catalogue, figures as F, market as M, report, simulator as S, studies as T
+from tt_core.spot import catalogue, figures as F, market as M, market_study as MS, report, simulator as S
 
 pd.set_option("display.precision", 4)
 out = Path(figures_dir)
@@ -103,7 +103,7 @@ pd.concat([params, defaults])
 # to be revoked *early* and get the first hour free.
 
 # %%
-stats = T.revocation_stats(trace, margins)
+stats = MS.revocation_stats(trace, margins)
 write_csv(stats, out / "spottune_revocation.csv")
 fig = F.fig_revocation(stats, trace.synthetic)
 save_figure(fig, out / "spottune_revocation.png")
@@ -119,7 +119,7 @@ stats.pivot(index="type", columns="margin", values="p_revoked_within_hour")
 # `tt_core.spot.revocation`).
 
 # %%
-scores = T.predictor_scores(trace, fit_days=cfg["fit_days"], test_days=2 if smoke else 3)
+scores = MS.predictor_scores(trace, fit_days=cfg["fit_days"], test_days=2 if smoke else 3)
 write_csv(scores, out / "spottune_predictors.csv")
 scores.pivot(index="type", columns="predictor", values=["accuracy", "f1"])
 

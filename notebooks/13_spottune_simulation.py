@@ -53,15 +53,16 @@ from IPython.display import display
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
-from tt_core.spot import figures as F, report, simulator as S, studies as T
+from tt_core.spot import (earlycurve_study as ECS, figures as F, grids as G, intervals as IV, overhead as OH,
+                          report, sensitivity as SEN, settings_tables as STB, simulator as S)
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 cfg = profiles.settings(profile, "spottune", smoke)
-job_sets = T.study_job_sets(cfg, progress=True)
-first = T.study_market(cfg, cfg["seeds"][0], prices)
-T.settings_table(cfg, len(job_sets), first.label)
+job_sets = G.study_job_sets(cfg, progress=True)
+first = G.study_market(cfg, cfg["seeds"][0], prices)
+STB.settings_table(cfg, len(job_sets), first.label)
 
 # %% [markdown]
 # ## Fig. 7: cost, JCT and PCR of the four approaches
@@ -70,9 +71,9 @@ T.settings_table(cfg, len(job_sets), first.label)
 # (θ = 0.7), as the paper's Fig. 7(c).
 
 # %%
-grid = T.run_grid(job_sets, cfg["seeds"], settings=T.sim_settings(cfg), market_days=cfg["market_days"],
+grid = G.simulate_grid(job_sets, cfg["seeds"], settings=G.sim_settings(cfg), market_days=cfg["market_days"],
                   prices=prices, progress=True)
-per = T.per_job_set(grid)
+per = G.per_job_set(grid)
 write_csv(grid, out / "spottune_fig7_runs.csv")
 write_csv(per, out / "spottune_fig7.csv")
 fig = F.fig7(per, first.synthetic)
@@ -90,7 +91,7 @@ per.pivot(index="job_set", columns="approach", values=["cost", "jct_h"]).round(2
 # can swing by tens of points from one seed to the next.
 
 # %%
-intervals = T.statement_intervals(grid)
+intervals = IV.statement_intervals(grid)
 write_csv(intervals, out / "spottune_fig7_intervals.csv")
 intervals[["key", "value", "lo", "hi"]].round(3)
 
@@ -105,14 +106,14 @@ intervals[["key", "value", "lo", "hi"]].round(3)
 # θ=0.7 = 2.14).
 
 # %%
-jct_table = T.jct_readings(grid)
+jct_table = G.jct_readings(grid)
 jct_table.round(3)
 
 # %% [markdown]
 # ## Fig. 9: what the first-hour refund contributes
 
 # %%
-shares = T.refund_shares(grid)
+shares = G.refund_shares(grid)
 write_csv(shares, out / "spottune_fig9.csv")
 fig = F.fig9(shares, first.synthetic, intervals)   # dashed: mean over workloads, band: its seed interval
 save_figure(fig, out / "spottune_fig9.png")
@@ -129,8 +130,8 @@ shares.groupby("approach")[["free_step_share", "refunded_share"]].mean()
 # below, the speed model's steps per hour of one setting against the on-demand and mean spot prices.
 
 # %%
-one = S.simulate(job_sets[0], first, "spottune-0.7", T.sim_settings(cfg), cfg["seeds"][0])
-fig = F.fig4_lifetime(one.timeline, job_sets[0].name, first.synthetic, S.submission_time(T.sim_settings(cfg),
+one = S.simulate(job_sets[0], first, "spottune-0.7", G.sim_settings(cfg), cfg["seeds"][0])
+fig = F.fig4_lifetime(one.timeline, job_sets[0].name, first.synthetic, S.submission_time(G.sim_settings(cfg),
                                                                                            cfg["seeds"][0]))
 save_figure(fig, out / "spottune_fig4_lifetime.png")
 plt.show()
@@ -148,8 +149,8 @@ plt.show()
 # beside 1 GB and 5 GB.
 
 # %%
-overhead = T.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
-overhead_table = T.overhead_summary(overhead)
+overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
+overhead_table = OH.overhead_summary(overhead)
 write_csv(overhead_table, out / "spottune_fig12_overhead.csv")
 fig = F.fig12_overhead(overhead_table)
 save_figure(fig, out / "spottune_fig12_overhead.png")
@@ -163,9 +164,9 @@ overhead_table.round(4)
 # the predicted top 3, contain the setting that is best after all steps?).
 
 # %%
-theta = T.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], T.sim_settings(cfg), cfg["market_days"], prices)
+theta = G.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], G.sim_settings(cfg), cfg["market_days"], prices)
 write_csv(theta, out / "spottune_fig8.csv")
-theta_table = T.theta_intervals(theta)
+theta_table = IV.theta_intervals(theta)
 write_csv(theta_table, out / "spottune_fig8_intervals.csv")
 fig = F.fig8(theta, first.synthetic, theta_table)
 save_figure(fig, out / "spottune_fig8.png")
@@ -183,7 +184,7 @@ theta_table.drop(columns="method").round(3)
 # market, so they tend to make the same choice: one seed's result varies a lot; compare means.)
 
 # %%
-rules_table = T.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None)
+rules_table = G.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None)
 write_csv(rules_table, out / "spottune_rules.csv")
 rules_table
 
@@ -201,10 +202,10 @@ rules_table
 # runs it from the command line).
 
 # %%
-sweep = T.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True)
-sweep_table = T.sensitivity_table(sweep)
+sweep = SEN.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True)
+sweep_table = SEN.sensitivity_table(sweep)
 write_csv(sweep_table, out / "spottune_sensitivity.csv")
-fig = F.fig_sensitivity(sweep_table, T.PAPER_ON_SWEEP, first.synthetic)
+fig = F.fig_sensitivity(sweep_table, SEN.PAPER_ON_SWEEP, first.synthetic)
 save_figure(fig, out / "spottune_sensitivity.png")
 plt.show()
 sweep_table[["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest", "jct_vs_cheapest",
@@ -215,9 +216,9 @@ sweep_table[["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest
 # (or the nearest setting), and, per claim, the settings in which it holds.
 
 # %%
-where = T.paper_on_sweep(sweep_table)
+where = SEN.paper_on_sweep(sweep_table)
 write_csv(where, out / "spottune_sensitivity_paper.csv")
-holds = {k: T.holds_text(sweep_table, k) for k in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines",
+holds = {k: SEN.holds_text(sweep_table, k) for k in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines",
                                                    "pcr_st07_highest", "pcr_st1_above_singles")}
 display(where)
 pd.Series(holds, name="range where the paper's claim holds").to_frame()
@@ -231,22 +232,22 @@ pd.Series(holds, name="range where the paper's claim holds").to_frame()
 # note names the reconstructed equations it rests on; the JCT rows are shown under both readings of JCT.
 
 # %%
-statements = T.paper_statements(per, grid)
-topk = T.topk_claim(job_sets, cfg["thetas"], cfg["k"])
+statements = IV.paper_statements(per, grid)
+topk = ECS.topk_claim(job_sets, cfg["thetas"], cfg["k"])
 write_csv(topk, out / "spottune_fig8_topk.csv")
-values = T.claims(per, topk)
+values = G.claims(per, topk)
 values.pop("top3_at_07")  # the top-3 claim is EarlyCurve's: compared once, in notebook 14
-shape, shape_text = T.theta_shape(theta_table)
+shape, shape_text = IV.theta_shape(theta_table)
 values.update(shape)
 ov = overhead_table.set_index("model_mb")["mean_overhead"]
 values["fig12_overhead_below_10"] = bool(ov.loc[float(cfg["model_mb"])] < 0.1)
-ordering = per.assign(workload=per["job_set"].map(T.workload_of)).groupby(["workload", "approach"])["cost"].mean() \
+ordering = per.assign(workload=per["job_set"].map(G.workload_of)).groupby(["workload", "approach"])["cost"].mean() \
     .reset_index().rename(columns={"workload": "job_set"})
 ordering = ordering.loc[ordering.groupby("job_set")["cost"].idxmin()]
 causes = {
     "st07_cheapest": "measured: cheapest approach per workload (mean of its job sets) in spottune_fig7.csv: "
                      + ", ".join(f"{r.job_set}: {r.approach}" for r in ordering.itertuples()
-                                 if r.approach != T.REFERENCE),
+                                 if r.approach != G.REFERENCE),
     "st1_cheaper_than_cheapest": "measured in spottune_fig7.csv (cost columns)",
     "jct_between_baselines": "measured in spottune_fig7.csv (jct_h columns)",
     "pcr_st07_highest": "measured in spottune_fig7.csv (pcr columns)",

@@ -41,7 +41,7 @@ import pandas as pd
 
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
-from tt_core.spot import earlycurve as ec, figures as F, report, studies as T
+from tt_core.spot import earlycurve as ec, earlycurve_study as ECS, figures as F, grids as G, overhead as OH, report
 from tt_core.reporting.summary import save_comparison
 
 pd.set_option("display.precision", 3)
@@ -49,7 +49,7 @@ out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 cfg = profiles.settings(profile, "spottune", smoke)
 theta = theta or cfg["fig11_theta"]
-job_sets = T.study_job_sets(cfg)
+job_sets = G.study_job_sets(cfg)
 print(f"{len(job_sets)} job sets, {sum(len(s) for s in job_sets)} settings; θ = {theta} (paper: 0.7); "
       f"Eq. 7 thresholds alpha = {ec.ALPHA}, epsilon = {ec.EPSILON} over {ec.CALM_STEPS} steps (paper's)")
 
@@ -59,7 +59,7 @@ print(f"{len(job_sets)} job sets, {sum(len(s) for s in job_sets)} settings; θ =
 # Relative error of the predicted final metric, from the first $\theta$ of the steps, per setting.
 
 # %%
-errors = pd.concat([T.prediction_errors(js, theta) for js in job_sets], ignore_index=True)
+errors = pd.concat([ECS.prediction_errors(js, theta) for js in job_sets], ignore_index=True)
 write_csv(errors, out / "spottune_fig11_errors.csv")
 per_set = errors.groupby("job_set").agg(settings=("setting", "size"), staged=("stages", lambda s: int((s > 1).sum())),
                                         earlycurve=("earlycurve_error", "mean"), single_stage=("single-stage_error", "mean"))
@@ -114,7 +114,7 @@ pd.DataFrame(rows)
 # plateau stop is applied as in the simulator.)
 
 # %%
-topk = T.topk_claim(job_sets, cfg["thetas"], cfg["k"])
+topk = ECS.topk_claim(job_sets, cfg["thetas"], cfg["k"])
 write_csv(topk, out / "spottune_topk.csv")
 topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
 
@@ -127,7 +127,7 @@ topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
 # out): their COV per setting, on this shared 2-core machine, with steps of milliseconds.
 
 # %%
-cov = T.step_time_cov(cfg["sklearn"], cfg["curves"]) if cfg["sklearn"] else pd.DataFrame(
+cov = OH.step_time_cov(cfg["sklearn"], cfg["curves"]) if cfg["sklearn"] else pd.DataFrame(
     columns=["algorithm", "setting", "steps", "mean_s_per_step", "cov", "below_limit"])
 write_csv(cov, out / "spottune_step_time_cov.csv")
 cov.groupby("algorithm")[["mean_s_per_step", "cov", "below_limit"]].median() if len(cov) else cov
@@ -136,7 +136,7 @@ cov.groupby("algorithm")[["mean_s_per_step", "cov", "below_limit"]].median() if 
 # ## Paper vs workbook
 
 # %%
-better, staged_why = T.earlycurve_claim(errors)
+better, staged_why = ECS.earlycurve_claim(errors)
 values = {"top3_at_07": bool(topk.loc[topk["theta"] >= 0.7 - 1e-9, "top3"].all())}
 not_comparable = {}
 if better is None:

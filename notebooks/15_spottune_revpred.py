@@ -40,7 +40,7 @@
 # how well each model learns *the synthetic generator*, not AWS's market, and every row is marked
 # *not comparable*. With the real file the same notebook reproduces the paper's calendar split (train
 # from the trace's start on 2017-04-26 to 05-05 00:00 UTC, test 05-05 00:00 to 05-08 00:00 UTC,
-# `studies.fig10_split`; a file not covering those dates is refused with one line naming them). Trained weights are cached under `data/spot_revpred/` by seed,
+# `revpred_study.fig10_split`; a file not covering those dates is refused with one line naming them). Trained weights are cached under `data/spot_revpred/` by seed,
 # settings and the trace's checksum (a second run reads them).
 
 # %% tags=["parameters"]
@@ -60,17 +60,18 @@ import pandas as pd
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
-from tt_core.spot import figures as F, market as M, report, simulator as S, studies as T
+from tt_core.spot import (figures as F, market as M, report, revpred_study as RS, settings_tables as STB,
+                          simulator as S)
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 cfg = profiles.settings(profile, "revpred", smoke)
 spot_cfg = profiles.settings(profile, "spottune", smoke)
-trace = T.revpred_market(cfg, prices, seed)
-job_sets = T.fig10c_job_sets(cfg, spot_cfg, progress=True)
+trace = RS.revpred_market(cfg, prices, seed)
+job_sets = RS.fig10c_job_sets(cfg, spot_cfg, progress=True)
 print(f"prices: {trace.label}, {trace.n_minutes / 1440:.0f} days from {trace.start:%Y-%m-%d}")
-T.revpred_settings_table(cfg, trace.label, len(job_sets), trace.synthetic)
+STB.revpred_settings_table(cfg, trace.label, len(job_sets), trace.synthetic)
 
 # %% [markdown]
 # ## How often is the training label positive?
@@ -81,7 +82,7 @@ T.revpred_settings_table(cfg, trace.label, len(job_sets), trace.synthetic)
 # hour), so there revocations become rare. Narrower delta ranges are shown for comparison.
 
 # %%
-rates = T.label_rates(trace, cfg)
+rates = RS.label_rates(trace, cfg)
 write_csv(rates, out / "spottune_fig10_labels.csv")
 rates.pivot(index="type", columns="max_price", values="positive_rate")
 
@@ -93,9 +94,9 @@ rates.pivot(index="type", columns="max_price", values="positive_rate")
 
 # %%
 c0 = time.process_time()
-predictors = T.fig10_predictors(trace, cfg, progress=True)
+predictors = RS.fig10_predictors(trace, cfg, progress=True)
 fit_cpu = time.process_time() - c0
-fits = T.fit_table(predictors)
+fits = RS.fit_table(predictors)
 write_csv(fits, out / "spottune_fig10_fit.csv")
 print(f"fitting all predictors: {fit_cpu:.1f} s CPU in this process "
       f"(training alone: {fits['cpu_s'][~fits['cached']].sum():.1f} s; {int(fits['cached'].sum())} of {len(fits)} "
@@ -110,7 +111,7 @@ fits.round(3)
 # least 0.5. F1 is empty for a type where no test sample is a revocation and none is predicted.
 
 # %%
-scores = T.fig10_scores(trace, predictors, cfg)
+scores = RS.fig10_scores(trace, predictors, cfg)
 write_csv(scores, out / "spottune_fig10.csv")
 fig = F.fig10(scores, trace.synthetic)
 save_figure(fig, out / "spottune_fig10.png")
@@ -137,7 +138,7 @@ scores[scores["bids"] == "algorithm2"].pivot(index="type", columns="predictor", 
 # gain: the past hour helps).
 
 # %%
-memory = pd.concat([T.history_value(M.market(style, seed=seed, days=12.1)).assign(market=style)
+memory = pd.concat([RS.history_value(M.market(style, seed=seed, days=12.1)).assign(market=style)
                     for style in ("synthetic", "synthetic-persistent")], ignore_index=True)
 write_csv(memory, out / "spottune_history_value.csv")
 memory.groupby("market")[["log_loss_present", "log_loss_history", "gain"]].mean().round(4)
@@ -152,11 +153,11 @@ memory.groupby("market")[["log_loss_present", "log_loss_history", "gain"]].mean(
 
 # %%
 deployments = []
-grid_all = T.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True,
+grid_all = RS.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True,
                          deployments=deployments, approaches=[a.name for a in S.FIG7_APPROACHES])
 grid = grid_all[grid_all["approach"] == cfg["fig10c_approach"]]
 write_csv(grid_all, out / "spottune_fig7_by_predictor_runs.csv")
-c_summary = T.fig10c_summary(grid)
+c_summary = RS.fig10c_summary(grid)
 write_csv(grid, out / "spottune_fig10c_runs.csv")
 write_csv(c_summary, out / "spottune_fig10c.csv")
 fig = F.fig10c(c_summary, trace.synthetic)
@@ -175,7 +176,7 @@ c_summary
 # the LSTMs were trained on (not the market).
 
 # %%
-by_predictor = T.predictor_statements(grid_all)
+by_predictor = RS.predictor_statements(grid_all)
 write_csv(by_predictor, out / "spottune_fig7_by_predictor.csv")
 keys = ["saving_st1_vs_cheapest", "saving_st1_vs_fastest", "saving_st07_vs_st1", "jct_cheapest_over_st07",
         "pcr_st07_over_cheapest", "free_step_share_st07", "free_step_share_st1"]
@@ -192,7 +193,7 @@ shown_table.assign(text=[f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in
 # (revoked, or re-deployed after the hour). A calibrated predictor's points lie on the diagonal.
 
 # %%
-calib, curve = T.calibration(pd.concat(deployments, ignore_index=True))
+calib, curve = RS.calibration(pd.concat(deployments, ignore_index=True))
 write_csv(calib, out / "spottune_fig10c_calibration.csv")
 write_csv(curve, out / "spottune_fig10c_reliability.csv")
 fig, ax = plt.subplots(figsize=(4.5, 4))
@@ -215,7 +216,7 @@ calib.round(3)
 # Its Fig. 10 (c) numbers are reference only: substituted workloads and, here, synthetic prices.
 
 # %%
-gains = T.fig10_gains(scores)
+gains = RS.fig10_gains(scores)
 ref = c_summary.set_index("predictor")
 c_values = {"cost_saving": 1 - ref.loc["revpred", "cost_norm"], "pcr_gain": ref.loc["revpred", "pcr_norm"] - 1}
 setting = (f"{'smoke' if smoke else profile} profile: {cfg['hidden']}-unit networks, {cfg['epochs']} epoch(s), "

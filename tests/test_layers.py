@@ -26,7 +26,9 @@ RANK = {"data": 0, "models": 1, "bo": 1, "acquisitions": 2, "optimizers": 3, "ex
 SUBPACKAGES = {
     "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "market": "data", "workloads": "data", "curves": "data",
              "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
-             "studies": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
+             "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
+             "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
+             "settings_tables": "analysis", "timing": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
 }
 
 

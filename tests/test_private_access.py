@@ -34,8 +34,6 @@ ALLOWED = {
     ("cli.py", "p._actions"): "argparse has no public list of a parser's options: the help post-pass reads "
                               "it (the CLI package replaces it)",
     ("cli.py", "B._load"): "the bench module's load helper (the CLI package replaces it)",
-    ("spot/revpred.py", "R._minute"): "a sibling module's helper (SpotTune's reorganisation moves it)",
-    ("spot/studies.py", "S._PREDICTORS"): "a sibling module's table (SpotTune's reorganisation moves it)",
 }
 
 

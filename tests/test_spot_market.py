@@ -240,9 +240,9 @@ def test_the_past_hour_helps_on_the_persistent_market_only():
     """A logistic regression with the past hour's features against one on the present minute only (log loss,
     Alg. 2 maximum prices, fit 9 days, test 3): on the persistent market the history helps; on the memoryless
     one (levels drawn afresh, spikes at random) it does not (it only adds noise)."""
-    from tt_core.spot import studies as T
+    from tt_core.spot import revpred_study as RS
 
-    gain = {style: float(np.mean([T.history_value(market.synthetic_market(s, days=12.1, style=style))["gain"].mean()
+    gain = {style: float(np.mean([RS.history_value(market.synthetic_market(s, days=12.1, style=style))["gain"].mean()
                                   for s in (1, 2, 3)])) for style in ("2017", "persistent")}
     assert gain["persistent"] > 0.005 and gain["2017"] < 0.002
     assert gain["persistent"] - gain["2017"] > 0.01

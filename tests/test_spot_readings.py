@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.spot import readings as RD, report
+from tt_core.spot import intervals as I, readings as RD, report
 
 
 def theta_grid(costs: dict, seeds=(1, 2, 3), noise=None):
@@ -29,7 +29,7 @@ def theta_grid(costs: dict, seeds=(1, 2, 3), noise=None):
 def test_fig8_shape_claims_on_a_hand_made_sweep():
     # lor: cost proportional to θ; svm: cheaper at 0.7 than at 0.5 (a 20% fall), as the paper's SVM example
     grid = theta_grid({"sklearn/lor": [0.5, 0.7, 1.0], "sklearn/svm": [0.5, 0.4, 1.0]})
-    out = RD.theta_shape_intervals(grid, n_boot=50)
+    out = I.theta_shape_intervals(grid, n_boot=50)
     t = out["table"].set_index("claim")
     # mean over the two workloads of cost / cost at θ = 1: (0.5, 0.55, 1.0); the correlation by the stdlib's formula
     r = statistics.correlation([0.5, 0.7, 1.0], [0.5, 0.55, 1.0])
@@ -43,7 +43,7 @@ def test_fig8_shape_claims_on_a_hand_made_sweep():
     assert out["values"] == {"fig8_cost_rises": True, "fig8_jct_linear": True, "fig8_higher_theta_cheaper": True}
     assert "sklearn/svm, θ 0.5 -> 0.7" in out["text"]["fig8_higher_theta_cheaper"]
     # monotone costs: no fall (the largest change is the smallest rise, 0.7 -> 1.0 of lor: +3/7)
-    mono = RD.theta_shape_intervals(theta_grid({"sklearn/lor": [0.5, 0.7, 1.0], "sklearn/svm": [0.5, 0.6, 1.0]}), n_boot=0)
+    mono = I.theta_shape_intervals(theta_grid({"sklearn/lor": [0.5, 0.7, 1.0], "sklearn/svm": [0.5, 0.6, 1.0]}), n_boot=0)
     assert mono["values"]["fig8_higher_theta_cheaper"] is False
     assert mono["table"].set_index("claim").loc["fig8_higher_theta_cheaper", "value"] == pytest.approx(0.1 / 0.5)
 
@@ -51,7 +51,7 @@ def test_fig8_shape_claims_on_a_hand_made_sweep():
 def test_fig8_shape_weights_workloads_not_job_sets():
     # three CNN groups (one workload) and one scikit-learn model: the workload means weigh 1/2 each
     costs = {"cnn/a": [0.5, 0.7, 1.0], "cnn/b": [0.5, 0.7, 1.0], "cnn/c": [0.5, 0.7, 1.0], "sklearn/svm": [1.0, 1.0, 1.0]}
-    t = RD.theta_shape_intervals(theta_grid(costs), n_boot=0)["table"].set_index("claim")
+    t = I.theta_shape_intervals(theta_grid(costs), n_boot=0)["table"].set_index("claim")
     mean = [(0.5 + 1.0) / 2, (0.7 + 1.0) / 2, 1.0]
     assert t.loc["fig8_cost_rises", "value"] == pytest.approx(statistics.correlation([0.5, 0.7, 1.0], mean))
 
@@ -64,7 +64,7 @@ def test_fig8_interval_widens_with_seed_noise_and_contains_the_point():
     grid = theta_grid({"sklearn/lor": [0.5, 0.7, 1.0], "sklearn/svm": [0.5, 0.45, 1.0]}, seeds=range(1, 9))
     m = (grid["job_set"] == "sklearn/svm") & (grid["theta"] == 0.7)
     grid.loc[m, "cost"] = grid.loc[m, "seed"].map(noise) * 0.45
-    t = RD.theta_shape_intervals(grid, n_boot=400, rng=np.random.default_rng(1))["table"].set_index("claim")
+    t = I.theta_shape_intervals(grid, n_boot=400, rng=np.random.default_rng(1))["table"].set_index("claim")
     row = t.loc["fig8_higher_theta_cheaper"]
     assert row["lo"] < row["value"] < row["hi"] and row["hi"] - row["lo"] > 0.05
     assert 0 < row["share_holds"] <= 1
@@ -73,7 +73,7 @@ def test_fig8_interval_widens_with_seed_noise_and_contains_the_point():
 def test_fig8_sweep_with_a_missing_cell_is_refused():
     grid = theta_grid({"sklearn/lor": [0.5, 0.7, 1.0]})
     with pytest.raises(ValueError, match="lacks simulations"):
-        RD.theta_shape_intervals(grid.iloc[1:], n_boot=0)
+        I.theta_shape_intervals(grid.iloc[1:], n_boot=0)
 
 
 def test_calibration_in_the_loop_recovers_known_rates():

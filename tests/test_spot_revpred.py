@@ -228,34 +228,34 @@ SPLIT_CFG = {"fit_days": 9.0, "test_days": 3.0, "test_stride": 1, "seed": 1, "de
 
 
 def test_a_real_trace_is_split_at_the_papers_dates():
-    from tt_core.spot import studies as T
+    from tt_core.spot import revpred_study as RS
 
     # 2017-04-26 12:00 to 2017-05-08 02:00 UTC: 11 days 14 h = 16680 minutes
     start = pd.Timestamp("2017-04-26 12:00", tz="UTC")
     tr = PriceTrace(start, {"r4.large": spiky(16680)}, "hand.csv", False, "ffill")
-    fit_end, test_end = T.fig10_split(tr, SPLIT_CFG)
+    fit_end, test_end = RS.fig10_split(tr, SPLIT_CFG)
     # train until 05-05 00:00: 8 days 12 h = 12240 minutes; test until 05-08 00:00: 11 days 12 h = 16560 minutes
     assert fit_end == 12240 * 60 and test_end == 16560 * 60            # not 9 and 12 days from the first record
     # training samples: minutes 59 .. 12240 - 60 - 1 (59 of history, the label's hour inside the fit period)
-    rates = T.label_rates(tr, SPLIT_CFG)
+    rates = RS.label_rates(tr, SPLIT_CFG)
     assert set(rates["samples"]) == {12240 - 60 - 59}
-    preds = T.fig10_predictors(tr, SPLIT_CFG, names=("logistic",))
-    scores = T.fig10_scores(tr, preds, SPLIT_CFG, bids=("algorithm2",))
+    preds = RS.fig10_predictors(tr, SPLIT_CFG, names=("logistic",))
+    scores = RS.fig10_scores(tr, preds, SPLIT_CFG, bids=("algorithm2",))
     assert scores["samples"].tolist() == [3 * 1440]                   # every minute of 05-05, 05-06 and 05-07
     # a synthetic trace with the same start keeps "the first fit_days, the next test_days"
     syn = PriceTrace(start, {"r4.large": spiky(16680)}, "synthetic", True)
-    assert T.fig10_split(syn, SPLIT_CFG) == (9 * 86400, 12 * 86400)
+    assert RS.fig10_split(syn, SPLIT_CFG) == (9 * 86400, 12 * 86400)
     # a file from 2017-04-25 12:00 loses its first 720 minutes (training starts on 04-26)
     early = PriceTrace(start - pd.Timedelta(days=1), {"r4.large": spiky(16680 + 1440)}, "hand.csv", False)
-    cut = T.fig10_trace(early)
+    cut = RS.fig10_trace(early)
     assert cut.start == pd.Timestamp("2017-04-26 00:00", tz="UTC") and cut.n_minutes == 16680 + 1440 - 720
-    assert T.fig10_split(cut, SPLIT_CFG) == (9 * 86400, 12 * 86400)
+    assert RS.fig10_split(cut, SPLIT_CFG) == (9 * 86400, 12 * 86400)
     # files that miss the dates: one line naming them
     late = PriceTrace(pd.Timestamp("2017-04-27 00:00", tz="UTC"), {"r4.large": spiky(16000)}, "hand.csv", False)
     short = PriceTrace(start, {"r4.large": spiky(16500)}, "hand.csv", False)   # ends 05-07 23:00
     for bad in (late, short):
         with pytest.raises(SpotError) as exc:
-            T.fig10_trace(bad)
+            RS.fig10_trace(bad)
         msg = str(exc.value)
         assert "\n" not in msg and "2017-04-26 to 2017-05-04" in msg and "2017-05-05 to 2017-05-07" in msg
 

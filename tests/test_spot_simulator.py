@@ -277,14 +277,14 @@ def test_checkpoint_overhead_from_the_records():
     """One job, 100 steps of 60 s on r4.large (2 vCPUs), a 1000 MB model, a flat market: ready at 60 s, 59 steps
     to the hour boundary, a checkpoint at the 2-vCPU speed; the second deployment restores it (as long) and
     runs the other 41 steps, then checkpoints again: overhead 3 checkpoints / 6000 s of training."""
-    from tt_core.spot import studies as T
+    from tt_core.spot import overhead as OH
 
     tr = hand_trace(r4_large=[0.12] * 400)
     js = one_job(100, model_mb=1000.0)
     res = S.simulate(js, tr, "spottune-1.0", settings(), seed=1)
     c = 1000.0 / S.checkpoint_speed(2)          # 62.83 + (134.22 - 62.83) / 4 MB/s = 80.68 MB/s: 12.39 s
     assert c == pytest.approx(1000 / 80.6775)
-    o = T.checkpoint_overhead(js, res.timeline, 60.0).iloc[0]
+    o = OH.checkpoint_overhead(js, res.timeline, 60.0).iloc[0]
     assert o["train_s"] == pytest.approx(100 * 60.0)
     assert o["restore_s"] == pytest.approx(c) and o["checkpoint_s"] == pytest.approx(2 * c)
     assert o["overhead"] == pytest.approx(3 * c / 6000.0)

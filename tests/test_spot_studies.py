@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from tt_core.experiments.profiles import settings
-from tt_core.spot import market, report, studies as T, workloads as W
+from tt_core.spot import (earlycurve_study as ECS, grids as G, intervals as IV, market, market_study as MS,
+                          overhead as OH, report, revpred_study as RS, sensitivity as SEN, timing as TM,
+                          workloads as W)
 
 
 def hand_grid():
@@ -24,10 +26,10 @@ def hand_grid():
 
 def test_fig7_ratios_by_hand():
     grid = hand_grid()
-    per = T.per_job_set(grid)
+    per = G.per_job_set(grid)
     ref = per[per["approach"] == "spottune-0.7"]
     assert (ref["cost_norm"] == 1).all() and (ref["pcr_norm"] == 1).all()
-    s = T.paper_statements(per, grid)
+    s = IV.paper_statements(per, grid)
     assert s["saving_st1_vs_cheapest"] == pytest.approx(0.5)        # 1 - 2/4
     assert s["saving_st1_vs_fastest"] == pytest.approx(0.75)        # 1 - 2/8
     assert s["saving_st07_vs_st1"] == pytest.approx(0.5)
@@ -43,14 +45,14 @@ def test_jct_readings_by_hand():
     """θ = 0.7 selects after 4 h and its top-k finish at 6 h; the baselines' two readings coincide."""
     grid = hand_grid()
     grid["completion_s"] = grid["jct_s"] + np.where(grid["approach"] == "spottune-0.7", 2 * 3600.0, 0.0)
-    r = T.jct_readings(grid).set_index("jct_ends")
+    r = G.jct_readings(grid).set_index("jct_ends")
     assert r.loc["selection", "jct_fastest_over_st07"] == pytest.approx(2 / 4)
     assert r.loc["top-k trained", "jct_fastest_over_st07"] == pytest.approx(2 / 6)
     assert r.loc["selection", "jct_cheapest_over_st07"] == pytest.approx(10 / 4)
     assert r.loc["top-k trained", "jct_cheapest_over_st07"] == pytest.approx(10 / 6)
     # PCR = 1 / (JCT h x cost): θ=0.7 1/(6 x 1) against the cheapest's 1/(10 x 4) (job set a; b scales costs)
     assert r.loc["top-k trained", "pcr_st07_over_cheapest"] == pytest.approx(40 / 6)
-    rows = report.jct_reading_rows(T.jct_readings(grid), synthetic_prices=True)
+    rows = report.jct_reading_rows(G.jct_readings(grid), synthetic_prices=True)
     assert [row["workbook"] for row in rows] == [pytest.approx(1 / 3, abs=1e-4), pytest.approx(5 / 3, abs=1e-4)]
     assert all("completion_s" in row["note"] and row["not_comparable"] for row in rows)
 
@@ -58,10 +60,10 @@ def test_jct_readings_by_hand():
 def test_pcr_claim_of_spottune_at_theta_1_by_hand():
     grid = hand_grid()
     # PCR: SpotTune θ=1 1/(5 x 2) = 0.1 > fastest 1/(2 x 8) = 0.0625 > cheapest 1/(10 x 4) = 0.025
-    assert T.claims(T.per_job_set(grid))["pcr_st1_above_singles"] is True
+    assert G.claims(G.per_job_set(grid))["pcr_st1_above_singles"] is True
     # θ=1 at 9 h: 1/18 = 0.056 < the fastest's 0.0625 (still above the cheapest's): the claim fails
     grid.loc[grid["approach"] == "spottune-1", "jct_s"] = 9 * 3600.0
-    assert T.claims(T.per_job_set(grid))["pcr_st1_above_singles"] is False
+    assert G.claims(G.per_job_set(grid))["pcr_st1_above_singles"] is False
     assert "pcr_st1_above_singles" in report.CLAIMS
 
 
@@ -104,10 +106,10 @@ def test_earlycurve_claim_needs_a_workload_with_stages():
         return pd.DataFrame(rows)
 
     # 2 staged curves of 8 (as the quick profile: a few scattered): not comparable, whatever the errors say
-    value, why = T.earlycurve_claim(errs([2, 1, 1, 1], [3, 1, 1, 1]))
+    value, why = ECS.earlycurve_claim(errs([2, 1, 1, 1], [3, 1, 1, 1]))
     assert value is None and "2 of 8" in why
     # job set a staged (3 of 4): the claim on a alone (EarlyCurve 0.1 < 0.2), b's unstaged curves left out
-    value, why = T.earlycurve_claim(errs([2, 2, 3, 1], [1, 1, 1, 1]))
+    value, why = ECS.earlycurve_claim(errs([2, 2, 3, 1], [1, 1, 1, 1]))
     assert value is True and why.endswith(": a")
     rows = report.claim_rows({}, not_comparable={"earlycurve_better": why})
     assert report.summary(rows)["status"].tolist() == ["not comparable"]
@@ -116,58 +118,58 @@ def test_earlycurve_claim_needs_a_workload_with_stages():
 def test_csv_tables_carry_the_prices_label():
     grid = pd.concat([hand_grid().assign(seed=s) for s in (2, 1)], ignore_index=True)
     grid["prices"], grid["synthetic_prices"] = "synthetic 2017-style market", True
-    assert set(T.per_job_set(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
-    assert set(T.refund_shares(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
+    assert set(G.per_job_set(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
+    assert set(G.refund_shares(grid)["prices"]) == {"synthetic 2017-style market (seeds 1, 2)"}
     one = grid[grid["seed"] == 1].assign(prices="AWS spot trace (data/us-east-1.csv)", synthetic_prices=False)
-    assert set(T.per_job_set(one)["prices"]) == {"AWS spot trace (data/us-east-1.csv)"}
+    assert set(G.per_job_set(one)["prices"]) == {"AWS spot trace (data/us-east-1.csv)"}
     tr = market.synthetic_market(3, types=["r4.large"], days=2.5)
-    assert set(T.revocation_stats(tr, margins=(0.0,))["prices"]) == {"synthetic 2017-style market (seed 3)"}
-    scores = T.predictor_scores(tr, fit_days=2.0, test_days=0.25, names=("empirical",))
+    assert set(MS.revocation_stats(tr, margins=(0.0,))["prices"]) == {"synthetic 2017-style market (seed 3)"}
+    scores = MS.predictor_scores(tr, fit_days=2.0, test_days=0.25, names=("empirical",))
     assert set(scores["prices"]) == {"synthetic 2017-style market (seed 3)"}
     today = market.synthetic_market(4, types=["r4.large"], days=1, style="today")
-    assert T.prices_label(today) == "synthetic today-style market (seed 4)"
+    assert G.prices_label(today) == "synthetic today-style market (seed 4)"
     real = market.PriceTrace(market.TRACE_START, {"r4.large": np.full(120, 0.04)}, "/data/us-east-1.csv (ffill)")
-    assert "us-east-1.csv" in set(T.revocation_stats(real, margins=(0.0,))["prices"]).pop()
+    assert "us-east-1.csv" in set(MS.revocation_stats(real, margins=(0.0,))["prices"]).pop()
 
 
 def test_prediction_errors_and_topk_on_hand_curves():
     k = np.arange(1, 101)
     curves = [1 / (0.05 * k + 1) + c for c in (0.3, 0.1, 0.2, 0.4)]
     js = W.job_set("hand", curves, {"r4.large": 10.0})
-    err = T.prediction_errors(js, 0.7)
+    err = ECS.prediction_errors(js, 0.7)
     assert (err["earlycurve_error"] < 1e-6).all() and (err["single-stage_error"] < 1e-6).all()
     assert (err["stages"] == 1).all() and (err["steps_seen"] == 70).all()
-    top = T.topk_claim([js], [0.3, 1.0])
+    top = ECS.topk_claim([js], [0.3, 1.0])
     assert top["top1"].all() and top["top3"].all()
 
 
 def test_smoke_grid_runs_and_is_consistent():
     cfg = settings("quick", "spottune", smoke=True)
-    sets = T.study_job_sets(cfg)
+    sets = G.study_job_sets(cfg)
     assert [s.name for s in sets] == ["rnn/t2.xlarge-x4"]
-    grid = T.run_grid(sets, cfg["seeds"], settings=T.sim_settings(cfg), market_days=cfg["market_days"])
+    grid = G.simulate_grid(sets, cfg["seeds"], settings=G.sim_settings(cfg), market_days=cfg["market_days"])
     assert set(grid["approach"]) == {"single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"}
-    per = T.per_job_set(grid)
+    per = G.per_job_set(grid)
     # the JCT reading matters only where EarlyCurve selects: at θ = 1 and for the baselines both coincide
     same = grid[grid["approach"] != "spottune-0.7"]
     np.testing.assert_allclose(same["jct_s"], same["completion_s"])
     assert set(per["prices"]) == {f"synthetic 2017-style market (seed {cfg['seeds'][0]})"} and len(cfg["seeds"]) == 1
     assert (per.loc[per["approach"] == "single-cheapest", "jct_h"].to_numpy()
             > per.loc[per["approach"] == "single-fastest", "jct_h"].to_numpy()).all()
-    stats = T.revocation_stats(T.study_market(cfg, 1), margins=(0.0, 1.0))
+    stats = MS.revocation_stats(G.study_market(cfg, 1), margins=(0.0, 1.0))
     low = stats[stats["margin"] == 0.0].set_index("type")["p_revoked_within_hour"]
     high = stats[stats["margin"] == 1.0].set_index("type")["p_revoked_within_hour"]
     assert (low >= high).all() and (low > 0.3).all()
 
 
 def test_bench_fig7_reports_cpu_and_wall_seconds():
-    res = T.bench_fig7(settings("quick", "spottune", smoke=True))
+    res = TM.bench_fig7(settings("quick", "spottune", smoke=True))
     assert res["simulations"] == 4 and res["job_sets"] == 1 and res["cpu_s"] > 0 and res["wall_s"] > 0
 
 
 def test_trimtuner_groups_count_as_two_workloads():
-    assert T.workload_of("cnn/t2.small-x8") == T.workload_of("cnn/t2.2xlarge-x4") == "TrimTuner CNN"
-    w = T.job_set_weights(["cnn/a", "cnn/b", "cnn/c", "rnn/a", "sklearn/lor"])
+    assert G.workload_of("cnn/t2.small-x8") == G.workload_of("cnn/t2.2xlarge-x4") == "TrimTuner CNN"
+    w = G.job_set_weights(["cnn/a", "cnn/b", "cnn/c", "rnn/a", "sklearn/lor"])
     assert np.allclose(w, [1 / 9, 1 / 9, 1 / 9, 1 / 3, 1 / 3])
     # three CNN groups where SpotTune (θ=1) saves 50% and one scikit-learn job set where it saves nothing:
     # over job sets 37.5%, over the two workloads 25%
@@ -176,7 +178,7 @@ def test_trimtuner_groups_count_as_two_workloads():
         for ap, cost in (("single-cheapest", 4.0), ("single-fastest", 8.0), ("spottune-1", st1), ("spottune-0.7", 1.0)):
             rows.append({"job_set": js, "approach": ap, "seed": 1, "cost": cost, "jct_s": 3600.0, "free_step_share": 0.0,
                          "refunded_share": 0.0})
-    s = T.paper_statements(None, pd.DataFrame(rows))
+    s = IV.paper_statements(None, pd.DataFrame(rows))
     assert s["saving_st1_vs_cheapest"] == pytest.approx(0.25)
     assert s["saving_st07_vs_cheapest_max"] == pytest.approx(0.75)
 
@@ -193,7 +195,7 @@ def test_seed_interval_is_the_bootstrap_distribution():
         for ap, cost in (("single-cheapest", 1.0), ("single-fastest", 3.0), ("spottune-1", r), ("spottune-0.7", 0.1)):
             rows.append({"job_set": "sklearn/x", "approach": ap, "seed": seed, "cost": cost, "jct_s": 3600.0,
                          "free_step_share": 0.3, "refunded_share": 0.0})
-    t = T.statement_intervals(pd.DataFrame(rows), n_boot=20000, rng=np.random.default_rng(5)).set_index("key")
+    t = IV.statement_intervals(pd.DataFrame(rows), n_boot=20000, rng=np.random.default_rng(5)).set_index("key")
     exact = np.sort([1 - np.mean([st1[i] for i in idx]) for idx in itertools.product(st1, repeat=3)])
     assert t.loc["saving_st1_vs_cheapest", "value"] == pytest.approx(1 - 1.8 / 3)
     # the exact distribution's extreme atoms, -0.1 (all three draws seed 3) and 0.8 (all seed 1), each have
@@ -219,7 +221,7 @@ def _sweep_rows(axis, setting, st1_cost, st07_cost, free, seeds=(1, 2)):
 
 def test_sensitivity_table_and_claim_ranges_by_hand():
     sweep = pd.DataFrame(_sweep_rows("bid", "+0%", 2.0, 1.0, 0.8) + _sweep_rows("bid", "+25%", 6.0, 3.0, 0.1))
-    t = T.sensitivity_table(sweep, n_boot=50).set_index(["setting", "approach"])
+    t = SEN.sensitivity_table(sweep, n_boot=50).set_index(["setting", "approach"])
     # +0%: θ=1 costs 2 vs 4 and 8; JCT 5 h vs 10 and 2; PCR 1/(5*2) vs 1/(10*4) -> 4x the cheapest's
     r = t.loc[("+0%", "spottune-1")]
     assert (r["cost_vs_cheapest"], r["cost_vs_fastest"], r["jct_vs_cheapest"], r["pcr_vs_cheapest"]) == \
@@ -227,9 +229,9 @@ def test_sensitivity_table_and_claim_ranges_by_hand():
     assert r["steps_free"] == pytest.approx(0.8) and r["cost_vs_cheapest_lo"] == pytest.approx(0.5)  # no seed spread
     assert t.loc[("+25%", "spottune-0.7"), "cost_vs_cheapest"] == pytest.approx(0.75)
     # θ=1 is cheaper than the cheapest at +0% (2 < 4), not at +25% (6 > 4)
-    text = T.holds_text(t.reset_index(), "st1_cheaper_than_cheapest")
+    text = SEN.holds_text(t.reset_index(), "st1_cheaper_than_cheapest")
     assert "holds for bid: +0%;" in text and text.endswith("not for bid: +25%")
-    where = T.paper_on_sweep(t.reset_index()).set_index(["approach", "quantity"])
+    where = SEN.paper_on_sweep(t.reset_index()).set_index(["approach", "quantity"])
     # the paper's θ=1 cost ratio 0.585 lies between the two settings (0.5 and 1.5) and inside neither's interval
     assert where.loc[("spottune-1", "cost_vs_cheapest"), "within_interval_at"] == "none"
     assert where.loc[("spottune-1", "cost_vs_cheapest"), "nearest"].startswith("bid: +0%")
@@ -237,7 +239,7 @@ def test_sensitivity_table_and_claim_ranges_by_hand():
 
 def test_sensitivity_sweep_on_the_smoke_profile():
     cfg = settings("quick", "spottune", smoke=True)
-    sweep = T.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9), startups=(0.0,),
+    sweep = SEN.sensitivity(cfg, [1], bids=(0.0, "algorithm2"), fractions=(0.5, 0.9), startups=(0.0,),
                           model_sizes=(5120.0,))
     assert list(dict.fromkeys(zip(sweep["axis"], sweep["setting"]))) == [
         ("bid", "+0%"), ("bid", "Alg. 2 margin"), ("parallel fraction", "f = 0.5"), ("parallel fraction", "f = 0.9"),
@@ -256,15 +258,15 @@ def test_sensitivity_sweep_on_the_smoke_profile():
     assert by_bid[0] == by_bid[1]
     # Amdahl: a larger parallel fraction helps the 16-vCPU type more than the 2-vCPU one, so the fastest
     # baseline's JCT relative to the cheapest's falls from f = 0.5 to f = 0.9
-    t = T.sensitivity_table(sweep, n_boot=20)
+    t = SEN.sensitivity_table(sweep, n_boot=20)
     jct = single.assign(j=single["jct_s"]).pivot_table(index="setting", columns="approach", values="j")
     ratio = jct["single-fastest"] / jct["single-cheapest"]
     assert ratio["f = 0.9"] < ratio["f = 0.5"] < 1
     assert set(t["approach"]) == {"spottune-1", "spottune-0.7"} and (t["seeds"] == 1).all()
     with pytest.raises(ValueError, match="relative margin >= 0"):
-        T.sensitivity(cfg, [1], bids=(-0.05,), fractions=())
+        SEN.sensitivity(cfg, [1], bids=(-0.05,), fractions=())
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
-        T.sensitivity(cfg, [1], bids=(), fractions=(1.5,))
+        SEN.sensitivity(cfg, [1], bids=(), fractions=(1.5,))
 
 
 def test_calibration_counts_only_deployments_exposed_for_the_hour():
@@ -274,7 +276,7 @@ def test_calibration_counts_only_deployments_exposed_for_the_hour():
                                                                                "reason": "hourly"}]
             + [{"predictor": "a", "p_revoke": 0.9, "reason": "finished"}] * 3)     # shorter exposure: left out
     rows = rows[5:] + rows[:5]                                                      # high bin first: sorted back
-    summary, curve = T.calibration(pd.DataFrame(rows))
+    summary, curve = RS.calibration(pd.DataFrame(rows))
     s = summary.set_index("predictor").loc["a"]
     assert s["deployments"] == 10 and s["predicted"] == pytest.approx(0.4) and s["realised"] == pytest.approx(0.5)
     c = curve.set_index("bin")
@@ -284,17 +286,17 @@ def test_calibration_counts_only_deployments_exposed_for_the_hour():
 
 def test_fig7_with_each_predictor_in_the_loop_shares_the_baselines():
     cfg, spot_cfg = settings("quick", "revpred", smoke=True), settings("quick", "spottune", smoke=True)
-    trace = T.revpred_market(cfg, "synthetic", 1)
-    preds = T.fig10_predictors(trace, cfg, names=("empirical", "logistic"))
-    sets = T.fig10c_job_sets(cfg, spot_cfg)
+    trace = RS.revpred_market(cfg, "synthetic", 1)
+    preds = RS.fig10_predictors(trace, cfg, names=("empirical", "logistic"))
+    sets = RS.fig10c_job_sets(cfg, spot_cfg)
     deployments = []
-    grid = T.fig10c_grid(sets, trace, preds, [1, 2], cfg, spot_cfg, deployments=deployments,
+    grid = RS.fig10c_grid(sets, trace, preds, [1, 2], cfg, spot_cfg, deployments=deployments,
                          approaches=["single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"])
     assert len(grid) == 2 * len(sets) * 4 * 2
     base = grid[grid["approach"].str.startswith("single")].pivot_table(index=["seed", "approach"], columns="predictor",
                                                                        values="cost")
     assert (base["empirical"] == base["logistic"]).all()          # one baseline simulation, under both names
-    st = T.predictor_statements(grid, n_boot=20)
+    st = RS.predictor_statements(grid, n_boot=20)
     assert set(st["predictor"]) == {"empirical", "logistic"} and (st["seeds"] == 2).all()
     # the θ=1 saving recomputed by hand from the grid (one job set: seed means, then the ratio)
     g = grid[grid["predictor"] == "logistic"].groupby("approach")["cost"].mean()
@@ -319,12 +321,12 @@ def test_revpred_best_of_three_row():
 def test_fig8_shape_claims_by_hand():
     th = [0.1, 0.5, 0.7, 1.0]
     lin = pd.DataFrame({"theta": th, "cost_vs_max_theta": [0.2, 0.55, 0.75, 1.0], "jct_vs_max_theta": th})
-    values, text = T.theta_shape(lin)
+    values, text = IV.theta_shape(lin)
     assert values == {"fig8_cost_rises": True, "fig8_jct_linear": True} and "1.000" in text["fig8_jct_linear"]
     # a JCT flat until a jump at θ = 1 is not near-linear: for x = 1..4 and y = 0.1, 0.1, 0.1, 1.0 the
     # covariance is 0.3375 and the variances 1.25 and 0.151875, so R² = 0.3375² / (1.25 x 0.151875) = 0.6
     flat = lin.assign(theta=[0.25, 0.5, 0.75, 1.0], jct_vs_max_theta=[0.1, 0.1, 0.1, 1.0])
-    values, text = T.theta_shape(flat)
+    values, text = IV.theta_shape(flat)
     assert values["fig8_jct_linear"] is False and "0.600" in text["fig8_jct_linear"]
 
 
@@ -332,8 +334,8 @@ def test_step_time_cov_by_hand(monkeypatch):
     table = pd.DataFrame({"setting": [0] * 5 + [1] * 5, "step": list(range(1, 6)) * 2,
                           "seconds": [9, 1, 1, 1, 1] + [1, 1, 3, 1, 3]})
     asked = []
-    monkeypatch.setattr(T.C, "generate", lambda names, *a, **k: asked.append(list(names)) or {n: table for n in names})
-    c = T.step_time_cov(["lor", "gbtr"]).set_index("setting")
+    monkeypatch.setattr(OH.C, "generate", lambda names, *a, **k: asked.append(list(names)) or {n: table for n in names})
+    c = OH.step_time_cov(["lor", "gbtr"]).set_index("setting")
     assert asked == [["lor"]]                          # gradient boosting's per-step time is not measured: left out
     assert c.loc[0, "cov"] == 0.0 and c.loc[0, "below_limit"]            # the set-up step is left out
     assert c.loc[1, "cov"] == pytest.approx(0.5) and not c.loc[1, "below_limit"]     # [1, 3, 1, 3]: sd 1 / mean 2

@@ -681,9 +681,9 @@ SPOT_KEYS = ("approach", "cost", "charged", "refunded", "jct_s", "completion_s",
 
 
 def cmd_spot_simulate(args) -> int:
-    from tt_core.spot import market as M, simulator as S, studies as T
+    from tt_core.spot import grids as G, market as M, simulator as S
 
-    js = T.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
+    js = G.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
     trace = M.market(args.prices, seed=args.seed, days=args.market_days, resampling=args.resampling)
     st = S.Settings(rules=args.billing, predictor=args.predictor, k=args.k, fit_days=args.fit_days)
     aps = [S.single("r4.large", "single-cheapest"), S.single("m4.4xlarge", "single-fastest"), S.spottune(1.0)]
@@ -709,13 +709,13 @@ def cmd_spot_simulate(args) -> int:
 
 
 def cmd_spot_data_list(args) -> int:
-    from tt_core.spot import curves as C, market as M, studies as T
+    from tt_core.spot import curves as C, grids as G, market as M
 
     trace = M.trace_available()
     rows = [{"data": "2017 spot price trace (AWS Spot Pricing Market, us-east-1.csv)",
              "status": "found" if trace else "missing (not downloaded: license unstated; the synthetic market is used)",
              "path": str(trace or "")}]
-    groups = T.workload_names()
+    groups = G.workload_names()
     tt = [g for g in groups if not g.startswith("sklearn/")]
     rows.append({"data": f"TrimTuner learning curves: {len(tt)} job sets", "status": "found" if tt else "missing",
                  "path": ", ".join(tt[:3]) + (" ..." if len(tt) > 3 else "")})
@@ -768,39 +768,39 @@ def cmd_spot_sensitivity(args) -> int:
 
     from tt_core.data.io import write_csv
     from tt_core.experiments.profiles import settings as profile_settings
-    from tt_core.spot import studies as T
+    from tt_core.spot import sensitivity as SEN
 
-    bids = [T.check_bid(b) for b in (args.bids or T.SENSITIVITY_BIDS)]
-    fractions = args.fractions or list(T.SENSITIVITY_FRACTIONS)
+    bids = [SEN.check_bid(b) for b in (args.bids or SEN.SENSITIVITY_BIDS)]
+    fractions = args.fractions or list(SEN.SENSITIVITY_FRACTIONS)
     cfg = profile_settings(args.profile, "spottune")
     seeds = list(range(1, args.seeds + 1)) if args.seeds else cfg["seeds"]
-    sweep = T.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json,
-                          startups=T.SENSITIVITY_STARTUPS if args.startups is None else args.startups,
-                          model_sizes=T.SENSITIVITY_MODEL_MB if args.model_mb is None else args.model_mb)
-    table = T.sensitivity_table(sweep, rng=__import__("numpy").random.default_rng(args.seed))
+    sweep = SEN.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json,
+                          startups=SEN.SENSITIVITY_STARTUPS if args.startups is None else args.startups,
+                          model_sizes=SEN.SENSITIVITY_MODEL_MB if args.model_mb is None else args.model_mb)
+    table = SEN.sensitivity_table(sweep, rng=__import__("numpy").random.default_rng(args.seed))
     if args.out:
         write_csv(table, args.out)
     if args.json:
-        print(json.dumps({"table": table.to_dict("records"), "paper": T.paper_on_sweep(table).to_dict("records")},
+        print(json.dumps({"table": table.to_dict("records"), "paper": SEN.paper_on_sweep(table).to_dict("records")},
                          default=float))
         return 0
     cols = ["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest", "jct_vs_cheapest", "jct_vs_fastest",
             "pcr_vs_cheapest", "pcr_vs_fastest", "steps_free"]
     print(table[cols].round(3).to_string(index=False))
     print(f"\n{table['method'].iloc[0]}; means over workloads. Where the paper's numbers fall:")
-    print(T.paper_on_sweep(table).to_string(index=False))
+    print(SEN.paper_on_sweep(table).to_string(index=False))
     for key in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines", "pcr_st07_highest",
                 "pcr_st1_above_singles"):
-        print(f"{key}: {T.holds_text(table, key)}")
+        print(f"{key}: {SEN.holds_text(table, key)}")
     return 0
 
 
 def cmd_bench_spot(args) -> int:
     from tt_core.experiments.profiles import settings as profile_settings
-    from tt_core.spot import studies as T
+    from tt_core.spot import timing as TM
 
     cfg = profile_settings(args.profile, "spottune")
-    res = T.bench_fig7(cfg, prices=args.prices, repeats=args.repeats)
+    res = TM.bench_fig7(cfg, prices=args.prices, repeats=args.repeats)
     print(f"Fig. 7 grid, {args.profile} profile: {res['job_sets']} job sets x {res['seeds']} seeds x 4 approaches = "
           f"{res['simulations']} simulations")
     print(f"{res['cpu_s']:.1f} s CPU, {res['wall_s']:.1f} s wall (median of {args.repeats}); "
@@ -812,7 +812,7 @@ def cmd_spot_predictors(args) -> int:
     """``tt spot predictors``: Fig. 10 (a, b) on the command line: fit on the first days, score on the next
     (a real trace: the paper's calendar split, train 2017-04-26 to 05-04, test 05-05 to 05-07)."""
     from tt_core.experiments.profiles import settings as profile_settings
-    from tt_core.spot import market as M, revpred as RP, studies as T
+    from tt_core.spot import market as M, revpred as RP, revpred_study as RS
 
     cfg = profile_settings(args.profile, "revpred")
     train_cfg = {}
@@ -830,17 +830,17 @@ def cmd_spot_predictors(args) -> int:
     if not trace.synthetic and (args.fit_days or args.test_days):
         raise ValueError("--fit-days and --test-days apply to synthetic prices; a real trace is split as the paper "
                          "(train 2017-04-26 to 2017-05-04, test 2017-05-05 to 2017-05-07, UTC)")
-    trace = T.fig10_trace(trace)
+    trace = RS.fig10_trace(trace)
     if args.types:
         trace = trace.subset(args.types)
     if trace.synthetic and (fit_days + test_days) * 86400 > trace.duration_s:
         raise ValueError(f"--fit-days {fit_days:g} + --test-days {test_days:g} exceed the trace "
                          f"({trace.duration_s / 86400:.2f} days): choose fewer days")
-    fit_end, test_end = T.fig10_split(trace, cfg)
+    fit_end, test_end = RS.fig10_split(trace, cfg)
     # --delta changes the training maximum prices only; the test ones keep the profile's range
-    preds = T.fig10_predictors(trace, {**cfg, **train_cfg}, names=args.predictors)
-    scores = T.fig10_scores(trace, preds, cfg, bids=(args.bids,))
-    fits = T.fit_table(preds)
+    preds = RS.fig10_predictors(trace, {**cfg, **train_cfg}, names=args.predictors)
+    scores = RS.fig10_scores(trace, preds, cfg, bids=(args.bids,))
+    fits = RS.fit_table(preds)
     train_delta = list(train_cfg.get("delta", cfg["delta"]))
     if args.json:
         print(json.dumps(_jsonable({"prices": trace.label, "synthetic_prices": trace.synthetic, "bids": args.bids,
@@ -862,10 +862,10 @@ def cmd_spot_predictors(args) -> int:
 
 def cmd_bench_revpred(args) -> int:
     from tt_core.experiments.profiles import settings as profile_settings
-    from tt_core.spot import studies as T
+    from tt_core.spot import timing as TM
 
     cfg = profile_settings(args.profile, "revpred")
-    df = T.bench_revpred(cfg, prices=args.prices, name=args.type)
+    df = TM.bench_revpred(cfg, prices=args.prices, name=args.type)
     print(f"RevPred / Tributary LSTMs, {args.profile} profile ({cfg['hidden']} units, {cfg['epochs']} epochs, "
           f"a sample every {cfg['stride']} minute(s), {cfg['threads']} thread(s)), type {df['type'].iloc[0]}:")
     for r in df.itertuples():

@@ -22,7 +22,11 @@ Modules, by layer (``tests/test_layers.py`` maps each to its layer):
   (Eqs. 4-7 and the single-stage baseline);
 * optimizers: :mod:`.provisioner` (Eqs. 1-2);
 * experiments: :mod:`.simulator` (the discrete-event simulation, SpotTune and the baselines);
-* analysis: :mod:`.studies` (Figs 7-9 and 11, revocation statistics, timing);
+* analysis: :mod:`.grids` (job sets, markets, the grids of simulations, Figs 7-9's per-job-set tables),
+  :mod:`.intervals` (seed intervals, Fig. 8's shape), :mod:`.earlycurve_study` (Fig. 11, top-k),
+  :mod:`.market_study` (revocation statistics), :mod:`.revpred_study` (Fig. 10),
+  :mod:`.sensitivity` (the unstated settings swept), :mod:`.overhead` (Fig. 12, step-time COV),
+  :mod:`.settings_tables` (settings beside the paper's), :mod:`.timing` (CPU and wall seconds);
 * reporting: :mod:`.report` (the paper's numbers and the paper-vs-workbook rows);
 * plotting: :mod:`.figures`.
 """

@@ -86,7 +86,7 @@ def fig7(per: pd.DataFrame, synthetic: bool):
 
 def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
     """Fig. 8: SpotTune at θ = 0.1..1.0: (a) cost and (b) JCT relative to θ = 1, (c) top-1 / top-3 accuracy.
-    ``intervals`` (:func:`tt_core.spot.studies.theta_intervals`): the mean over workloads with its seed
+    ``intervals`` (:func:`tt_core.spot.intervals.theta_intervals`): the mean over workloads with its seed
     interval drawn in black on (a) and (b)."""
     use_style()
     g = theta.assign(jct_h=theta["jct_s"] / 3600).groupby(["job_set", "theta"])[["cost", "jct_h", "top1", "top3"]].mean()
@@ -119,7 +119,7 @@ def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = 
 
 def fig9(shares: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = None):
     """Fig. 9: share of steps run on refunded instances and share of the usage refunded; ``intervals``
-    (:func:`tt_core.spot.studies.statement_intervals`): the mean over workloads as a line, its seed interval
+    (:func:`tt_core.spot.intervals.statement_intervals`): the mean over workloads as a line, its seed interval
     as a band, per approach."""
     use_style()
     sets = list(dict.fromkeys(shares["job_set"]))
@@ -239,7 +239,7 @@ def fig10c(summary: pd.DataFrame, synthetic: bool, reference: str = "tributary")
 
 
 def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
-    """The unstated settings swept (:func:`tt_core.spot.studies.sensitivity_table`): per quantity, SpotTune
+    """The unstated settings swept (:func:`tt_core.spot.sensitivity.sensitivity_table`): per quantity, SpotTune
     (θ = 1 and 0.7) at each bid rule and parallel fraction, with seed intervals; ``paper``: (approach,
     quantity) -> the paper's number, drawn as a dashed line in the approach's colour."""
     use_style()
@@ -373,7 +373,7 @@ def fig5_stages(job, theta: float):
 
 
 def fig_reliability(curve: pd.DataFrame, summary: pd.DataFrame, synthetic: bool, labels: dict | None = None):
-    """Each revocation predictor's reliability curve in the loop (:func:`tt_core.spot.studies.calibration`): per
+    """Each revocation predictor's reliability curve in the loop (:func:`tt_core.spot.revpred_study.calibration`): per
     probability bin, the mean predicted probability of a revocation within the hour against the realised share
     revoked (marker area ~ deployments); the legend gives the overall predicted and realised rates. A calibrated
     predictor's points lie on the diagonal."""

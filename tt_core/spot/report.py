@@ -1,6 +1,7 @@
 """The SpotTune paper's numbers (reference only) and the paper-vs-workbook rows of notebooks 12-15.
 
-The paper's numbers are typed from its text (§IV); the workbook's come from :mod:`tt_core.spot.studies`.
+The paper's numbers are typed from its text (§IV); the workbook's come from the analysis modules
+(:mod:`tt_core.spot.grids`, :mod:`tt_core.spot.intervals`, :mod:`tt_core.spot.sensitivity`, ...).
 Every simulated number is computed on substituted workloads (TrimTuner curves, scikit-learn models) and,
 unless the user supplied the 2017 trace, on synthetic prices: those rows are ``not comparable`` and say
 so. Table III's rows are *input checks* (the paper's inputs beside an independent 2017 source) and
@@ -142,7 +143,7 @@ def checkpoint_rows(max_model_gb) -> list[dict]:
 
 
 def interval_text(intervals, key: str) -> str:
-    """``"seed interval [lo, hi] (method)"`` of ``key`` in a :func:`tt_core.spot.studies.statement_intervals`
+    """``"seed interval [lo, hi] (method)"`` of ``key`` in a :func:`tt_core.spot.intervals.statement_intervals`
     table, or "" when there is none."""
     if intervals is None or key not in set(intervals["key"]):
         return ""
@@ -153,7 +154,7 @@ def interval_text(intervals, key: str) -> str:
 def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None, reading: str = "") -> list[dict]:
     """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices); each row's note names
     the reconstructions it rests on (:func:`rests_on`) and, given ``intervals``
-    (:func:`tt_core.spot.studies.statement_intervals`), the number's seed interval. ``reading``: appended
+    (:func:`tt_core.spot.intervals.statement_intervals`), the number's seed interval. ``reading``: appended
     to each item (e.g. ", RevPred in the loop, random maximum prices") when the rows are another reading."""
     why = substitution(synthetic_prices)
     return [{"source": f"{SOURCE} Fig. 7/9", "item": text + reading, "paper": value,
@@ -165,7 +166,7 @@ def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None, reading:
 
 def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
     """The two JCT statements of §IV-B1 under the other reading of JCT (ending when the top-k have finished
-    training, ``completion_s``), from :func:`tt_core.spot.studies.jct_readings`: not comparable, and
+    training, ``completion_s``), from :func:`tt_core.spot.grids.jct_readings`: not comparable, and
     measuring what the reconstructed JCT definition does to the comparison."""
     r = readings.set_index("jct_ends")
     why = substitution(synthetic_prices)
@@ -182,7 +183,7 @@ def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool 
     """Direction and ordering claims, compared as booleans; ``causes`` names the evidence of a difference;
     ``not_comparable``: key -> why the claim cannot be compared here (the row is then *not comparable*, its
     value None); ``holds``: key -> the range of settings in which the claim holds (from the sensitivity
-    sweep, :func:`tt_core.spot.studies.holds_text`), appended to the note; ``reading``: appended to each
+    sweep, :func:`tt_core.spot.sensitivity.holds_text`), appended to the note; ``reading``: appended to each
     item (which predictor and bids the simulations used, as :func:`fig7_rows`); ``keys``: only these claims."""
     causes, nc, holds = causes or {}, not_comparable or {}, holds or {}
     rows = []
@@ -203,7 +204,7 @@ def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool 
 def fig10_rows(gains: dict, fig10c: dict | None, synthetic_prices: bool, setting: str) -> list[dict]:
     """Fig. 10's four numbers. (a, b) are comparable only on the user's 2017 trace (on the synthetic
     market they measure the generator, not AWS); (c) never is (substituted workloads). ``gains``: from
-    :func:`tt_core.spot.studies.fig10_gains`; ``fig10c``: ``{"cost_saving", "pcr_gain"}`` or None;
+    :func:`tt_core.spot.revpred_study.fig10_gains`; ``fig10c``: ``{"cost_saving", "pcr_gain"}`` or None;
     ``setting``: the workbook's setting, named in every row."""
     rows = []
     why_ab = (f"synthetic 2017-style market: the scores measure the synthetic generator, not AWS ({setting})"

@@ -162,7 +162,8 @@ def calibrate(output, positive_fraction: float):
     return np.where(den > 0, o * P / np.where(den > 0, den, 1.0), P)
 
 
-def _minute(trace, t: float) -> int:
+def minute_of(trace, t: float) -> int:
+    """The minute of the trace holding time ``t`` (seconds from its start); a SpotError outside the trace."""
     m = int(math.floor(t / 60.0 + 1e-9))
     if not 0 <= m < trace.n_minutes:
         raise SpotError(f"time {t / 3600:.2f} h lies outside the price trace (0 to {trace.duration_s / 3600:.1f} h)")
@@ -268,7 +269,7 @@ class LogisticPredictor:
         if m[0] == "constant":
             return 0.5
         _, P, mu, sd, coef, b0, scale = m
-        f = self._feats[name][_minute(self.trace, t)]
+        f = self._feats[name][minute_of(self.trace, t)]
         x = np.append(f, bid / scale / f[0] - 1.0)
         z = float(((x - mu) / sd) @ coef + b0)
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0

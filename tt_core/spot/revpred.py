@@ -479,7 +479,7 @@ class LSTMPredictor:
 
     def probability(self, name: str, bid: float, t: float) -> float:
         self._entry(name)
-        m = R._minute(self.trace, t)
+        m = R.minute_of(self.trace, t)
         return float(self.probabilities(name, np.array([bid]), np.array([m]))[0])
 
 

@@ -167,6 +167,11 @@ class SimResult:
 _PREDICTORS: dict = {}
 
 
+def clear_fitted_predictors() -> None:
+    """Forget the fitted predictors kept by :func:`fitted_predictor` (a timing starts without them)."""
+    _PREDICTORS.clear()
+
+
 def fitted_predictor(trace, settings: Settings) -> RevocationPredictor:
     """The settings' predictor fitted on the trace's first ``fit_days`` (cached per trace and settings)."""
     r = get_rules(settings.rules)
