@@ -104,12 +104,12 @@ def test_predictor_range_text_names_each_predictor():
 
 
 def test_rows_name_the_reading_and_the_predictor():
-    reading = RD.reading_text("revpred", "tributary", 9, 10, "one synthetic market (seed 1) x 10 submission times")
+    reading = RD.reading_text("revpred", "tributary", 9, "one synthetic market (seed 1) x 10 submission times")
     assert reading.startswith(", RevPred in the loop (main reading), random maximum prices")
     rows = report.claim_rows({"st07_cheapest": True, "fig8_cost_rises": True}, synthetic_prices=True, reading=reading,
                              keys=["st07_cheapest"])
     assert len(rows) == 1 and rows[0]["item"].endswith(reading)
-    other = RD.reading_text("logistic", "algorithm2", 9, 10, "10 markets")
+    other = RD.reading_text("logistic", "algorithm2", 9, "10 markets")
     assert "logistic regression in the loop, Alg. 2 maximum prices" in other and "main reading" not in other
     st = {"saving_st1_vs_cheapest": 0.4}
     assert report.fig7_rows(st, True, reading=reading)[0]["item"].endswith(reading)

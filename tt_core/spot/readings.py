@@ -27,10 +27,10 @@ MAIN_PREDICTOR = "revpred"
 PREDICTOR_LABELS = {"revpred": "RevPred", "tributary": "Tributary's predictor", "logistic": "logistic regression"}
 
 
-def reading_text(predictor: str, bid: str, n_job_sets: int, n_seeds: int, market: str) -> str:
+def reading_text(predictor: str, bid: str, n_job_sets: int, market: str) -> str:
     """The suffix that names a reading in a row's item: ``", RevPred in the loop (main reading), random
-    maximum prices, 9 job sets, one market (seed 1) x 10 submission times"``."""
-    bids = {"tributary": "random maximum prices (Tributary's rule, as Fig. 10(c))",
+    maximum prices (Fig. 10(c)'s rule), 9 job sets, one synthetic market (seed 1) x 10 submission times"``."""
+    bids = {"tributary": "random maximum prices (Fig. 10(c)'s rule)",
             "algorithm2": "Alg. 2 maximum prices"}.get(str(bid), f"maximum prices {bid}")
     main = " (main reading)" if predictor == MAIN_PREDICTOR else ""
     return f", {PREDICTOR_LABELS.get(predictor, predictor)} in the loop{main}, {bids}, {n_job_sets} job sets, {market}"
