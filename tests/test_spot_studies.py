@@ -316,6 +316,9 @@ def test_revpred_best_of_three_row():
     assert real["workbook"] is False and "highest F1 tributary" in real["cause"]       # best accuracy, not best F1
     synth = report.summary([report.fig10_best_row(scores, synthetic_prices=True, setting="s")])
     assert synth["status"].tolist() == ["not comparable"]
+    # the range: under the other maximum prices scored, the row says who is best there
+    assert "at random maximum prices (the paper's inference rule) does not" in real["note"]
+    assert "at algorithm2 maximum prices does not (highest accuracy logistic, highest F1 logistic)" in real["note"]
 
 
 def test_fig8_shape_claims_by_hand():

@@ -235,9 +235,18 @@ def fig10_best_row(scores, synthetic_prices: bool, setting: str, bids: str = "ra
     best = {col: str(s[col].idxmax()) for col in ("accuracy", "f1")}
     value = best["accuracy"] == "revpred" and best["f1"] == "revpred"
     means = "; ".join(f"{p}: accuracy {r.accuracy:.3f}, F1 {r.f1:.3f}" for p, r in s.iterrows())
+    # the range: the same models asked about the other maximum prices scored (e.g. Alg. 2's)
+    other = []
+    for b, g in scores[scores["bids"] != bids].groupby("bids", sort=False):
+        o = g.groupby("predictor")[["accuracy", "f1"]].mean()
+        ok = str(o["accuracy"].idxmax()) == "revpred" and str(o["f1"].idxmax()) == "revpred"
+        other.append(f"at {b} maximum prices {'holds' if ok else 'does not'} (highest accuracy "
+                     f"{o['accuracy'].idxmax()}, highest F1 {o['f1'].idxmax()})")
+    where = f"range: at {bids} maximum prices (the paper's inference rule) {'holds' if value else 'does not'}" + \
+        "".join(f"; {x}" for x in other) + "; the profile's network settings only"
     row = {"source": f"{SOURCE} Fig. 10", "item": "§IV-D, Fig. 10(a, b): RevPred has the highest accuracy and F1 of "
                                                   "the three predictors (mean over types)",
-           "paper": True, "workbook": bool(value), "note": f"{means}; {setting}"}
+           "paper": True, "workbook": bool(value), "note": f"{means}; {setting}; {where}"}
     if synthetic_prices:
         row["not_comparable"] = f"synthetic 2017-style market: the scores measure the synthetic generator, not AWS ({setting})"
     elif not value:
