@@ -379,7 +379,7 @@ def fig_reliability(curve: pd.DataFrame, summary: pd.DataFrame, synthetic: bool,
     predictor's points lie on the diagonal."""
     use_style()
     labels = labels or {}
-    fig, ax = plt.subplots(figsize=(5, 4.4))
+    fig, ax = plt.subplots(figsize=(5, 5.2))
     tot = summary.set_index(summary.columns[0])
     for name, c in curve.groupby(curve.columns[0], sort=False):
         n = c["deployments"].to_numpy(float)
@@ -394,5 +394,5 @@ def fig_reliability(curve: pd.DataFrame, summary: pd.DataFrame, synthetic: bool,
     ax.set_xlabel("predicted P(revoked within the hour)")
     ax.set_ylabel("realised share revoked")
     ax.set_title(f"Reliability of the predictors in the loop ({price_label(synthetic)})", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     return fig
