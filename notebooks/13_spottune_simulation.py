@@ -369,3 +369,8 @@ summary[["item", "paper", "workbook", "status"]]
 #   within the hour (notebook 12); the free-step share (Fig. 9) follows directly from that probability.
 #   Under the 2017 hourly rule or today's capacity interruptions (`tt spot simulate --billing aws-2017`,
 #   `aws-today`), the refund shrinks or disappears: try it.
+# * *The predictor and the bid rule.* In the main reading (RevPred in the loop, random maximum prices as in
+#   Fig. 10(c)) the three predictors give nearly the same costs: a random maximum price lies far above a
+#   cheap type's price, so its instances are rarely revoked and the first-hour refund, SpotTune's source of
+#   savings, nearly disappears. Compare the free-step shares of the two readings above and the sweep's bid
+#   axis: which maximum price SpotTune bids decides more than which predictor estimates the risk.
