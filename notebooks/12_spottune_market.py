@@ -96,6 +96,16 @@ defaults = pd.DataFrame({n: vars(p) for n, p in M.DEFAULT_PARAMS.items()}).T.ass
 pd.concat([params, defaults])
 
 # %% [markdown]
+# ### Where the synthetic markets' parameters come from
+#
+# Every parameter of the memoryless (`synthetic`) and the persistent (`synthetic-persistent`) market:
+# cited where a published number exists (the SpotTune paper gives the price level, the independence of
+# the markets and the trace period), otherwise an assumption chosen by hand.
+
+# %%
+M.market_parameters()
+
+# %% [markdown]
 # ## How often is a bid crossed within the hour?
 #
 # For each type and a maximum price a given margin above the current price: the share of minutes from

@@ -36,11 +36,16 @@
 # r4.large. Unless you supply the 2017 trace, prices come from a seeded **synthetic** market. So the
 # paper's percentages are shown for reference only (*not comparable*); what is compared is the
 # **direction and ordering** of its claims.
+#
+# The simulations are kept in the run store (`runs/tables/spot-grid/` and `runs/tables/spot-overhead/`, one
+# file per seed and setting, with the sha256 of the prices and job sets they were made from): running the
+# notebook again reads them back; an edited price file, curve or setting is simulated again.
 
 # %% tags=["parameters"]
 profile = "quick"          # "quick" (9 job sets, 10 seeds) or "paper" (53 job sets, 30 seeds, full curves)
 smoke = False
 figures_dir = "../figures"
+runs_dir = "../runs"       # the run store: each seed's simulations are kept there and re-used
 prices = "synthetic"       # "synthetic", "real" (the located 2017 trace) or a path
 
 # %%
@@ -54,7 +59,8 @@ from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
 from tt_core.spot import (earlycurve_study as ECS, figures as F, grids as G, intervals as IV, overhead as OH,
-                          readings as RD, report, sensitivity as SEN, settings_tables as STB, simulator as S)
+                          readings as RD, report, sensitivity as SEN, settings_tables as STB, simulator as S,
+                          workloads as W)
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -65,6 +71,17 @@ first = G.study_market(cfg, cfg["seeds"][0], prices)
 STB.settings_table(cfg, len(job_sets), first.label)
 
 # %% [markdown]
+# ### The speed model of each workload
+#
+# A job that runs on one thread is not faster on more vCPUs: its parallel fraction is 0 and only the ECU
+# per vCPU counts (r4.large is then both the cheapest and the fastest type); the multi-threaded workloads
+# use Amdahl's law with the profile's parallel fraction. Step times relative to r4.large:
+
+# %%
+W.speed_models(sorted({s.name if not s.name.startswith(("cnn/", "rnn/")) else s.name.split("/")[0]
+                       for s in job_sets}), cfg["parallel_fraction"]).round(3)
+
+# %% [markdown]
 # ## Fig. 7: cost, JCT and PCR of the four approaches
 #
 # Each bar is the mean over seeds (markets and submission times), normalised per job set to SpotTune
@@ -72,7 +89,7 @@ STB.settings_table(cfg, len(job_sets), first.label)
 
 # %%
 grid = G.simulate_grid(job_sets, cfg["seeds"], settings=G.sim_settings(cfg), market_days=cfg["market_days"],
-                  prices=prices, progress=True)
+                       prices=prices, progress=True, runs_dir=runs_dir)
 per = G.per_job_set(grid)
 write_csv(grid, out / "spottune_fig7_runs.csv")
 write_csv(per, out / "spottune_fig7.csv")
@@ -212,7 +229,7 @@ plt.show()
 # beside 1 GB and 5 GB.
 
 # %%
-overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices)
+overhead = OH.overhead_study(cfg, cfg["seeds"][:3], prices=prices, runs_dir=runs_dir)
 overhead_table = OH.overhead_summary(overhead)
 write_csv(overhead_table, out / "spottune_fig12_overhead.csv")
 fig = F.fig12_overhead(overhead_table)
@@ -227,7 +244,8 @@ overhead_table.round(4)
 # the predicted top 3, contain the setting that is best after all steps?).
 
 # %%
-theta = G.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], G.sim_settings(cfg), cfg["market_days"], prices)
+theta = G.theta_sweep(job_sets, cfg["theta_seeds"], cfg["thetas"], G.sim_settings(cfg), cfg["market_days"], prices,
+                      runs_dir=runs_dir)
 write_csv(theta, out / "spottune_fig8.csv")
 theta_table = IV.theta_intervals(theta)
 write_csv(theta_table, out / "spottune_fig8_intervals.csv")
@@ -251,7 +269,8 @@ fig8_shape["table"].drop(columns="method").round(3)
 # market, so they tend to make the same choice: one seed's result varies a lot; compare means.)
 
 # %%
-rules_table = G.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None)
+rules_table = G.rules_comparison(job_sets, cfg["seeds"], cfg, grids={cfg["rules"]: grid} if prices == "synthetic" else None,
+                                 runs_dir=runs_dir)
 write_csv(rules_table, out / "spottune_rules.csv")
 rules_table
 
@@ -260,7 +279,8 @@ rules_table
 #
 # The result depends on settings the paper never gives and the workbook had to choose: the **maximum
 # price** SpotTune bids for its own instances ("aggressive bidding", §II-A, with no number), how a job's
-# step time scales with vCPUs (**Amdahl's parallel fraction** of the speed model, assumed 0.9), the
+# step time scales with vCPUs (**Amdahl's parallel fraction** of the multi-threaded workloads' speed
+# model, assumed 0.9; the single-threaded ones stay at 0), the
 # instances' **start-up time** (assumed 60 s) and the **model size** that checkpoints and restores move
 # (assumed 100 MB). One setting changes at a time, the others at the profile's values: the current price
 # +0 %, +5 %, Alg. 2's margin (the default), +25 %, and a random margin as Tributary (Fig. 10(c)'s rule);
@@ -269,7 +289,7 @@ rules_table
 # runs it from the command line).
 
 # %%
-sweep = SEN.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True)
+sweep = SEN.sensitivity(cfg, cfg["seeds"], prices=prices, base_grid=grid, progress=True, runs_dir=runs_dir)
 sweep_table = SEN.sensitivity_table(sweep)
 write_csv(sweep_table, out / "spottune_sensitivity.csv")
 fig = F.fig_sensitivity(sweep_table, SEN.PAPER_ON_SWEEP, first.synthetic)

@@ -107,6 +107,27 @@ for alpha, eps in ((ec.ALPHA, ec.EPSILON), (0.3, 0.02), (0.2, 0.05)):
 pd.DataFrame(rows)
 
 # %% [markdown]
+# ## A workload with known stages: does Eq. 7 find the learning-rate cuts?
+#
+# `staged/staged-digits` (`tt_core.spot.staged`) is trained here: SGD logistic regression on the bundled
+# digits, one epoch per step, the learning rate cut once (by 10 or by 50) at a known epoch (8 or 12 of 24).
+# Below, per setting: the epoch of the cut, the stage starts Eq. 7 finds on the whole curve with the
+# paper's thresholds, and both fits' errors from the first θ of the steps (on a curve Eq. 7 leaves in one
+# stage both fits are the same fit).
+
+# %%
+from tt_core.spot import staged as ST
+
+staged = ECS.staged_boundaries(ST.generate(), theta) if cfg.get("staged") else pd.DataFrame()
+if len(staged):
+    split = staged[staged["stage_starts"].apply(len) > 0]
+    hit = sum(abs(s[0] - d) <= 2 for s, d in zip(split["stage_starts"], split["decay_epoch"]))
+    print(f"Eq. 7 split {len(split)} of {len(staged)} curves; {hit} of them within 2 steps of the cut. Mean error "
+          f"on the split curves: EarlyCurve {split['earlycurve_error'].mean():.1%}, single stage "
+          f"{split['single-stage_error'].mean():.1%}")
+staged
+
+# %% [markdown]
 # ## The top-3 claim on every job set
 #
 # At each $\theta$: does EarlyCurve's predicted best (top-1), or its predicted top 3, contain the setting

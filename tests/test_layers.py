@@ -25,8 +25,9 @@ RANK = {"data": 0, "models": 1, "bo": 1, "acquisitions": 2, "optimizers": 3, "ex
 #: package must be listed (``__init__`` is the package docstring and imports nothing).
 SUBPACKAGES = {
     "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "market": "data", "workloads": "data", "curves": "data",
-             "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
+             "history": "data", "staged": "data", "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
              "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
+             "streams": "data",
              "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
              "settings_tables": "analysis", "timing": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
 }

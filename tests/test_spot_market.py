@@ -246,3 +246,17 @@ def test_the_past_hour_helps_on_the_persistent_market_only():
                                   for s in (1, 2, 3)])) for style in ("2017", "persistent")}
     assert gain["persistent"] > 0.005 and gain["2017"] < 0.002
     assert gain["persistent"] - gain["2017"] > 0.01
+
+
+def test_market_parameters_say_which_are_cited():
+    table = market.market_parameters()
+    cited = table[table["source"].str.startswith("cited")]
+    assert set(cited["parameter"].str.split(" ").str[0]) == {"base_fraction", "types", "market"}
+    assert (table["source"].str.startswith(("cited: ", "assumption"))).all()
+    # the cited price level: spot 70%-80% below on-demand (SpotTune §I, §II-A), i.e. a fraction in [0.2, 0.3]
+    assert all(0.2 <= p.base_fraction <= 0.3 for p in market.DEFAULT_PARAMS.values())
+    # every constant of the persistent market is in the table, with its value
+    text = " ".join(table["parameter"] + " " + table["value"])
+    for name in ("CALM_HOURS", "VOLATILE_HOURS", "VOLATILE_CHANGES", "VOLATILE_BAND", "VOLATILE_SPIKES", "CALM_SPIKES",
+                 "REVERSION"):
+        assert name in text and f"{getattr(market, name):g}" in text

@@ -67,3 +67,40 @@ def test_curve_generator_is_seeded_cached_and_atomic(tmp_path):
     assert sets[0].name == "sklearn/lir" and len(sets[0]) == 12
     with pytest.raises(SpotError, match=r"unknown curve algorithm 'resnet'; known: \['lor'"):
         C.generate(["resnet"], root=tmp_path)
+
+
+def test_speed_model_per_workload_ranks_the_types_differently():
+    # hand-computed step times relative to r4.large (ECU per vCPU: r4 3.5 / 3.375, r3 and m4.2xlarge 3.25,
+    # m4.4xlarge 53.5/16 = 3.34375; Amdahl with f = 0.9: 0.1 + 0.9/n)
+    single = {"r4.large": 1.0, "r4.xlarge": 3.5 / 3.375, "r4.2xlarge": 3.5 / 3.375, "m4.4xlarge": 3.5 / 3.34375,
+              "r3.xlarge": 3.5 / 3.25, "m4.2xlarge": 3.5 / 3.25}
+    amdahl = {2: 0.55, 4: 0.325, 8: 0.2125, 16: 0.15625}
+    vcpus = {"r4.large": 2, "r3.xlarge": 4, "r4.xlarge": 4, "m4.2xlarge": 8, "r4.2xlarge": 8, "m4.4xlarge": 16}
+    parallel = {t: amdahl[vcpus[t]] / 0.55 * single[t] for t in single}
+    one, many = W.speed_model_for("sklearn/svm"), W.speed_model_for("cnn/t2.small-x8")
+    assert one.parallel_fraction == 0.0 and many.parallel_fraction == 0.9
+    for t in single:
+        assert one.relative_time(t) == pytest.approx(single[t])
+        assert many.relative_time(t) == pytest.approx(parallel[t])
+    fastest_first = lambda m: sorted(single, key=lambda t: (round(m.relative_time(t), 12), t))
+    assert fastest_first(one) == ["r4.large", "r4.2xlarge", "r4.xlarge", "m4.4xlarge", "m4.2xlarge", "r3.xlarge"]
+    assert fastest_first(many) == ["m4.4xlarge", "r4.2xlarge", "m4.2xlarge", "r4.xlarge", "r3.xlarge", "r4.large"]
+    # cost per step at on-demand prices: single-threaded, the cheapest type is also the fastest; parallel, not
+    cost = lambda m: {t: m.relative_time(t) * W.instance(t).on_demand for t in single}
+    assert min(cost(one), key=cost(one).get) == "r4.large"
+    assert W.speed_model_for("sklearn/mlp", 0.5).parallel_fraction == 0.5       # the swept fraction, threaded jobs only
+    assert W.speed_model_for("sklearn/lor", 0.5).parallel_fraction == 0.0
+    assert W.threads_of("my-own.csv")[0] == "multi-threaded"
+    table = W.speed_models()
+    assert set(table["workload"]) >= {"sklearn/lor", "staged/staged-digits", "cnn"}
+    assert (table.loc[table["threads"] == "single-threaded", "time r4.large"] == 1.0).all()
+
+
+def test_generated_job_sets_use_each_algorithms_speed_model(tmp_path):
+    C.generate(["lir", "mlp"], "quick", seed=3, root=tmp_path, progress=False)
+    lir, mlp = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, reference_hours=2.0)
+    r = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    assert r(lir) == pytest.approx(3.5 / 3.34375)
+    assert r(mlp) == pytest.approx(0.15625 / 0.55 * 3.5 / 3.34375)
+    same, _ = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, speed=W.SpeedModel(0.9))
+    assert r(same) == pytest.approx(r(mlp))                       # an explicit speed model still applies to all

@@ -685,6 +685,9 @@ def cmd_spot_simulate(args) -> int:
 
     js = G.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
     trace = M.market(args.prices, seed=args.seed, days=args.market_days, resampling=args.resampling)
+    from tt_core.spot.history import check_rules
+
+    check_rules(trace, args.billing)            # a post-2017 history: aws-today rules only
     st = S.Settings(rules=args.billing, predictor=args.predictor, k=args.k, fit_days=args.fit_days)
     aps = [S.single("r4.large", "single-cheapest"), S.single("m4.4xlarge", "single-fastest"), S.spottune(1.0)]
     if args.theta < 1:
@@ -891,7 +894,7 @@ def _add_spot_parser(sub) -> None:
                     help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
                          "(setting, step, metric, seconds); see `tt spot data list`")
     si.add_argument("--prices", default="synthetic",
-                    help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace) or a path")
+                    help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace), a path to it, or a post-2017 history .tsv (aws-spot-price-history format, with --billing aws-today)")
     si.add_argument("--billing", choices=list(RULES), default="paper")
     si.add_argument("--theta", type=_fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
     si.add_argument("--k", type=_count("--k"), default=3, help="settings trained to the end (top-k)")

@@ -73,7 +73,8 @@ FABULINUS_OPTIONS = {
 #: SpotTune settings shared by every profile (the paper's where it gives them: theta 0.7 and 1.0, the
 #: refund rule, RevPred trained on the first 9 days; the rest are the simulator's documented assumptions).
 _SPOT_COMMON = {"rules": "paper", "predictor": "logistic", "bid": "algorithm2", "k": 3, "fit_days": 9.0,
-                "market_days": 30.0, "reference_hours": 4.0, "parallel_fraction": 0.9, "model_mb": 100.0,
+                "staged": False, "market_days": 30.0, "reference_hours": 4.0, "parallel_fraction": 0.9,
+                "model_mb": 100.0,
                 "thetas": [round(0.1 * i, 1) for i in range(1, 11)], "fig11_theta": 0.7}
 #: SpotTune Fig. 10 settings shared by every profile: the paper's split of its 13-day trace (train
 #: 04/26-05/04, test 05/05-05/07), Tributary's delta range, and Fig. 10(c) run as SpotTune (theta = 0.7)
@@ -136,7 +137,8 @@ PROFILES: dict[str, dict[str, dict]] = {
                       "iterations": 50, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
                                                    "rnn/t2.xlarge-x4"],
-                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "curves": "quick", "seeds": list(range(1, 11)),
+                     "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "staged": True, "curves": "quick",
+                     "seeds": list(range(1, 11)),
                      "theta_seeds": list(range(1, 11)), "thetas": [0.1, 0.3, 0.5, 0.7, 0.9, 1.0]},
         "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 16, "epochs": 6, "lr": 3e-3, "stride": 3,
                     "test_stride": 5, "trimtuner": ["cnn/t2.small-x8", "rnn/t2.medium-x8"], "sklearn": [],
@@ -169,7 +171,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": list(range(1, 11)),
                       "iterations": 100, "n_init": FABULINUS_N_INIT},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
-                     "curves": "full", "seeds": list(range(1, 31)), "theta_seeds": list(range(1, 31))},
+                     "staged": True, "curves": "full", "seeds": list(range(1, 31)), "theta_seeds": list(range(1, 31))},
         # every minute of the fit period a sample, every test minute scored; Fig. 10(c) on Fig. 7's job sets
         "revpred": {**_REVPRED_COMMON, "types": None, "hidden": 32, "epochs": 20, "lr": 1e-3, "stride": 1,
                     "test_stride": 1, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],

@@ -236,8 +236,11 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
 
 
 def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_hours: float | None = None,
-             speed=None, model_mb: float | None = None, progress: bool = False, **kwargs) -> list:
-    """Job sets from the generated curves (see :func:`tt_core.spot.workloads.scaled_job_set`)."""
+             speed=None, model_mb: float | None = None, progress: bool = False,
+             parallel_fraction: float | None = None, **kwargs) -> list:
+    """Job sets from the generated curves (see :func:`tt_core.spot.workloads.scaled_job_set`). ``speed``: one
+    speed model for all; by default each algorithm's own (:func:`tt_core.spot.workloads.speed_model_for`:
+    single-threaded ones ``f = 0``, the others ``parallel_fraction``, default 0.9)."""
     from tt_core.spot import workloads as W
 
     tables = generate(names, profile, seed, progress=progress, **kwargs)
@@ -251,11 +254,13 @@ def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_
             h = {k: g[k].iloc[0] for k in hps}
             hyper.append(h)
             labels.append(" ".join(f"{k}={v}" for k, v in h.items()))
+        sm = speed or W.speed_model_for(f"sklearn/{n}", W.DEFAULT_PARALLEL_FRACTION if parallel_fraction is None
+                                        else parallel_fraction)
         out.append(W.scaled_job_set(
-            f"sklearn/{n}", curves, measured, speed,
+            f"sklearn/{n}", curves, measured, sm,
             reference_hours if reference_hours is not None else W.DEFAULT_REFERENCE_HOURS, names=labels, hyper=hyper,
             model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC[n],
             source=f"{MODEL[n]}, trained here ({profile}, seed {seed})",
             substitution=f"{MODEL[n]} trained here for the paper's benchmark; CPU seconds per step measured here, "
-                         "scaled by the speed model"))
+                         f"scaled by the speed model (parallel fraction {sm.parallel_fraction:g})"))
     return out

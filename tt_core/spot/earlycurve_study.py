@@ -76,3 +76,22 @@ def topk_claim(job_sets, thetas, k: int = 3, method: str = "earlycurve") -> pd.D
             rows.append({"job_set": js.name, "theta": theta, "top1": bool(order[0] == best),
                          "top3": bool(best in order[:3]), "best_found": bool(best in order[:k])})
     return pd.DataFrame(rows)
+
+
+def staged_boundaries(df: pd.DataFrame, theta: float = 0.7) -> pd.DataFrame:
+    """The staged workload (the table of :func:`tt_core.spot.staged.generate`), per setting: the true decay
+    epoch, the stage starts Eq. 7 finds on the whole curve, and the relative error of EarlyCurve's and the
+    single-stage fit's final metric predicted from the first ``theta`` of the curve."""
+    rows = []
+    for i, g in df.groupby("setting", sort=True):
+        m = g.sort_values("step")["metric"].to_numpy(float)
+        n = ec.theta_steps(theta, len(m))
+        true = float(m[-1])
+        row = {"setting": int(i), "eta0": float(g["eta0"].iloc[0]), "decay_epoch": int(g["decay_epoch"].iloc[0]),
+               "decay_factor": float(g["decay_factor"].iloc[0]), "stage_starts": ec.stage_starts(m)[1:],
+               "steps_seen": n, "true_final": true}
+        for method in ec.METHODS:
+            pred = ec.predict_final(m[:n], len(m), method)
+            row[f"{method}_error"] = abs(pred - true) / abs(true)
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -19,10 +19,15 @@ and the direction claims of §IV-B; also the workload names the command line res
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 
 from tt_core.data.io import shown
+from tt_core.experiments.store import TableSpec, ensure_table
 from tt_core.spot import curves as C, market as M, simulator as S, workloads as W
 
 
@@ -39,29 +44,47 @@ def sim_settings(cfg: dict, **changes) -> S.Settings:
 
 
 def study_job_sets(cfg: dict, progress: bool = False) -> list:
-    """The profile's job sets: TrimTuner groups (``None``: all 48) and generated scikit-learn curves."""
-    speed = W.SpeedModel(cfg["parallel_fraction"])
+    """The profile's job sets: TrimTuner groups (``None``: all 48), generated scikit-learn curves and (with
+    ``staged``) the step-decay workload of :mod:`tt_core.spot.staged`. Each workload has its own speed
+    model (:func:`tt_core.spot.workloads.speed_model_for`): ``parallel_fraction`` for the multi-threaded
+    ones, 0 for the single-threaded ones."""
+    f = cfg["parallel_fraction"]
     sets = []
     groups = cfg["trimtuner"]
     for bench in ("cnn", "rnn"):
         mine = None if groups is None else [g for g in groups if g.startswith(bench + "/")]
         if mine == []:
             continue
-        sets += W.trimtuner_job_sets(bench, reference_hours=cfg["reference_hours"], speed=speed,
+        sets += W.trimtuner_job_sets(bench, reference_hours=cfg["reference_hours"], speed=W.speed_model_for(bench, f),
                                      model_mb=cfg["model_mb"], groups=mine)
     if cfg["sklearn"]:
-        sets += C.job_sets(cfg["sklearn"], cfg["curves"], seed=1, reference_hours=cfg["reference_hours"], speed=speed,
-                           model_mb=cfg["model_mb"], progress=progress)
+        sets += C.job_sets(cfg["sklearn"], cfg["curves"], seed=1, reference_hours=cfg["reference_hours"],
+                           parallel_fraction=f, model_mb=cfg["model_mb"], progress=progress)
+    if cfg.get("staged", False):
+        from tt_core.spot import staged as ST
+
+        sets.append(ST.job_set(seed=1, reference_hours=cfg["reference_hours"], model_mb=cfg["model_mb"]))
     return sets
 
 
 _MARKETS: dict = {}
+_GENERATED = ("synthetic", "synthetic-today", "synthetic-persistent")
+
+
+def _file_stamp(prices) -> tuple | None:
+    """``(resolved path, size, modification time in ns)`` of a price file; None for a generated market."""
+    if str(prices) in _GENERATED:
+        return None
+    path = M.locate_trace(None if str(prices) == "real" else prices)
+    st = path.stat()
+    return str(path.resolve()), st.st_size, st.st_mtime_ns
 
 
 def cached_market(prices, seed: int, days: float) -> M.PriceTrace:
     """:func:`tt_core.spot.market.market`, kept for the process (a few markets: the grids of one notebook share
-    them, and with them the fitted predictors of :func:`tt_core.spot.simulator.fitted_predictor`)."""
-    key = (str(prices), int(seed), float(days))
+    them, and with them the fitted predictors of :func:`tt_core.spot.simulator.fitted_predictor`). A price
+    file is keyed by its path, size and modification time too, so an edited file is read again."""
+    key = (str(prices), int(seed), float(days), _file_stamp(prices))
     if key not in _MARKETS:
         if len(_MARKETS) >= 16:
             _MARKETS.clear()
@@ -75,21 +98,83 @@ def study_market(cfg: dict, seed: int, prices="synthetic") -> M.PriceTrace:
 
 
 def simulate_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Settings | None = None, market_days=30.0,
-                  prices="synthetic", progress: bool = False) -> pd.DataFrame:
+                  prices="synthetic", progress: bool = False, runs_dir=None) -> pd.DataFrame:
     """Every approach on every job set for every seed (one market per seed): one row per simulation with
-    the summary keys of :func:`tt_core.spot.simulator.simulate`."""
+    the summary keys of :func:`tt_core.spot.simulator.simulate`.
+
+    ``runs_dir``: keep each seed's simulations in the run store under this folder
+    (:func:`tt_core.experiments.store.ensure_table`, :func:`grid_table_spec`): a seed already simulated with
+    the same settings, job sets and prices is read back, not simulated again, and a grid killed half-way
+    resumes with the seeds it finished. None: simulate everything, store nothing."""
     from tqdm.auto import tqdm
 
-    rows = []
+    rows, frames = [], []
     bar = tqdm(total=len(seeds) * len(job_sets), desc="SpotTune simulations", disable=not progress)
     for seed in seeds:
         trace = cached_market(prices, seed, market_days)
-        for js in job_sets:
-            for r in S.compare(js, trace, approaches, settings, seed):
-                rows.append(r.summary)
-            bar.update()
+        if runs_dir is None:
+            for js in job_sets:
+                for r in S.compare(js, trace, approaches, settings, seed):
+                    rows.append(r.summary)
+                bar.update()
+            continue
+
+        def one_seed(trace=trace, seed=seed) -> pd.DataFrame:
+            out = []
+            for js in job_sets:
+                out += [r.summary for r in S.compare(js, trace, approaches, settings, seed)]
+                bar.update()
+            return pd.DataFrame(out)
+
+        spec = grid_table_spec(job_sets, seed, approaches, settings, market_days, prices, trace)
+        table, what = ensure_table(spec, one_seed, runs_dir)
+        if what == "reused":
+            bar.update(len(job_sets))
+        frames.append(table)
     bar.close()
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows) if runs_dir is None else pd.concat(frames, ignore_index=True)
+
+
+def trace_sha256(trace) -> str:
+    """sha256 of a price trace's values: its start, types and every minute's price (not its label, so a
+    moved file with the same prices is the same trace, and an edited one another)."""
+    h = hashlib.sha256(json.dumps([str(trace.start), list(trace.types)]).encode())
+    for name in trace.types:
+        h.update(np.ascontiguousarray(trace.series(name), dtype=float).tobytes())
+    return h.hexdigest()
+
+
+def job_sets_sha256(job_sets) -> str:
+    """sha256 of what a simulation reads from job sets: names, each job's curve, step times and model size."""
+    h = hashlib.sha256()
+    for js in job_sets:
+        h.update(json.dumps([js.name, js.metric_name, len(js.jobs)]).encode())
+        for job in js.jobs:
+            h.update(json.dumps([job.name, sorted(job.seconds_per_step.items()), job.model_mb]).encode())
+            h.update(np.ascontiguousarray(job.metric, dtype=float).tobytes())
+    return h.hexdigest()
+
+
+def spot_table_spec(study: str, job_sets, trace, settings: S.Settings | None, **more) -> TableSpec:
+    """A run-store entry of SpotTune simulations: the settings (job set names, simulator settings and
+    ``more``, e.g. approaches, market days, prices, seed) name the file; the data identity is the sha256 of
+    the price trace's values and of the job sets (:func:`trace_sha256`, :func:`job_sets_sha256`), so an
+    edited price file or curve recomputes it."""
+    st = asdict(settings if settings is not None else S.Settings())
+    for k in ("rules", "predictor", "bid"):
+        if not isinstance(st[k], (str, int, float)):
+            raise W.SpotError(f"simulations whose simulator setting {k} is an object ({type(st[k]).__name__}) cannot "
+                              "be kept in the run store; give its name, or simulate without runs_dir")
+    return TableSpec(study, {"job_sets": [js.name for js in job_sets], "settings": st, **more},
+                     {"prices_sha256": trace_sha256(trace), "job_sets_sha256": job_sets_sha256(job_sets)})
+
+
+def grid_table_spec(job_sets, seed: int, approaches, settings: S.Settings | None, market_days: float, prices,
+                    trace) -> TableSpec:
+    """The run-store entry of one seed of a grid (:func:`spot_table_spec`, study ``spot-grid``)."""
+    aps = [asdict(S.approach(a) if isinstance(a, str) else a) for a in approaches]
+    return spot_table_spec("spot-grid", job_sets, trace, settings, approaches=aps, market_days=float(market_days),
+                           prices=str(prices), seed=int(seed))
 
 
 def prices_label(trace) -> str:
@@ -187,10 +272,11 @@ def refund_shares(grid: pd.DataFrame, approaches=("spottune-1", "spottune-0.7"))
 
 
 def theta_sweep(job_sets, seeds, thetas, settings: S.Settings | None = None, market_days=30.0, prices="synthetic",
-                progress: bool = False) -> pd.DataFrame:
-    """Fig. 8: SpotTune at each theta: cost, JCT, top-1 and top-3 per job set and seed."""
+                progress: bool = False, runs_dir=None) -> pd.DataFrame:
+    """Fig. 8: SpotTune at each theta: cost, JCT, top-1 and top-3 per job set and seed (``runs_dir``: as
+    :func:`simulate_grid`)."""
     aps = [S.spottune(t) for t in thetas]
-    return simulate_grid(job_sets, seeds, aps, settings, market_days, prices, progress)
+    return simulate_grid(job_sets, seeds, aps, settings, market_days, prices, progress, runs_dir)
 
 
 def resolve_job_set(spec: str, reference_hours: float | None = None,
@@ -203,17 +289,21 @@ def resolve_job_set(spec: str, reference_hours: float | None = None,
     and no rescaling of a user's own step times."""
     from pathlib import Path
 
-    speed = W.SpeedModel(parallel_fraction)
     if Path(spec).suffix.lower() == ".csv" or Path(spec).exists():
-        return W.read_job_csv(spec, speed, reference_hours, model_mb)
+        return W.read_job_csv(spec, W.SpeedModel(parallel_fraction), reference_hours, model_mb)
     reference_hours = W.DEFAULT_REFERENCE_HOURS if reference_hours is None else reference_hours
     if spec.startswith(("cnn/", "rnn/")):
-        return W.trimtuner_job_sets(spec.split("/")[0], reference_hours=reference_hours, speed=speed,
-                                    model_mb=model_mb, groups=[spec])[0]
+        return W.trimtuner_job_sets(spec.split("/")[0], reference_hours=reference_hours,
+                                    speed=W.speed_model_for(spec, parallel_fraction), model_mb=model_mb, groups=[spec])[0]
     if spec.startswith("sklearn/"):
-        return C.job_sets([spec.split("/", 1)[1]], curves_profile, seed, reference_hours, speed, model_mb)[0]
+        return C.job_sets([spec.split("/", 1)[1]], curves_profile, seed, reference_hours, None, model_mb,
+                          parallel_fraction=parallel_fraction)[0]
+    if spec == "staged/staged-digits":
+        from tt_core.spot import staged as ST
+
+        return ST.job_set(seed=seed, reference_hours=reference_hours, model_mb=model_mb)
     raise W.SpotError(f"unknown workload {shown(spec)}; give a TrimTuner group such as cnn/t2.small-x8 (see `tt spot data "
-                      f"list`), sklearn/<{'|'.join(C.ALGORITHMS)}>, or a job-set CSV path")
+                      f"list`), sklearn/<{'|'.join(C.ALGORITHMS)}>, staged/staged-digits, or a job-set CSV path")
 
 
 def workload_names() -> list[str]:
@@ -224,7 +314,7 @@ def workload_names() -> list[str]:
             names += [s.name for s in W.trimtuner_job_sets(bench)]
         except ValueError:
             pass
-    return names + [f"sklearn/{a}" for a in C.ALGORITHMS]
+    return names + [f"sklearn/{a}" for a in C.ALGORITHMS] + ["staged/staged-digits"]
 
 
 def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataFrame | None = None) -> dict:
@@ -255,17 +345,17 @@ def claims(per: pd.DataFrame, topk: pd.DataFrame | None = None, errors: pd.DataF
 
 def rules_comparison(job_sets, seeds, cfg: dict, variants=(("paper", "synthetic"), ("aws-2017", "synthetic"),
                                                             ("aws-today", "synthetic-today")),
-                     grids: dict | None = None) -> pd.DataFrame:
+                     grids: dict | None = None, runs_dir=None) -> pd.DataFrame:
     """Would SpotTune still save money under other rules? Mean over workloads of SpotTune's cost and JCT
     relative to Single-Spot (cheapest), and its free-step share, per (rules, market) variant. ``grids``:
-    already computed Fig. 7 grids by rules name (reused)."""
+    already computed Fig. 7 grids by rules name (reused); ``runs_dir``: as :func:`simulate_grid`."""
     rows = []
     grids = grids or {}
     for rule, prices in variants:
         grid = grids.get(rule)
         if grid is None:
             grid = simulate_grid(job_sets, seeds, S.FIG7_APPROACHES, sim_settings(cfg, rules=rule), cfg["market_days"],
-                            prices)
+                                 prices, runs_dir=runs_dir)
         per = per_job_set(grid)
         w = per.pivot(index="job_set", columns="approach", values=["cost", "jct_h", "free_step_share"])
         wt = pd.Series(job_set_weights(list(w.index)), index=w.index)       # means over workloads

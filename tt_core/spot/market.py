@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types, instance
+from tt_core.spot.streams import spot_rng
 from tt_core.data.io import shown
 
 #: The public file of the paper's trace (not shipped, not downloaded: its license is not stated).
@@ -236,11 +236,6 @@ TODAY_PARAMS = MarketParams(0.30, 0.03, 1.0 / 24.0, 0.0, 1.5, 30.0)
 TICK = 1e-4
 
 
-def _type_rng(seed: int, name: str) -> np.random.Generator:
-    """One generator per (seed, type): a type's prices do not depend on which other types are generated."""
-    return np.random.default_rng([int(seed), zlib.crc32(name.encode())])
-
-
 def synthetic_prices(name: str, n_minutes: int, params: MarketParams, rng: np.random.Generator,
                      on_demand: float) -> np.ndarray:
     """One type's minute prices (USD per hour) from :class:`MarketParams`."""
@@ -258,16 +253,59 @@ def synthetic_prices(name: str, n_minutes: int, params: MarketParams, rng: np.ra
     return np.maximum(TICK, np.round(prices / TICK) * TICK)
 
 
-#: The persistent market's regimes (assumptions, not fitted: the 2017 trace is not available here): a calm
+#: The persistent market's regimes (assumptions, not fitted: the 2017 trace is not available here, and no
+#: published statistic of it gives regime lengths; see :func:`market_parameters`): a calm
 #: regime and a volatile one, switching as a Markov chain with these mean dwell times (hours); in the
 #: volatile regime prices change ``VOLATILE_CHANGES`` times as often with ``VOLATILE_BAND`` times the
 #: spread, and spikes arrive ``VOLATILE_SPIKES`` times as often as in the calm one (``CALM_SPIKES``): with
 #: the dwell times below the long-run spike rate stays close to :class:`MarketParams`' (0.83 x 0.2 + 0.17 x 5
 #: = 1.0). Levels revert to the base price (AR(1) with ``REVERSION`` per change) instead of being drawn
 #: afresh, so the past hour tells where the price is heading.
+#: Which parameters have a published source (:func:`market_parameters`): the SpotTune paper gives only the
+#: price level (spot "usually 70%-80% lower than the on-demand", §I and §II-A), that markets of different
+#: types are "barely correlated" (§II-A) and the trace period (§IV-D's 04/26-05/04 and 05/05-05/07 from the
+#: 13-day Kaggle trace); its Fig. 1 (prices over eleven days) has no numbers in the text. Everything else is an
+#: assumption, chosen by hand before any comparison.
 CALM_HOURS, VOLATILE_HOURS = 20.0, 4.0
 VOLATILE_CHANGES, VOLATILE_BAND, VOLATILE_SPIKES, CALM_SPIKES = 4.0, 3.0, 5.0, 0.2
 REVERSION = 0.9
+
+_CITED_LEVEL = "cited: SpotTune §I and §II-A, spot 'usually 70%-80% lower than the on-demand' (fraction 0.2-0.3)"
+
+
+def market_parameters() -> pd.DataFrame:
+    """Every parameter of the synthetic markets (memoryless and persistent) with its value and its source:
+    ``cited`` (with where) or ``assumption``."""
+    lo = min(p.base_fraction for p in DEFAULT_PARAMS.values())
+    hi = max(p.base_fraction for p in DEFAULT_PARAMS.values())
+
+    def span(attr):
+        vals = sorted({getattr(p, attr) for p in DEFAULT_PARAMS.values()})
+        return f"{vals[0]:g}" if len(vals) == 1 else f"{vals[0]:g}-{vals[-1]:g}"
+
+    rows = [
+        ("base_fraction (median spot / on-demand)", f"{lo:g}-{hi:g} by type", "both", _CITED_LEVEL),
+        ("types independent (one stream per type)", "yes", "both",
+         "cited: SpotTune §II-A, 'price fluctuations among different markets are barely correlated'"),
+        ("market length", f"{TRACE_DAYS} days from {TRACE_START:%Y-%m-%d}", "both",
+         "cited: the paper's trace (Kaggle 'AWS Spot Pricing Market', 2017-04-26 to 05-08; §IV-D's split)"),
+        ("band (relative sd of calm price levels)", span("band"), "both", "assumption"),
+        ("changes_per_hour (calm)", span("changes_per_hour"), "both",
+         "assumption (the trace's published size, about 3.72 million rows over 68 types, 5 zones and 13 days, "
+         "does not say how many rows are price changes)"),
+        ("spikes_per_day (long-run)", span("spikes_per_day"), "both", "assumption"),
+        ("spike_height (mean, x on-demand)", span("spike_height"), "both", "assumption"),
+        ("spike_minutes (mean duration)", span("spike_minutes"), "both", "assumption"),
+        ("CALM_HOURS (mean dwell, calm regime)", f"{CALM_HOURS:g} h", "persistent", "assumption"),
+        ("VOLATILE_HOURS (mean dwell, volatile regime)", f"{VOLATILE_HOURS:g} h", "persistent", "assumption"),
+        ("VOLATILE_CHANGES (x calm change rate)", f"{VOLATILE_CHANGES:g}", "persistent", "assumption"),
+        ("VOLATILE_BAND (x calm band)", f"{VOLATILE_BAND:g}", "persistent", "assumption"),
+        ("VOLATILE_SPIKES / CALM_SPIKES (x long-run spike rate)", f"{VOLATILE_SPIKES:g} / {CALM_SPIKES:g}",
+         "persistent", "assumption (chosen so that the long-run spike rate stays the memoryless market's)"),
+        ("REVERSION (AR(1) coefficient per price change)", f"{REVERSION:g}", "persistent", "assumption"),
+        ("price tick", f"{TICK:g} USD/h", "both", "assumption"),
+    ]
+    return pd.DataFrame(rows, columns=["parameter", "value", "market", "source"])
 
 
 def persistent_prices(name: str, n_minutes: int, params: MarketParams, rng: np.random.Generator,
@@ -309,7 +347,8 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     Parameters
     ----------
     seed : int
-        Same seed, same prices (each type has its own stream, see :func:`_type_rng`).
+        Same seed, same prices (each type has its own stream, :func:`tt_core.spot.streams.spot_rng`
+        ``"prices"``).
     types : list of str, optional
         Default: the six types of Table III.
     params : dict of str to MarketParams, optional
@@ -328,7 +367,7 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     for name in types:
         p = table.get(name) or (TODAY_PARAMS if style == "today" else DEFAULT_PARAMS[name])
         gen = persistent_prices if style == "persistent" else synthetic_prices
-        out[name] = gen(name, n, p, _type_rng(seed, name), instance(name).on_demand)
+        out[name] = gen(name, n, p, spot_rng(seed, "prices", name), instance(name).on_demand)
     return PriceTrace(pd.Timestamp(start), out, f"synthetic {style}-style (seed {seed})", True, "generated")
 
 
@@ -543,11 +582,17 @@ def load_trace(path: str | os.PathLike | None = None, types=None, resampling: st
 def market(prices: str | os.PathLike = "synthetic", seed: int = 1, types=None, days: float = TRACE_DAYS,
            resampling: str = DEFAULT_RESAMPLING) -> PriceTrace:
     """``"synthetic"`` (seeded, ``days`` long), ``"synthetic-today"``, ``"synthetic-persistent"`` (with memory,
-    :func:`persistent_prices`), ``"real"`` (the located trace) or a path."""
+    :func:`persistent_prices`), ``"real"`` (the located trace) or a path: the 2017 trace's CSV, or a post-2017
+    history (``.tsv``, :mod:`tt_core.spot.history`)."""
     if str(prices) == "synthetic":
         return synthetic_market(seed, types, days=days)
     if str(prices) == "synthetic-today":
         return synthetic_market(seed, types, days=days, style="today")
     if str(prices) == "synthetic-persistent":
         return synthetic_market(seed, types, days=days, style="persistent")
+    if str(prices) != "real":
+        from tt_core.spot import history as H
+
+        if H.is_history_file(prices):       # a post-2017 history (aws-spot-price-history format)
+            return H.load_history(prices, types, resampling)
     return load_trace(None if str(prices) == "real" else prices, types, resampling)

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from tt_core.spot import curves as C, market as M, simulator as S
-from tt_core.spot.grids import REFERENCE, cached_market, job_set_weights, sim_settings, study_job_sets
+from tt_core.experiments.store import ensure_table
+from tt_core.spot.grids import REFERENCE, cached_market, job_set_weights, sim_settings, spot_table_spec, study_job_sets
 
 
 #: Model sizes (MB) of the overhead study: the workbook's assumed 100 MB, 1 GB and 5 GB.
@@ -36,22 +37,37 @@ def checkpoint_overhead(job_set, timeline: pd.DataFrame, startup_s: float) -> pd
 
 
 def overhead_study(cfg: dict, seeds, model_mb=OVERHEAD_MODEL_MB, approach: str = REFERENCE,
-                   prices="synthetic") -> pd.DataFrame:
+                   prices="synthetic", runs_dir=None) -> pd.DataFrame:
     """Fig. 12 at several model sizes: per (model size, job set, seed) the mean over jobs of
-    :func:`checkpoint_overhead` in a SpotTune simulation (the profile's settings otherwise)."""
+    :func:`checkpoint_overhead` in a SpotTune simulation (the profile's settings otherwise).
+
+    ``runs_dir``: keep each (model size, seed)'s rows in the run store (study ``spot-overhead``,
+    :func:`tt_core.spot.grids.spot_table_spec`), read back when the settings, prices and job sets are the
+    same. None: simulate everything, store nothing."""
     st = sim_settings(cfg)
-    rows = []
+    rows, frames = [], []
     for mb in model_mb:
         sets = study_job_sets({**cfg, "model_mb": float(mb)})
         for seed in seeds:
             trace = cached_market(prices, seed, cfg["market_days"])
-            for js in sets:
-                r = S.simulate(js, trace, approach, st, seed)
-                o = checkpoint_overhead(js, r.timeline, st.startup_s)
-                rows.append({"model_mb": float(mb), "job_set": js.name, "seed": int(seed),
-                             "overhead": float(o["overhead"].mean()), "restore_s": float(o["restore_s"].sum()),
-                             "checkpoint_s": float(o["checkpoint_s"].sum()), "train_s": float(o["train_s"].sum())})
-    return pd.DataFrame(rows)
+
+            def one(sets=sets, trace=trace, seed=seed, mb=mb) -> list:
+                out = []
+                for js in sets:
+                    r = S.simulate(js, trace, approach, st, seed)
+                    o = checkpoint_overhead(js, r.timeline, st.startup_s)
+                    out.append({"model_mb": float(mb), "job_set": js.name, "seed": int(seed),
+                                "overhead": float(o["overhead"].mean()), "restore_s": float(o["restore_s"].sum()),
+                                "checkpoint_s": float(o["checkpoint_s"].sum()), "train_s": float(o["train_s"].sum())})
+                return out
+
+            if runs_dir is None:
+                rows += one()
+                continue
+            spec = spot_table_spec("spot-overhead", sets, trace, st, approach=str(approach), model_mb=float(mb),
+                                   market_days=float(cfg["market_days"]), prices=str(prices), seed=int(seed))
+            frames.append(ensure_table(spec, lambda: pd.DataFrame(one()), runs_dir)[0])
+    return pd.DataFrame(rows) if runs_dir is None else pd.concat(frames, ignore_index=True)
 
 
 def overhead_summary(study: pd.DataFrame) -> pd.DataFrame:

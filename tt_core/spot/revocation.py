@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.spot.catalogue import SpotError
+from tt_core.spot.streams import spot_rng
 from tt_core.data.io import shown
 
 WINDOW = 60  # minutes: the hour of the label and of the features
@@ -324,9 +325,10 @@ def evaluate(predictor, trace, start: float, end: float, stride: int = 15, thres
     train before, test after); one row per type.
 
     ``bids``: the maximum prices of the test samples, ``"algorithm2"`` (price + Alg. 2 margin) or
-    ``"random"`` (price + a delta uniform in ``delta``, drawn from ``numpy.random.default_rng([seed, i])``
-    for the i-th type: RevPred's and Tributary's inference rule). A predictor with a batch method
-    ``probabilities(name, bids, minutes)`` is queried once per type; otherwise sample by sample."""
+    ``"random"`` (price + a delta uniform in ``delta``, drawn from the ``"test-bids"`` stream of
+    :func:`tt_core.spot.streams.spot_rng` for the i-th type: RevPred's and Tributary's inference rule). A
+    predictor with a batch method ``probabilities(name, bids, minutes)`` is queried once per type; otherwise
+    sample by sample."""
     if bids not in ("algorithm2", "random"):
         raise SpotError(f"bids must be 'algorithm2' or 'random', got {shown(bids)}")
     rows = []
@@ -341,7 +343,7 @@ def evaluate(predictor, trace, start: float, end: float, stride: int = 15, thres
         if bids == "algorithm2":
             b = p[minutes] + algorithm2_margins(p, minutes)
         else:
-            b = random_bids(p[minutes], np.random.default_rng([int(seed), i]), delta)
+            b = random_bids(p[minutes], spot_rng(seed, "test-bids", i), delta)
         y = forward_max(p)[minutes] > b
         if batch is not None:
             prob = np.asarray(batch(name, b, minutes), float)

@@ -52,7 +52,7 @@ probability by **Eq. 3 (reconstructed, lost in extraction)**: ``p = o P / (o P +
 Reproducibility and cache
 -------------------------
 Training is seeded (``torch.manual_seed``, deterministic algorithms, the batch order from
-``numpy.random.default_rng``) and uses :attr:`NetSettings.threads` CPU threads (default 1): same seed,
+the ``"lstm-batches"`` stream of :func:`tt_core.spot.streams.spot_rng`) and uses :attr:`NetSettings.threads` CPU threads (default 1): same seed,
 same settings, same trace, same weights. Trained weights are cached atomically under
 ``data/spot_revpred/`` (git-ignored), one file per (model, type), named by a hash of the seed, the
 settings, the PyTorch version and the sha256 of the type's fit-period prices (:func:`trace_checksum`);
@@ -76,6 +76,7 @@ import numpy as np
 from tt_core.data.io import atomic_path, shown
 from tt_core.spot.catalogue import SpotError
 from tt_core.spot import revocation as R
+from tt_core.spot.streams import spot_rng
 
 #: Records of the history part (the minutes before the present one).
 HISTORY = R.WINDOW - 1
@@ -314,7 +315,7 @@ def train_network(kind: str, inputs, labels: np.ndarray, settings: NetSettings):
         X1 = torch.from_numpy(inputs[0])
         X2 = None if inputs[1] is None else torch.from_numpy(inputs[1])
         Y, W = torch.from_numpy(y), torch.from_numpy(w)
-        order_rng = np.random.default_rng([st.seed, 17])
+        order_rng = spot_rng(st.seed, "lstm-batches")
         loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
         last = float("nan")
         model.train()
@@ -424,7 +425,7 @@ class LSTMPredictor:
                     model.eval()
                 info = dict(blob["info"], cached=True)
             else:
-                rng = np.random.default_rng([self.settings.seed, i, 23])
+                rng = spot_rng(self.settings.seed, "lstm-training-bids", i)
                 data = training_set(trace, name, end, self.max_price, self.settings.stride, rng, self.settings.delta)
                 if data["P"] in (0.0, 1.0):    # one class only: the base rate is the answer
                     model, info = None, {"cpu_s": 0.0, "loss": float("nan"), "samples": len(data["labels"]),

@@ -15,6 +15,7 @@ from tt_core.spot import market as M, revpred as RP, simulator as S, workloads a
 from tt_core.spot.grids import prices_label, sim_settings, study_job_sets, cached_market
 from tt_core.spot.intervals import N_BOOT, statement_intervals
 from tt_core.spot.revocation import evaluate, forward_max
+from tt_core.spot.streams import spot_rng
 
 
 #: Fig. 10's predictors, in the paper's legend order.
@@ -94,7 +95,7 @@ def label_rates(trace, cfg: dict) -> pd.DataFrame:
         choices += [(f"random delta in [{lo:g}, {hi:g}]" + (" (Tributary)" if j == 0 else ""), "random", (lo, hi))
                     for j, (lo, hi) in enumerate(cfg["label_deltas"])]
         for label, how, delta in choices:
-            data = RP.training_set(trace, name, end, how, 1, np.random.default_rng([cfg["seed"], i, 29]),
+            data = RP.training_set(trace, name, end, how, 1, spot_rng(cfg["seed"], "label-rates", i),
                                    delta or tuple(cfg["delta"]))
             margin = data["bids"] - trace.series(name)[data["minutes"]]
             rows.append({"type": name, "max_price": label, "samples": len(data["labels"]),
@@ -154,7 +155,7 @@ def fig10c_job_sets(cfg: dict, spot_cfg: dict, progress: bool = False) -> list:
     """Fig. 10(c)'s job sets: the ``revpred`` study's TrimTuner groups and scikit-learn curves, built as
     Fig. 7's (:func:`study_job_sets`, with the ``spottune`` study's time scale and speed model)."""
     return study_job_sets({**spot_cfg, "trimtuner": cfg["trimtuner"], "sklearn": cfg["sklearn"],
-                           "curves": cfg["curves"]}, progress)
+                           "curves": cfg["curves"], "staged": cfg.get("staged", False)}, progress)
 
 
 def fig10c_grid(job_sets, trace, predictors: dict, seeds, cfg: dict, spot_cfg: dict, progress: bool = False,

@@ -20,7 +20,9 @@ from tt_core.spot.intervals import INTERVAL_LEVEL, INTERVAL_METHOD, N_BOOT, boot
 #: Bid rules of the sweep: the current price plus a relative margin (0, 5%, 25%), Alg. 2's margin (the
 #: default) and Tributary's random margin (as Fig. 10(c) and the paper's inference).
 SENSITIVITY_BIDS = (0.0, 0.05, "algorithm2", 0.25, "tributary")
-#: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model).
+#: Amdahl's parallel fractions of the sweep (the default 0.9 is an assumption, see the speed model); they
+#: apply to the multi-threaded workloads only (the single-threaded ones keep f = 0:
+#: :func:`tt_core.spot.workloads.speed_model_for`).
 SENSITIVITY_FRACTIONS = (0.5, 0.7, 0.9, 0.95)
 #: Start-up times (s; the simulator assumes 60) and model sizes (MB; the profiles assume 100) of the sweep.
 SENSITIVITY_STARTUPS = (0.0, 60.0, 300.0)
@@ -56,14 +58,15 @@ def check_bid(bid):
 
 def sensitivity(cfg: dict, seeds=None, bids=SENSITIVITY_BIDS, fractions=SENSITIVITY_FRACTIONS, prices="synthetic",
                 base_grid: pd.DataFrame | None = None, progress: bool = False, startups=SENSITIVITY_STARTUPS,
-                model_sizes=SENSITIVITY_MODEL_MB) -> pd.DataFrame:
+                model_sizes=SENSITIVITY_MODEL_MB, runs_dir=None) -> pd.DataFrame:
     """SpotTune (theta 1 and 0.7) against both single-spot baselines as one unstated setting changes at a time,
     the others at the profile's values: the bid rule, Amdahl's parallel fraction, the start-up time (s) and
     the model size (MB, the checkpoints' and restores' time).
 
     One simulation per (setting, job set, seed, approach); simulations that do not depend on the changed
     setting are shared (the baselines never bid; the profile's own setting is simulated once).
-    ``base_grid``: the Fig. 7 grid at the profile's own settings (reused). Returns the grid rows plus
+    ``base_grid``: the Fig. 7 grid at the profile's own settings (reused); ``runs_dir``: keep the
+    simulations in the run store (:func:`tt_core.spot.grids.simulate_grid`). Returns the grid rows plus
     ``axis``, ``setting``, ``bid``, ``parallel_fraction``, ``startup_s`` and ``model_mb``, ordered by axis."""
     seeds = list(cfg["seeds"] if seeds is None else seeds)
     bids = [check_bid(b) for b in bids]
@@ -97,11 +100,11 @@ def sensitivity(cfg: dict, seeds=None, bids=SENSITIVITY_BIDS, fractions=SENSITIV
         if (f, mb, su) not in singles_cache:
             singles_cache[(f, mb, su)] = (base[base["approach"].isin([a.name for a in singles])] if own and base is not None
                                           else simulate_grid(sets_cache[jkey], seeds, singles, st, cfg["market_days"], prices,
-                                                        progress))
+                                                             progress, runs_dir))
         if (f, b, su, mb) not in spot_cache:
             spot_cache[(f, b, su, mb)] = (base[base["approach"].isin([a.name for a in spot_aps])] if own and base is not None
                                           else simulate_grid(sets_cache[jkey], seeds, spot_aps, st, cfg["market_days"], prices,
-                                                        progress))
+                                                             progress, runs_dir))
         out.append(pd.concat([singles_cache[(f, mb, su)], spot_cache[(f, b, su, mb)]], ignore_index=True).assign(
             axis=axis, setting=label, bid=bid_label(b), parallel_fraction=f, startup_s=su, model_mb=mb))
     return pd.concat(out, ignore_index=True)

@@ -40,7 +40,8 @@ def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFram
     """The profile's settings beside the paper's (for the notebooks)."""
     rows = [
         ("workloads", f"{n_job_sets} job sets: TrimTuner curves {cfg['trimtuner'] or 'all 48 groups'}, "
-                      f"scikit-learn {cfg['sklearn']} ({cfg['curves']})",
+                      f"scikit-learn {cfg['sklearn']} ({cfg['curves']})"
+                      + (", staged digits (step-decay SGD)" if cfg.get("staged") else ""),
          "6 benchmarks (LoR, SVM, GBTR, LiR, AlexNet, ResNet), Table II"),
         ("prices", prices_label, "AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08"),
         ("billing and revocation", cfg["rules"], "per second; revoked above the maximum price; first hour refunded"),
@@ -52,7 +53,9 @@ def settings_table(cfg: dict, n_job_sets: int, prices_label: str) -> pd.DataFram
         ("k (top-k trained to the end)", cfg["k"], "not stated"),
         ("seeds (markets, submission times)", cfg["seeds"], "one trace"),
         ("time scale", f"median job {cfg['reference_hours']:g} h on r4.large", "measured step times (not published)"),
-        ("speed model", f"Amdahl, parallel fraction {cfg['parallel_fraction']:g}, ECU per vCPU",
+        ("speed model", f"per workload: Amdahl with parallel fraction {cfg['parallel_fraction']:g} for multi-threaded "
+                        "jobs (TrimTuner TensorFlow, MLP), 0 for single-threaded ones (SGD models, boosting, staged "
+                        "digits); times ECU per vCPU",
          "measured per instance (Fig. 6, not published)"),
         ("model size", f"{cfg['model_mb']:g} MB", "per benchmark (not stated)"),
     ]

@@ -64,6 +64,7 @@ from tt_core.spot.provisioner import Provisioner
 from tt_core.spot.revocation import HazardPredictor, RevocationPredictor
 from tt_core.spot.revpred import make_predictor
 from tt_core.spot.rules import bill, rules as get_rules
+from tt_core.spot.streams import spot_rng
 from tt_core.data.io import shown
 
 #: Checkpoint speed measured by the paper (§IV-F), MB/s: m4.4xlarge (16 vCPUs) and t2.micro (1 vCPU).
@@ -200,7 +201,7 @@ def submission_time(settings: Settings, seed: int) -> float:
     predictor's training period plus a seeded offset in ``[0, offset_hours)``."""
     if settings.start_s is not None:
         return float(settings.start_s)
-    rng = np.random.default_rng([int(seed), 7])
+    rng = spot_rng(seed, "submission")
     return settings.fit_days * 86400.0 + rng.uniform(0.0, settings.offset_hours * 3600.0)
 
 
@@ -217,7 +218,7 @@ class _Run:
         self.rows: list[dict] = []
         if approach_.kind == "spottune":
             self.prov = Provisioner(trace, predictor, self.types, settings.bid,
-                                    rng=np.random.default_rng([self.seed, 11]))
+                                    rng=spot_rng(self.seed, "provisioner-bids"))
 
     def _record(self, job, phase, name, bid, launch, ready, end, reason, run, kept, revoked, p_revoke=np.nan):
         b = bill(self.trace, name, launch, end, revoked, self.rules)
@@ -237,7 +238,7 @@ class _Run:
 
     def spot(self, j: int, job, phase: int, done: int, target: int, t: float) -> float:
         """Deploy job ``j`` from ``done`` to ``target`` steps starting at ``t``; returns its completion time."""
-        rng = np.random.default_rng([self.seed, j, phase, 13])
+        rng = spot_rng(self.seed, "interruptions", j, phase)
         n = 0
         while done < target:
             n += 1

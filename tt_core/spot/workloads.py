@@ -22,6 +22,15 @@ a parallel fraction ``f``, times the ratio of ECU per vCPU (AWS' compute unit ra
 measurement was impossible (under a load of 7 two BLAS threads ran 4-8 times *slower* than one), so the
 default ``f = 0.9`` is an assumption, not a measurement.
 
+One speed model per workload (:func:`speed_model_for`, table :func:`speed_models`): a job that runs on one
+thread does not get faster with more vCPUs, so its parallel fraction is 0 and only the ECU per vCPU
+matters (r4.large, 3.5 ECU per vCPU, is then both the cheapest and the fastest type); a multi-threaded
+job uses the parallel fraction above (default 0.9, or the one a study sweeps). Which workloads are
+single-threaded is stated in :data:`THREADS` from how they train: scikit-learn's SGD models and its
+gradient boosting run on one thread; its MLP spends its time in BLAS matrix products (threaded); the
+TrimTuner measurements are TensorFlow training (threaded). A user's job set (a CSV) is taken as
+multi-threaded unless its speed model is given.
+
 Time scale: each job set's seconds per step are the measured (or locally timed) ones scaled by one
 factor so that its median job takes ``reference_hours`` (default 4 h) on the reference type at its full
 number of steps. The paper's jobs ran on over 100 GB of data for hours; the substitutes train in
@@ -69,6 +78,51 @@ class SpeedModel:
 
     def step_times(self, reference_seconds: float, types=None) -> dict[str, float]:
         return {t: float(reference_seconds) * self.relative_time(t) for t in check_types(types or list(CATALOGUE))}
+
+
+#: How each workload trains, which decides its speed model: name (or family, the part before ``/`` of
+#: a TrimTuner group) -> ("single-threaded" | "multi-threaded", why).
+THREADS: dict[str, tuple[str, str]] = {
+    "cnn": ("multi-threaded", "TensorFlow training (the TrimTuner measurements) uses all cores"),
+    "rnn": ("multi-threaded", "TensorFlow training (the TrimTuner measurements) uses all cores"),
+    "sklearn/lor": ("single-threaded", "scikit-learn SGDClassifier: one thread"),
+    "sklearn/svm": ("single-threaded", "scikit-learn SGDClassifier: one thread"),
+    "sklearn/lir": ("single-threaded", "scikit-learn SGDRegressor: one thread"),
+    "sklearn/gbtr": ("single-threaded", "scikit-learn GradientBoostingRegressor: one thread"),
+    "sklearn/mlp": ("multi-threaded", "scikit-learn MLPClassifier: matrix products in threaded BLAS"),
+    "staged/staged-digits": ("single-threaded", "scikit-learn SGDClassifier: one thread"),
+}
+
+
+def threads_of(name: str) -> tuple[str, str]:
+    """``(kind, why)`` of a workload (job-set name), by :data:`THREADS`; unknown names are multi-threaded."""
+    if name in THREADS:
+        return THREADS[name]
+    family = str(name).split("/", 1)[0]
+    if family in ("cnn", "rnn"):
+        return THREADS[family]
+    return "multi-threaded", "not stated (a user's job set): taken as multi-threaded"
+
+
+def speed_model_for(name: str, parallel_fraction: float = DEFAULT_PARALLEL_FRACTION) -> SpeedModel:
+    """The speed model of a workload: ``f = 0`` if it is single-threaded (:data:`THREADS`), else
+    ``parallel_fraction``."""
+    kind, _ = threads_of(name)
+    return SpeedModel(0.0 if kind == "single-threaded" else parallel_fraction)
+
+
+def speed_models(names=None, parallel_fraction: float = DEFAULT_PARALLEL_FRACTION) -> "pd.DataFrame":
+    """The stated speed model per workload: threads, parallel fraction, why, and the step time on each type
+    relative to r4.large."""
+    import pandas as pd
+
+    rows = []
+    for name in names or list(THREADS):
+        kind, why = threads_of(name)
+        sm = speed_model_for(name, parallel_fraction)
+        rows.append({"workload": name, "threads": kind, "parallel_fraction": sm.parallel_fraction, "why": why,
+                     **{f"time {t}": sm.relative_time(t) for t in CATALOGUE}})
+    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)
