@@ -47,20 +47,15 @@ figures_dir = "../figures"
 seed = 2  # the median run of seeds 1-10 (see above); try 1 or 9 for unlucky runs
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from tt_core.apps.notebook import notebook_setup
 from tt_core.apps import tour
 from tt_core.data.io import save_figure
-from tt_core.plotting.figures import use_style
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 3)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=3, width=None).out  # style, display options, figures folder
 iterations = 5 if smoke else 16  # tests per optimisation run in step 5 (the paper uses 44)
 gp_burnin = 30 if smoke else 100  # MCMC burn-in of the GP in step 3
 

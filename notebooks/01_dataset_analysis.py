@@ -37,11 +37,10 @@ benchmarks = ["cnn", "rnn"]
 n_curves = 6
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from tt_core.apps.notebook import notebook_setup
 from tt_core import plotting
 from tt_core.analysis import dataset as ds
 from tt_core.data.benchmarks import load_benchmark
@@ -49,10 +48,7 @@ from tt_core.data.io import save_figure, write_csv
 from tt_core.reporting import dataset as report
 from tt_core.reporting.summary import comparison, save_comparison
 
-plotting.use_style()
-pd.set_option("display.precision", 4)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}
 
 # %% [markdown]

@@ -38,23 +38,19 @@ benchmarks = ["cnn", "rnn"]
 min_accuracy = 0.85
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
 import tt_core.analysis.feasibility as fz
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import plot_cost_accuracy, use_style
+from tt_core.plotting.figures import plot_cost_accuracy
 from tt_core.reporting import feasibility as report
 from tt_core.reporting import paper_values as pv
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 4)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}
 
 # %% [markdown]

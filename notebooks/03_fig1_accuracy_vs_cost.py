@@ -39,32 +39,27 @@ runs_dir = "../runs"
 n_jobs = 2
 
 # %%
-from pathlib import Path
-
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from tt_core import experiments as ex
+from tt_core.analysis import scoring, variants
 from tt_core.analysis import trajectories as tj
-from tt_core.experiments import profiles
+from tt_core.apps.notebook import notebook_setup
+from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import plot_metric_vs_cost, use_style
-from tt_core.analysis import scoring, variants
-from tt_core.data import paper_figures as pf
+from tt_core.experiments import profiles
+from tt_core.plotting.figures import plot_metric_vs_cost
 from tt_core.plotting.paper import overlay_paper_curves
 from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 4)
-pd.set_option("display.max_colwidth", 90)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+nb = notebook_setup(figures_dir, profile, "fig1", smoke, precision=4, width=None, max_colwidth=90)
+out = nb.out
 specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_core.experiments.profiles
-print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''})")
-settings_table(profile, "fig1", smoke)
+print(f"{len(specs)} runs ({nb.label})")
+nb.settings_table
 
 # %%
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
@@ -78,6 +73,7 @@ benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 # accuracy), not as a full-size recommendation (`tt_core.analysis.scoring`); the grey dotted line is
 # the best Accuracy_C possible (the best feasible full-size accuracy). Thin dotted lines with dots, in
 # the same colours: the paper's own mean curves, **paper (read from the PDF)**, for the methods run here.
+# Its TrimTuner-DT is the **workbook's** (a real information gain, as the paper describes), not the authors' code.
 
 # %%
 scored = scoring.score_initial_design(runs, benches, "paper")
@@ -120,13 +116,11 @@ steps[steps["benchmark"].isin(list(benches))] if len(steps) else steps
 #
 # `tt_core.analysis.alpha_trace` replays seeded TrimTuner-DT runs on the RNN and records, at every BO step, the
 # parts of alpha_T (Eq. 5: information gain / predicted cost x constraint factor) for the chosen test and the best
-# candidate at each size. Measured cause: the trees' information gain is size-blind (at 1/60 about 1.0x the full
-# size's; 0 everywhere only at the first BO step), so alpha_T ranks sizes by predicted cost, which puts 1/60 at about
-# 0.02 of the full-size cost (measured 0.040: the cost model's size offset ignores start-up cost). Ties (1 choice in
-# 5) are between identical candidates of one size. Without a filter nearly every test is at 1/60; at beta 10% the
-# CEA filter keeps few 1/60 candidates, which lifts the mean size. `trees="overhead"` (a fitted start-up share, not
-# the default) predicts 0.03; with 10 seeds it moved beta 10%'s 1/60 share from 46% to 38%, left no filter at 94%,
-# and did not change the final Accuracy_C significantly (paired Wilcoxon p = 0.98 and 0.82).
+# candidate at each size. The measured cause, printed below from the trace, is that the trees' information gain is
+# size-blind, so alpha_T ranks sizes by predicted cost, and the cost model puts the smallest size at a small share of
+# the full-size cost (the size offset ignores start-up cost). Without a filter nearly every test is at the smallest
+# size; at beta 10% the CEA filter keeps few smallest-size candidates, which lifts the mean size.
+# `trees="overhead"` (a fitted start-up share) is an option, not the default.
 
 # %%
 from tt_core.analysis import alpha_trace
@@ -136,7 +130,7 @@ traces, traced_runs = alpha_trace.trace_runs(ats["seeds"], betas=ats["betas"], i
 trace_table = alpha_trace.summarise_traces(traces, traced_runs)
 write_csv(trace_table, out / "fig1_alpha_trace.csv")
 size_cause = alpha_trace.measured_cause(trace_table)
-print(f"seeds {ats['seeds']}, {ats['iterations']} tests, betas {ats['betas']}:", size_cause)
+display(Markdown(f"**Measured** (seeds {ats['seeds']}, {ats['iterations']} tests, betas {ats['betas']}): {size_cause}."))
 trace_table.round(4)
 
 # %% [markdown]
@@ -145,13 +139,12 @@ trace_table.round(4)
 # The paper has one EIc/USD step at 2.4x TrimTuner's and one EIc step at 10x; here an EIc/USD test costs
 # about as much as an EIc test.
 # `tt_core.analysis.eic_usd` replays seeded EIc/USD runs and, at every BO step, evaluates on the same candidates
-# and models EIc and the predicted cost `E[C] = exp(mu_c + sigma_c^2/2)` (USD) it divides by. Measured (quick
-# profile, seeds 1-3, 44 tests): the division is in USD and the cost model is close (predicted/measured 0.88-0.90),
-# but EIc spans 12-15 decades (max/median) over the 264 full-size candidates while the predicted cost spans under
-# one, so only 8-13 candidates can outrank EIc's argmax: the pick is EIc's argmax in 65% (RNN) / 74% (CNN) of
-# the steps, and its tests cost 0.75-0.82x EIc's pick at the same state (RNN 2.2x, CNN 1.0x the median
-# candidate's). Dividing by the cost matters mostly early, while EIc is still flat; no defect in the cost model or
-# its space was found.
+# and models EIc and the predicted cost `E[C] = exp(mu_c + sigma_c^2/2)` (USD) it divides by. The measurement, per
+# network below: whether the division is in USD and how close the cost model is, how many decades EIc spans over
+# the full-size candidates against the predicted cost, how many candidates can outrank EIc's argmax after the
+# division, how often the pick is EIc's own argmax, and what its tests cost against EIc's pick at the same state.
+# Dividing by the cost matters mostly early, while EIc is still flat; no defect in the cost model or its space was
+# found.
 
 # %%
 from tt_core.analysis import eic_usd
@@ -161,32 +154,30 @@ eus_trace = eic_usd.trace_runs(eus_seeds, benchmarks=tuple(benches), iterations=
 eus_table = eic_usd.summarise(eus_trace)
 write_csv(eus_table, out / "fig1_eic_usd_mechanism.csv")
 eus_cause = {b: eic_usd.measured_cause(eus_table[eus_table["benchmark"] == b]) for b in eus_table["benchmark"]}
-for b, text in eus_cause.items():
-    print(text)
+display(Markdown("\n".join(f"* {text}" for text in eus_cause.values())))
 eus_table.round(4)
 
 # %% [markdown]
-# ## As in the authors' code (reconstructions, run with the workbook's TrimTuner-DT)
+# ## As in the authors' code: three settings, and the authors' code itself
 #
-# Which TrimTuner-DT each figure shows: the Fig. 1 curves, the tables above and the alpha_T trace are the
-# workbook's own TrimTuner-DT (a real information gain, as the paper describes); this section's table is
-# the workbook's TrimTuner-DT with one setting of the authors' code reconstructed at a time; only
-# `fig1_authors_code.png` and the tables after it run the authors' code itself.
+# Which TrimTuner-DT each figure and table shows: the Fig. 1 curves, the tables above and the alpha_T trace are
+# the **workbook's own TrimTuner-DT** (a real information gain, as the paper describes); this section's table
+# is the workbook's TrimTuner-DT with one setting of the authors' code at a time, plus one row that is the
+# **authors' code itself**; `fig1_authors_code.png` and the tables after it are the authors' code.
 #
 # The authors' public code differs from the paper's text, and from the workbook's defaults, in four
-# ways (`tt_core.analysis.variants`): (a) the incumbent is the tested configuration of maximum CEA,
-# not the best predicted-feasible of all 288; (b) each initial sub-sampled test is charged in full,
-# not as one snapshotted run; (c) the initial design is drawn as its own series (as in the figure
-# above) rather than scored as full-size recommendations; (d) its tree ensemble gives entropy search
-# no information (zero covariance with the representers) and never refits a fantasy. The reconstruction
-# of (d), `trees="authors"`, makes TrimTuner-DT's acquisition 0 everywhere and tests the untested
-# (configuration, size) of largest CEA. **It is superseded by the authors' code itself** (next section):
-# run, their code does not test the max-CEA candidate but, among the CEA-kept candidates, the one of
-# largest or smallest P(feasible)/cost (the sign of a rounding residue); the comparison after the next
-# section puts the reconstruction's numbers beside the oracle's range. Each is run (or scored) here with
-# TrimTuner-DT on the RNN; the table gives the final Accuracy_C (mean, 95% CI), how many runs reached
-# Fig. 2's target (90% of the optimum, feasible), the median cost to it per run (unreached runs at
-# their total cost) and where the mean curve reaches it (Fig. 2's reading).
+# ways: (a) the incumbent is the tested configuration of maximum CEA, not the best predicted-feasible of
+# all 288; (b) each initial sub-sampled test is charged in full, not as one snapshotted run; (c) the
+# initial design is drawn as its own series (as in the figure above) rather than scored as full-size
+# recommendations; (d) its tree ensemble gives entropy search no information (zero covariance with the
+# representers) and never refits a fantasy. (a)-(c) are settings of the workbook's TrimTuner-DT
+# (`tt_core.analysis.variants`) and are run here on the RNN. (d) is **not reconstructed**: an earlier
+# reconstruction (tests the max-CEA candidate) was dropped once the authors' code itself could be run,
+# because their code does something else (next section: among the CEA-kept candidates, the one of largest
+# or smallest P(feasible)/cost). Its row, `authors' public code (empirical residue)`, is added to the table
+# after the next section from the oracle's runs. The table gives the final Accuracy_C (mean, 95% CI), how
+# many runs reached Fig. 2's target (90% of the optimum, feasible), the median cost to it per run
+# (unreached runs at their total cost) and where the mean curve reaches it (Fig. 2's reading).
 
 # %%
 vs = profiles.settings(profile, "variants", smoke)
@@ -194,7 +185,6 @@ labels = [v for v in variants.VARIANTS if vs["combined"] or not v.startswith("al
 vspecs = variants.variant_specs(vs["seeds"], iterations=vs["iterations"], labels=labels)
 vruns = {lab: ex.ensure_runs(sp, runs_dir, n_jobs=n_jobs, progress=False) for lab, sp in vspecs.items()}
 effects = variants.variant_effects(vruns, benches)
-write_csv(effects, out / "fig1_authors_code_variants.csv")
 effects
 
 # %% [markdown]
@@ -245,19 +235,20 @@ if aruns is not None:
     display(authors_table.round(4))
 
 # %% [markdown]
-# The reconstruction of (d) beside the authors' code: `within_range` says whether both its mean size
-# fraction and its cost per BO test lie within the range the authors' code spans over the residue models
-# (seeds and iterations as each study's profile sets them). The reconstruction stays in the table above as
-# a record; the oracle's numbers are the ones the paper-vs-workbook rows below use.
+# The settings' table with the authors' code itself as its last row (d): their TrimTuner-DT, empirical residue,
+# on the benchmarks the settings were run on, scored the same way (`variant_effects`).
 
 # %%
 if aruns is not None:
-    rec = tf.reconstruction_vs_oracle(effects, authors_table[authors_table["source"] == "authors' public code"])
-    write_csv(rec, out / "fig1_reconstruction_vs_authors_code.csv")
-    display(rec.round(4))
+    theirs = aruns[(aruns["residue"] == "empirical") & aruns["benchmark"].isin(effects["benchmark"])]
+    if len(theirs):
+        effects = pd.concat([effects, variants.variant_effects({"authors' public code (empirical residue)": theirs},
+                                                               benches)], ignore_index=True)
+write_csv(effects, out / "fig1_authors_code_variants.csv")
+effects
 
 # %% [markdown]
-# Left: dH of the authors' code over the kept candidates, per BO step and estimator (an exact run of their
+# The **authors' code** (left) and both (right). Left: dH of the authors' code over the kept candidates, per BO step and estimator (an exact run of their
 # entropy search, RNN seed 1, from `../shared/data/authors_code_runs/`; minimum and maximum coincide in every
 # step). Right: the sizes their code and the workbook's TrimTuner-DT test after the initial design.
 
@@ -305,7 +296,7 @@ if aruns is not None:
 # %%
 oracle = (authors_table[authors_table["source"] == "authors' public code"] if aruns is not None
           else pd.DataFrame(columns=["benchmark", "residue"]))
-summary = comparison(tf.fig1_rows(stats, steps, mix, effects, alpha_trace={"rnn": size_cause}, eic_usd=eus_cause,
+summary = comparison(tf.fig1_rows(stats, steps, mix, alpha_trace={"rnn": size_cause}, eic_usd=eus_cause,
                                   authors=oracle))
 save_comparison(summary, "03_fig1_accuracy_vs_cost", out)
 summary

@@ -49,44 +49,33 @@ runs_dir = "../runs"
 n_jobs = 2
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
 from tt_core import experiments as ex
-
+from tt_core.analysis import savings as sv
 from tt_core.analysis import studies as study
-from tt_core.experiments import bench, profiles, studies
-from tt_core.plotting.studies import plot_study
-
-from tt_core.reporting import paper_values as pv
 from tt_core.analysis import trajectories as tj
+from tt_core.analysis.scoring import score_initial_design
+from tt_core.apps.notebook import notebook_setup
+from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import use_style
-from tt_core.reporting.summary import comparison, save_comparison
-from tt_core.analysis.scoring import score_initial_design
-from tt_core.analysis import savings as sv
-from tt_core.data import paper_figures as pf
+from tt_core.experiments import studies
 from tt_core.plotting.paper import overlay_paper_curves
+from tt_core.plotting.studies import plot_study
+from tt_core.reporting import fig3_filters
+from tt_core.reporting import paper_values as pv
 from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
+from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
-
-study_settings = profiles.settings(profile, "fig3", smoke)  # the one profile table
-plan = study_settings["plan"]
-n_jobs = study_settings["n_jobs"] or n_jobs
+nb = notebook_setup(figures_dir, profile, "fig3", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
+out, plan, n_jobs = nb.out, nb.settings["plan"], nb.n_jobs
 specs = [s for opt, p in plan.items() for s in studies.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
-print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): "
+print(f"{len(specs)} runs ({nb.label}): "
       + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(studies.FIG3_FILTERS)} filters" for o, p in plan.items()))
-settings_table(profile, "fig3", smoke)
+nb.settings_table
 
 # %%
 runs = study.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "filter")
@@ -208,68 +197,10 @@ ordering_share.drop(columns="evidence")
 # check the direction only: CEA needs less cost than the other filter (median over runs).
 
 # %%
-def nc(optimizer):
-    return tf.study_not_comparable(optimizer, int(metrics.loc[metrics["optimizer"] == optimizer, "seed"].nunique()),
-                                   "rnn", paper_optimizer="trimtuner-gp")
-
-
-# the authors'-code search as the measured cause of a differing DIRECT / CMA-ES row, per optimiser
-raw_causes = {o: tf.fig3_raw_box_causes(raw_table, o, pv.FIG3["savings_vs"]) for o in curve_ratios["optimizer"].unique()}
-rows = []
-for _, r in curve_ratios.iterrows():
-    key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
-    if key:
-        # in the note as well when the row is not comparable
-        raw_cause = raw_causes[r["optimizer"]].get(key, "")
-        note = (f"mean curves reach it at ${r['cost_method']:.4f} (CEA) and ${r['cost_baseline']:.4f} "
-                f"({r['baseline']}); NaN: never")
-        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum, "
-                     f"{r['baseline']} / CEA (mean-curve reading, the paper's)", "paper": pv.FIG3["savings_vs"][key],
-                     "workbook": float(r["cost_ratio"]) if pd.notna(r["cost_ratio"]) else
-                     (float("inf") if pd.notna(r["cost_method"]) else None), "factor": 2.0,
-                     "note": note + (f"; {raw_cause}" if raw_cause and nc(r["optimizer"]) else ""),
-                     "not_comparable": nc(r["optimizer"]), "cause": raw_cause})
-for _, r in ratios.iterrows():
-    if pd.isna(r["ratio"]):  # both medians infinite: neither filter reached the target in most runs
-        print(f"{r['optimizer']}, {r['baseline']} / CEA ({r['definition']}): no ratio, neither reached the target in "
-              f"most runs (CEA {r['method_reached']}/{r['runs']}, {r['baseline']} {r['baseline_reached']}/{r['runs']})")
-        continue
-    key = {"CMA-ES": "cmaes", "DIRECT": "direct"}.get(r["baseline"])
-    how = "" if r["definition"] == "first" else " (held to the end)"
-    note = (f"{r['optimizer']}: on target in {r['method_reached']}/{r['runs']} CEA runs vs "
-            f"{r['baseline_reached']}/{r['runs']}" + ("; paper: TrimTuner-GP" if r["optimizer"] != "trimtuner-gp" else "")
-            + ("; workbook's stricter definition" if how else ""))
-    if key:
-        mc = curve_ratios[(curve_ratios["optimizer"] == r["optimizer"]) & (curve_ratios["baseline"] == r["baseline"])]
-        cause = tf.fig3_median_cause(
-            float(r["ratio"]), int(r["baseline_reached"]), int(r["runs"]), r["baseline"], bool(how),
-            float(mc["cost_ratio"].iloc[0]) if len(mc) and pd.notna(mc["cost_ratio"].iloc[0]) else float("nan"),
-            pv.FIG3["savings_vs"][key], raw_causes.get(r["optimizer"], {}).get(key, ""))
-        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
-                     f"{r['baseline']} / CEA (median over runs)", "paper": pv.FIG3["savings_vs"][key],
-                     "workbook": float(r["ratio"]), "factor": 2.0, "note": note + (f"; {cause}" if cause and nc(r["optimizer"]) else ""),
-                     "not_comparable": nc(r["optimizer"]), "cause": cause})
-    rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA reaches 90% of optimum{how} "
-                 f"cheaper than {r['baseline']}", "paper": True if key else None, "workbook": bool(r["ratio"] > 1.0),
-                 "note": note + ("" if key else "; the paper plots random without a number"),
-                 "not_comparable": nc(r["optimizer"])})
-for _, r in levels[levels["variant"] != "CEA"].iterrows():
-    cea = levels[(levels["optimizer"] == r["optimizer"]) & (levels["variant"] == "CEA")]
-    if len(cea):
-        above = bool(cea["mean_accuracy_c"].iloc[0] > r["mean_accuracy_c"])
-        boot = ordering_share[(ordering_share["optimizer"] == r["optimizer"])
-                              & (ordering_share["ordering"] == f"CEA above {r['variant']}")]
-        # the bootstrap share as the evidence of a differing ordering (in the note when not comparable)
-        evidence = (f"{boot['evidence'].iloc[0]} (fig3_ordering_bootstrap.csv)"
-                    if len(boot) and r["variant"] != "Random" and not above else "")
-        rows.append({"source": "TrimTuner Fig. 3", "item": f"RNN {r['optimizer']}: CEA's mean Accuracy_C over the "
-                     f"BO phase above {r['variant']}'s", "paper": True if r["variant"] != "Random" else None,
-                     "workbook": above,
-                     "note": f"{cea['mean_accuracy_c'].iloc[0]:.3f} vs {r['mean_accuracy_c']:.3f}; paper: 'the plot "
-                             "confirms the cost-efficiency of the proposed heuristic'"
-                             + (f"; {evidence}" if evidence and nc(r["optimizer"]) else ""),
-                     "not_comparable": nc(r["optimizer"]), "cause": evidence})
-summary = comparison([r for r in rows if r["workbook"] is not None])
+for line in fig3_filters.no_ratio_lines(ratios):  # savings without a row, and why
+    print(line)
+runs_per_optimizer = metrics.groupby("optimizer")["seed"].nunique().to_dict()
+summary = comparison(fig3_filters.fig3_rows(curve_ratios, ratios, levels, ordering_share, raw_table, runs_per_optimizer))
 save_comparison(summary, "05_fig3_filters", out)
 summary
 

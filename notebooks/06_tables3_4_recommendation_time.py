@@ -50,26 +50,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.experiments import bench, profiles
-
-from tt_core.reporting import recommendation_time as rt
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data.io import write_csv
-from tt_core.reporting.settings import settings_table
+from tt_core.experiments import bench
+from tt_core.reporting import recommendation_time as rt
 from tt_core.reporting.summary import comparison, save_comparison
 
-pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+nb = notebook_setup(figures_dir, profile, "tables3_4", smoke)  # style, folder, the one profile table
+out = nb.out
 csv_path = Path(bench_csv) if bench_csv else out / "bench_recommend.csv"
 
 # What is measured in each profile. GP recommendations cost seconds each (and the no-filter, DIRECT
 # and CMA-ES ones tens of seconds), so the quick profile times one optimiser state per GP setting.
-plans = profiles.settings(profile, "tables3_4", smoke)["plans"]  # the one profile table
+plans = nb.settings["plans"]
 for p in plans:
     print(f"{p['benchmark']}: {len(bench.parse_settings(p['settings']))} settings x n_obs {list(p['n_obs'])} x "
           f"seeds {list(p['seeds'])} x {p['repeats']} repeat(s)")
-settings_table(profile, "tables3_4", smoke)
+nb.settings_table
 
 # %% [markdown]
 # ## Measure (or reuse) the recommendation times

@@ -44,42 +44,30 @@ runs_dir = "../runs"
 n_jobs = 2
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from tt_core import experiments as ex
-
 from tt_core.analysis import studies as study
-from tt_core.experiments import profiles, studies
-from tt_core.plotting.studies import plot_study
-
-from tt_core.reporting import paper_values as pv
 from tt_core.analysis import trajectories as tj
+from tt_core.analysis.scoring import score_initial_design
+from tt_core.apps.notebook import notebook_setup
+from tt_core.data import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import use_style
-from tt_core.reporting.summary import comparison, save_comparison
-from tt_core.data import paper_figures as pf
+from tt_core.experiments import profiles, studies
 from tt_core.plotting.paper import overlay_paper_curves
+from tt_core.plotting.studies import plot_study
 from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
-from tt_core.analysis.scoring import score_initial_design
+from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
-
-study_settings = profiles.settings(profile, "fig4", smoke)  # the one profile table
-seeds, iterations, networks = study_settings["seeds"], study_settings["iterations"], study_settings["networks"]
-betas, n_jobs = study_settings["betas"], study_settings["n_jobs"] or n_jobs
+nb = notebook_setup(figures_dir, profile, "fig4", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
+out, n_jobs = nb.out, nb.n_jobs
+seeds, iterations, networks, betas = (nb.settings[k] for k in ("seeds", "iterations", "networks", "betas"))
 specs = studies.beta_study_specs("trimtuner-dt", seeds, networks, iterations, betas)
-print(f"{len(specs)} runs ({profile} profile{', smoke' if smoke else ''}): TrimTuner-DT on {list(networks)} x "
+print(f"{len(specs)} runs ({nb.label}): TrimTuner-DT on {list(networks)} x "
       f"betas {[f'{100 * b:g}%' for b in betas]} x {len(seeds)} seeds x {iterations} iterations")
-settings_table(profile, "fig4", smoke)
+nb.settings_table
 
 # %%
 runs = study.label_runs(ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs), "beta")
@@ -92,6 +80,8 @@ order = ["beta 1%", "beta 10%", "beta 20%", "beta 50%", "no filter"]
 # ## Fig. 4: Accuracy_C of the incumbent vs optimisation cost, per beta
 #
 # Mean over seeds with a 95% confidence band; dashed: the initial design; dotted: the optimum.
+# The curves are the **workbook's TrimTuner-DT** (a real information gain, as the paper describes), not the
+# authors' code (its numbers at the same betas are in the section after the trend).
 
 # %%
 curves = tj.curves_on_grid(runs, by=["benchmark", "optimizer", "variant"])

@@ -49,8 +49,6 @@ grid_time_max = 1000.0
 grid_time_points = 49
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -58,16 +56,14 @@ from IPython.display import display
 
 from tt_core import plotting
 from tt_core.analysis import subsampling as ss
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core.reporting import paper_values as pv
 from tt_core.reporting import subsampling as report
 from tt_core.reporting.summary import comparison, save_comparison
 
-plotting.use_style()
-pd.set_option("display.precision", 4)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}
 constraints = f"A_min = {min_accuracy:.0%}, T_max = {max_time:g} s"
 

@@ -59,33 +59,28 @@ import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from tt_core import plotting
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_core import experiments as ex
 from tt_core.analysis import nephele as nph
+from tt_core.apps.notebook import notebook_setup
 from tt_core.experiments import bench, profiles
 from tt_core.plotting import nephele as nplots
 from tt_core.reporting import nephele as report
-from tt_core.reporting.settings import settings_table
 from tt_core.reporting.summary import comparison, save_comparison
 
-plotting.use_style()
-pd.set_option("display.precision", 3)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
-settings = profiles.settings(profile, "nephele", smoke)
+nb = notebook_setup(figures_dir, profile, "nephele", smoke, width=None)  # style, folder, the one profile table
+out, settings = nb.out, nb.settings
 seeds = seeds or settings["seeds"]
 lookahead_seeds = lookahead_seeds or settings["lookahead_seeds"]
 runs = Path(tempfile.mkdtemp(prefix="tt-nephele-smoke-")) if smoke else Path(runs_dir)
 loaded = {name: load_benchmark(name) for name in benchmarks}
 print(f"profile {settings['name']}: {len(seeds)} seeds, budgets B = {settings['budgets']} USD, "
       f"B_init = { {b: profiles.INITIAL_BUDGETS[b] for b in benchmarks} } USD; runs in {runs}")
-settings_table(profile, "nephele", smoke)
+nb.settings_table
 
 # %% [markdown]
 # ## The target: the optimum with and without sub-sampling
@@ -260,13 +255,7 @@ rows = [{"source": "thesis §6.3", "item": f"{r.network.upper()}: size of the op
 rows += report.table_6_1_rows(df, n_candidates, budget_check)
 rows_6_4 = report.with_cost_scale_causes(report.section_6_4_rows(df, optima, percentile_q), budget_check)
 # the equal-spend curves those rows read (same grid), on both readings of the CNO
-equal_spend = []
-for b in benchmarks:
-    d = df[(df["horizon"] == 0) & (df["benchmark"] == b)]
-    grid = np.geomspace(d["cumulative_cost"].min(), d["budget"].max(), 200)
-    equal_spend.append(nph.curve_at_cost(d, grid, percentile_q).merge(
-        nph.curve_at_cost(d, grid, percentile_q, value="cno_space")))
-write_csv(pd.concat(equal_spend, ignore_index=True), out / "nephele_equal_spend.csv")
+write_csv(nph.equal_spend_curves(df, benchmarks, percentile_q), out / "nephele_equal_spend.csv")
 # how far the shared initial sampling alone takes each optimiser (the RNN CNO-2 rows' measured cause)
 write_csv(nph.shared_start(df, pv.SECTION_6_4["rnn"]["target_cno"], "cno_space", percentile_q),
           out / "nephele_shared_start.csv")
@@ -283,50 +272,46 @@ print(f"{int((computed['agrees'] == True).sum())} of {len(computed)} computed ro
 summary
 
 # %% [markdown]
-# **Reading the result** (quick profile: 10 seeds, 3 for the lookahead; the numbers are in the tables
-# above and move with the profile and the seeds).
+# **Reading the result.** The run-dependent numbers are in the tables above and in the files named below
+# (they move with the profile and the seeds); the values quoted here are the thesis' or properties of the
+# public measurements.
 #
 # *Where the reproduction agrees with the thesis.*
 #
 # * Sub-sampling pays off in the exploration as well as in production. With the same initial budget
-#   Nephele tests several times more configurations (RNN: the ratio of initial samples matches the
-#   thesis' 2.66), reaches any CNO for less money than Lynceus and CherryPick on both networks, and
-#   ends on the optimum (CNO = 1), whereas the optimisers without sub-sampling stop at their floor
-#   (CNN ~4.1, RNN ~2.1): the thesis' "75% reduction" (CNN) and "two times cheaper" (RNN).
+#   Nephele tests several times more configurations (Table 6.1 rows; the thesis' ratio for the RNN is
+#   2.66), reaches any CNO for less money than Lynceus and CherryPick on both networks, and ends on the
+#   optimum (CNO = 1), whereas the optimisers without sub-sampling stop at their floor, the cheapest
+#   feasible full-size configuration: the thesis' "75% reduction" (CNN) and "two times cheaper" (RNN).
 # * Table 6.1 for the RNN: \\$1 buys about the thesis' number of initial samples, with and without
 #   sub-sampling.
 # * Lookahead brings little: with h = 1 or 2 Nephele finds the optimum for about the same money as
-#   without lookahead, while each recommendation takes 10-100x longer (1000x with the thesis' full Γ).
+#   without lookahead, while each recommendation takes far longer (`table_lookahead_wall_time.csv`).
 #
 # *Where it does not.*
 #
 # * The CNN ratios at CNO = 10 (thesis 1.75x and 2.13x) come out smaller on the thesis-style
 #   90th-percentile curves: here Nephele's \\$5 initial sampling alone does not bring the
 #   90th-percentile run below CNO = 10, so the ratio measures how soon after \\$5 each method gets there.
-#   The median over runs of the spend to reach CNO = 10 (`nephele_reach.csv`, `ratio_median_run`) puts
-#   Lynceus and CherryPick at about 3x Nephele. A 10-seed 90th percentile is essentially the
-#   second-worst run, so these ratios are noisy.
-# * Table 6.1 for the CNN: \\$5 buys 2-3x more tests than in the thesis. These CNN measurements are
+#   The median over runs of the spend to reach CNO = 10 is in `nephele_reach.csv` (`ratio_median_run`).
+#   A 10-seed 90th percentile is essentially the second-worst run, so these ratios are noisy.
+# * Table 6.1 for the CNN: \\$5 buys more tests than in the thesis. These CNN measurements are
 #   cheaper than the thesis' (its 8 full-size runs for \\$5 imply ~\\$0.63 per run; here a full-size CNN
 #   run costs \\$0.21 on average), while the RNN costs match.
 # * RNN at CNO = 2: against the optimum at any size, Lynceus and CherryPick never get there (their floor
-#   is 2.1), so the thesis' 1.2x and 3.67x can only be compared on each optimiser's own-space CNO, where
-#   both baselines spend ~1.2-1.3x Nephele. "CherryPick is always the worst" does not hold here:
-#   CherryPick and Lynceus share the initial sampling and then behave alike (on the own-space CNO too it
-#   holds at most, not all, spend points). The thesis' best case against Lynceus (3x) matches the
-#   own-space CNO curves (~2.4x), not the deployment cost (~5x), which is its measured cause; on that
-#   reading CherryPick's best case (~2.2x) falls short of the thesis' 3.5x (`nephele_equal_spend.csv`).
-#   Why the RNN's CNO-2 ratios sit near 1 is measured in `nephele_shared_start.csv`: the shared \$1 initial
-#   sampling alone brings most runs of all three optimisers to own-space CNO <= 2 (paper profile: 62-77%),
-#   and CherryPick's and Lynceus' runs are identical through it; after it CherryPick's EIc picks cheaper
-#   tests than Lynceus' EIc/cost (0.66x), so nothing here makes CherryPick spend 3.67x.
+#   is 2.1), so the thesis' 1.2x and 3.67x can only be compared on each optimiser's own-space CNO.
+#   "CherryPick is always the worst" does not hold here: CherryPick and Lynceus share the initial
+#   sampling and then behave alike. The thesis' best cases against Lynceus (3x) and CherryPick (3.5x)
+#   are read on the own-space CNO curves and on the deployment cost in `nephele_equal_spend.csv`; the
+#   rows above say which reading matches and name it as the cause. Why the RNN's CNO-2 ratios sit near 1
+#   is measured in `nephele_shared_start.csv`: the share of runs that the shared \$1 initial sampling
+#   alone brings to own-space CNO <= 2, after which CherryPick's and Lynceus' runs part.
 # * "Spending \$10, three times cheaper" (CNN): at \$10 every Nephele run is at the optimum and almost
 #   every Lynceus run at its floor, the cheapest feasible full-size configuration (4.09x the optimum:
 #   the thesis' own 75% reduction); every reading gives that floor, so the thesis' 3x means its Lynceus
 #   had not yet reached the floor at \$10.
 # * The thesis' total-time ratios of lookahead (2.34x, 3.83x for the CNN) depend on the speed of its
-#   Java implementation relative to the training times. With this implementation they stay close to 1
-#   with the capped Γ, and rise only to about 1.0-1.3x when every recommendation is charged the
-#   measured full-Γ wall time (seconds of selection against minutes of training per exploration). The thesis' "h = 2 is the worst" (CNN) and "h = 2 spends 1.3x more"
-#   (RNN) are within the seed noise here: with 3 seeds the horizons differ by about 10% of spend or
-#   less, in either direction.
+#   Java implementation relative to the training times: with this implementation they are in
+#   `table_lookahead.csv` (the capped Γ) and `table_lookahead_projected_time.csv` (every recommendation
+#   charged the measured full-Γ wall time: seconds of selection against minutes of training per exploration). The thesis' "h = 2 is
+#   the worst" (CNN) and "h = 2 spends 1.3x more" (RNN) are compared with the seed noise in the rows above.

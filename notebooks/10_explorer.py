@@ -66,22 +66,15 @@ runs_dir = None  # stored runs for the comparison panel; None: the project's run
 interactive = None  # None: build the widget only under a Jupyter front end (True: always, False: never)
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
-import pandas as pd
-
 from IPython.display import display
 
 from tt_core.apps.explorer import ExplorerController, build_widget, has_frontend
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data.io import save_figure
-from tt_core.plotting.figures import use_style
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 4)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 first_steps = 6 if smoke else 14  # tests of the scripted run below, before the limit changes
 
 # %% [markdown]

@@ -41,21 +41,16 @@ budget_factor = 1.5  # the cost limit is this many times the cost of a reference
 max_time = None  # optional limit (s) on the training time of the recommended configuration
 
 # %%
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from tt_core.apps.notebook import notebook_setup
 from tt_core.apps import own_job
 from tt_core.data.io import save_figure, write_csv
 from tt_core.optimizers import make_optimizer
-from tt_core.plotting.figures import use_style
 from tt_core.reporting.summary import comparison, save_comparison
 
-use_style()
-pd.set_option("display.precision", 4)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 iterations = 6 if smoke else 16  # tests per optimisation run (the paper uses 44 on its larger space)
 if smoke:
     optimizers = [o for o in optimizers if o != "eic"]  # EIc's GP is the slowest; CI runs the others

@@ -28,17 +28,11 @@ smoke = False
 figures_dir = "../figures"
 
 # %%
-from pathlib import Path
-
-import pandas as pd
-
+from tt_core.apps.notebook import notebook_setup
 from tt_core.data.io import write_csv
 from tt_core.reporting.discrepancies import discrepancies, status_counts
 
-pd.set_option("display.max_colwidth", 200)
-pd.set_option("display.width", 200)
-out = Path(figures_dir)
-out.mkdir(parents=True, exist_ok=True)
+out = notebook_setup(figures_dir, precision=6, width=200, max_colwidth=200).out  # style, display options, figures folder
 
 # %% [markdown]
 # ## Rows per notebook and status

@@ -49,3 +49,38 @@ def assert_one_line_error(code, err, *needles) -> None:
     assert len(lines) == 1 and lines[0].startswith("tt: error: ") and "Traceback" not in err, err
     for n in needles:
         assert n in lines[0], (n, lines[0])
+
+
+#: Measured wall-clock columns of a run: they change from run to run and trajectory checks leave them out.
+WALL_COLUMNS = ("overhead_s", "cumulative_wall")
+
+
+def trajectory_rows(benchmark: str, optimizer: str, seed: int, **spec) -> dict:
+    """One run (``RunSpec(benchmark, optimizer, seed, **spec)``, BLAS on one thread) as
+    ``{column: list of values}``, wall-clock columns left out: what the trajectory checks store and compare."""
+    from threadpoolctl import threadpool_limits
+
+    from tt_core.experiments.store import RunSpec
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        df = RunSpec(benchmark, optimizer, seed, **spec).run()
+    return {col: [v.item() if hasattr(v, "item") else v for v in df[col].tolist()]
+            for col in df.columns if col not in WALL_COLUMNS}
+
+
+def first_difference(ref: dict, new: dict) -> str | None:
+    """The first value where two runs (as :func:`trajectory_rows` gives them) differ, named by iteration and
+    column (NaN equals NaN); None when they agree column for column."""
+    import math
+
+    if sorted(ref) != sorted(new):
+        return f"columns differ: {sorted(set(ref) ^ set(new))}"
+    for i in range(len(ref["iteration"])):
+        for col in ref:
+            a, b = ref[col][i], new[col][i] if i < len(new[col]) else None
+            same = a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+            if not same:
+                return f"iteration {ref['iteration'][i]}: {col} {a!r} -> {b!r}"
+    if len(new["iteration"]) != len(ref["iteration"]):
+        return f"{len(ref['iteration'])} rows -> {len(new['iteration'])}"
+    return None

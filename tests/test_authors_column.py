@@ -113,21 +113,19 @@ def test_no_authors_column_without_authors_values():
     assert to_markdown(df).splitlines()[0] == "| source | item | paper | this workbook | status | cause |"
 
 
-def test_fig1_rows_carry_the_authors_value_and_retire_the_variant_sentence():
+def test_fig1_rows_carry_the_authors_value():
     from tt_core.reporting.trimtuner_figs import fig1_rows
 
     stats = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "cost_per_test": 0.0023, "mean_s": 0.11},
                           {"benchmark": "rnn", "optimizer": "eic", "cost_per_test": 0.0046}])
     mix = pd.DataFrame([{"benchmark": "rnn", "s": 1 / 60, "share": 0.8}, {"benchmark": "rnn", "s": 1.0, "share": 0.2}])
     steps = pd.DataFrame(columns=["benchmark", "optimizer", "step_cost"])
-    variants = pd.DataFrame([{"benchmark": "rnn", "variant": "trees without information: tests the max-CEA candidate "
-                              "(authors' code)", "mean_size_fraction": 0.5, "cost_per_bo_test": 0.01}])
     oracle = pd.DataFrame([
         {"benchmark": "rnn", "source": "authors' public code", "residue": "empirical", "runs": 10,
          "mean_size_fraction": 0.39, "cost_per_bo_test": 0.0089},
         {"benchmark": "rnn", "source": "authors' public code", "residue": "pos", "runs": 10,
          "mean_size_fraction": 0.41, "cost_per_bo_test": 0.0092}])
-    df = comparison(fig1_rows(stats, steps, mix, variants, authors=oracle))
+    df = comparison(fig1_rows(stats, steps, mix, authors=oracle))
     ratio, rate = df.iloc[0], df.iloc[1]
     # EIc / DT: 0.0046 / 0.0023 = 2 here (10 / 2 = 5 > 2: differs); 0.0046 / 0.0089 = 0.517 with their DT
     # (10 / 0.517 = 19 > 2): both differ and EIc is not theirs -> undetermined
@@ -137,10 +135,10 @@ def test_fig1_rows_carry_the_authors_value_and_retire_the_variant_sentence():
     assert rate["authors"] == 0.39 and rate["side"].startswith(SIDE_WORKBOOK)
     assert "0.11 ($0.0023 each) here, 0.39 ($0.0089) with the authors' code" in rate["side"]
     assert "pos/zero/neg 0.41/-/-" in rate["note"]
-    assert "max-CEA" not in rate["cause"]          # the reconstruction the oracle contradicts is left out
-    # without the oracle the old rows are unchanged: no authors value, no side
-    old = comparison(fig1_rows(stats, steps, mix, variants))
-    assert old["side"].tolist() == ["", ""] and "max-CEA" in old["cause"].iloc[1]
+    assert "max-CEA" not in rate["cause"]          # the dropped reconstruction is not cited
+    # without the oracle: no authors value, no side
+    old = comparison(fig1_rows(stats, steps, mix))
+    assert old["side"].tolist() == ["", ""] and old["cause"].iloc[1] == rate["cause"]
     # an empty oracle: the authors' code did not run, said as such
     none = comparison(fig1_rows(stats, steps, mix, authors=pd.DataFrame(columns=["benchmark", "residue"])))
     assert none["side"].tolist() == [f"{SIDE_UNDETERMINED}: the authors' code was not run here"] * 2
@@ -190,15 +188,24 @@ def test_fig2_rows_side_by_hand():
     assert c2.startswith(SIDE_WORKBOOK) and "$0.0600 here, $0.0120 with the authors' code" in c2
 
 
-def test_reconstruction_vs_oracle_range_by_hand():
-    from tt_core.reporting.trimtuner_figs import AUTHORS_TREES, reconstruction_vs_oracle
+def test_dt_rows_without_an_authors_value_say_undetermined():
+    """Table III-IV and Fig. 3 rows of TrimTuner-DT: the authors' code gives no value (not timed; no DIRECT or
+    CMA-ES in it), so a difference is undetermined, named; rows of other optimisers get no side."""
+    from tt_core.reporting.recommendation_time import comparison_rows
+    from tt_core.reporting.trimtuner_figs import NO_AUTHORS_FILTERS, NO_AUTHORS_TIMES, dt_row_without_authors
 
-    oracle = pd.DataFrame([{"benchmark": "rnn", "residue": r, "runs": 2, "mean_size_fraction": s, "cost_per_bo_test": c}
-                           for r, s, c in (("empirical", 0.39, 0.0089), ("pos", 0.45, 0.0100), ("neg", 0.20, 0.0050))])
-    eff = pd.DataFrame([{"benchmark": "rnn", "variant": AUTHORS_TREES, "runs": 3, "mean_size_fraction": 0.30,
-                         "cost_per_bo_test": 0.0120}])
-    t = reconstruction_vs_oracle(eff, oracle)
-    # 0.30 is inside [0.20, 0.45] but $0.0120 is above $0.0100: outside the range
-    assert len(t) == 4 and bool(t["within_range"].iloc[0]) is False and t["within_range"].iloc[1:].isna().all()
-    t2 = reconstruction_vs_oracle(eff.assign(cost_per_bo_test=0.0060), oracle)
-    assert bool(t2["within_range"].iloc[0]) is True
+    t3 = pd.DataFrame([{"benchmark": "rnn", "setting": s, "median_s": m}
+                       for s, m in (("trimtuner-gp", 1.0), ("trimtuner-dt", 0.5), ("fabolas", 1.0), ("eic", 0.05))])
+    t4 = pd.DataFrame(columns=["heuristic", "optimizer", "setting", "median_s", "x CEA 10%", "paper x CEA 10%"])
+    rows = comparison(comparison_rows(t3, t4)).set_index("item")
+    # GP / DT = 1.0 / 0.5 = 2, the paper's 13x is 6.5x away (> 2): differs; DT / EIc = 10, the paper's
+    # 'almost on par' ratio is within 2 of 1 only: differs; both have no value of the authors' code
+    for item in ("RNN: recommendation time trimtuner-gp / trimtuner-dt", "RNN: recommendation time trimtuner-dt / eic"):
+        assert rows.loc[item, "status"] == "differs"
+        assert rows.loc[item, "side"] == f"{SIDE_UNDETERMINED}: {NO_AUTHORS_TIMES}"
+    assert rows.loc["RNN: recommendation time fabolas / eic", "side"] == ""
+    fig3 = comparison([dt_row_without_authors({"source": "TrimTuner Fig. 3", "item": "RNN trimtuner-dt: x",
+                                               "paper": 2.0, "workbook": 0.5, "factor": 2.0}, NO_AUTHORS_FILTERS),
+                       dt_row_without_authors({"source": "TrimTuner Fig. 3", "item": "RNN trimtuner-dt: y",
+                                               "paper": 2.0, "workbook": 1.5, "factor": 2.0}, NO_AUTHORS_FILTERS)])
+    assert fig3["side"].tolist() == [f"{SIDE_UNDETERMINED}: {NO_AUTHORS_FILTERS}", ""]   # 4x apart; 1.33x agrees

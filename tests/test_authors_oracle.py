@@ -85,6 +85,10 @@ def test_residue_runs_reproduce_reference_runs(oracle, name):
     got = A.run_authors(ref["net"], ref["seed"], beta=ref["per"] if flt == "cea" else 0.1, filter=flt,
                         residue=ref["dh_model"], iterations=44)
     _assert_same_run(got, ref, 44)
+    # reproduced with the harness's batched CEA-filter rows in use (one batch per forest and BO step; the
+    # bit-for-bit guard never switched it off), not by falling back to their row-by-row predictions; without
+    # a filter their code has no CEA step to batch
+    assert got["prefetch"] == {"on": True, "batches": 0 if flt == "nofilter" else 2 * 40, "off_reason": None}
 
 
 @pytest.mark.slow

@@ -99,55 +99,48 @@ def test_paper_scoring_of_the_initial_design(rnn):
         score_initial_design(runs, {"rnn": rnn}, "fig1")
 
 
-# ------------------------------------------------------------------ the authors' tree ensemble
-def test_authors_trees_give_entropy_search_no_information():
-    from tt_core.acquisitions.entropy_search import EntropySearch
-    from tt_core.models.trees import AuthorsExtraTrees, ExtraTreesEnsemble
-
-    rng = np.random.default_rng(0)
-    X = rng.uniform(size=(30, 3))
-    y = np.sin(3 * X[:, 0]) + X[:, 2]
-    ours, theirs = ExtraTreesEnsemble(seed=4).fit(X, y), AuthorsExtraTrees(seed=4).fit(X, y)
-    Z, C = rng.uniform(size=(8, 3)), rng.uniform(size=(20, 3))
-    Z[:, -1] = 1.0  # representers at the full data set
-    np.testing.assert_array_equal(ours.predict(C), theirs.predict(C))  # same fit, same predictions
-    (post,) = theirs.joint_posteriors(Z, C)
-    assert not post.cov_zx.any()  # zero covariance between representers and candidates
-    lam = np.full(8, np.log(1 / 8))
-    assert np.all(EntropySearch(theirs, Z, lam)(C) == 0.0)  # hence no information anywhere
-    assert np.any(EntropySearch(ours, Z, lam)(C) > 0.0)
-    # a fantasy does not refit: its predictions are the model's own
-    fant = theirs.fantasize(C[:1], np.array([10.0]))
-    np.testing.assert_array_equal(fant.predict(C), theirs.predict(C))
-
-
-def test_authors_trees_make_trimtuner_dt_test_the_max_cea_candidate(rnn):
-    from tt_core.data.objectives import ReplayObjective
+# ------------------------------------------------------------------ the authors' trees: the oracle, not a reconstruction
+def test_the_tree_reconstruction_is_dropped_for_the_oracle(rnn):
+    """``trees="authors"`` (a reconstruction of their tree model) is gone: no variant of the study uses it, and
+    asking for it names the oracle instead."""
+    from tt_core.analysis.variants import VARIANTS
     from tt_core.optimizers.registry import make_optimizer
 
-    opt = make_optimizer("trimtuner-dt", rnn, seed=3, trees="authors", random_ties=False, max_cost=rnn.max_cost)
-    replay = ReplayObjective(rnn)
-    for _ in range(6):
-        c, s = opt.suggest()
-        m = replay(c, s)
-        opt.observe(c, s, m.accuracy, m.cost, m.time)
-    opt.refit()
-    ids, sizes = opt.pool.untested()
-    X = opt.space.encode(ids, sizes)
-    # CEA (Eq. 6) by hand from the models' predictions: (1 - exp(mu_loss)) * P(cost <= limit), the cost
-    # model being a log-normal of the cost
-    mu_l = opt.models["loss"].predict(X)
-    mu_c, sd_c = opt.models["cost"].predict(X, return_std=True)
-    cea = (1 - np.exp(mu_l)) * norm.cdf((np.log(rnn.max_cost) - mu_c) / sd_c)
-    c, s = opt.suggest()
-    j = int(np.flatnonzero((ids == c) & (sizes == s))[0])
-    assert cea[j] == pytest.approx(cea.max(), rel=1e-12)
+    assert not any(dict(opts).get("trees") for opts, _ in VARIANTS.values())
+    with pytest.raises(ValueError, match="was dropped; run the authors' code itself: tt authors run"):
+        make_optimizer("trimtuner-dt", rnn, seed=1, trees="authors")
+
+
+def test_variant_effects_score_an_authors_run_from_its_own_record(rnn):
+    """The oracle's row of the variants table: an ``authors-dt`` trajectory (the reference run RNN seed 1,
+    empirical residue, read back through :func:`tt_core.experiments.authors.trajectory`) scored by
+    :func:`variant_effects`; the size mix, cost per BO test and total cost are recomputed here from the
+    reference file's own tests, independently of the trajectory code."""
+    import json
+
+    from tt_core.analysis.variants import variant_effects
+    from tt_core.experiments import authors as A
+
+    ref = A.reference_dir()
+    if ref is None:
+        pytest.skip("reference runs ../shared/data/authors_code_runs/ not found")
+    raw = json.loads((ref / "out_rnn_s1_cea10_empirical0_44.json").read_text())
+    result = {"benchmark": "rnn", "incumbents": raw["incumbents"],
+              "tests": [{"x": t["x"], "size": t["size"], "accuracy": t["acc"], "cost": t["cost"]} for t in raw["tests"]]}
+    traj = A.trajectory(result).assign(seed=1, benchmark="rnn", optimizer="authors-dt")
+    eff = variant_effects({"authors' public code": traj}, {"rnn": rnn}).iloc[0]
+    bo = raw["tests"][4:]
+    assert eff["runs"] == 1 and len(bo) == 40
+    assert eff["mean_size_fraction"] == pytest.approx(sum(t["size"] for t in bo) / 60000 / 40, rel=1e-12)
+    assert eff["cost_per_bo_test"] == pytest.approx(sum(t["cost"] for t in bo) / 40, rel=1e-12)
+    # the authors' code charges every test, the initial ones included, in full
+    assert eff["mean_total_cost"] == pytest.approx(sum(t["cost"] for t in raw["tests"]), rel=1e-12)
 
 
 def test_trees_option_is_for_the_tree_optimiser_only(rnn):
     from tt_core.optimizers.registry import make_optimizer
 
     with pytest.raises(ValueError, match="has no option trees"):
-        make_optimizer("trimtuner-gp", rnn, seed=1, trees="authors")
-    with pytest.raises(ValueError, match=r"unknown trees 'ours'; known: \['workbook', 'authors', 'overhead'\]"):
+        make_optimizer("trimtuner-gp", rnn, seed=1, trees="overhead")
+    with pytest.raises(ValueError, match=r"unknown trees 'ours'; known: \['workbook', 'overhead'\]"):
         make_optimizer("trimtuner-dt", rnn, seed=1, trees="ours")

@@ -126,6 +126,35 @@ def test_own_policy(rnn):
     assert len(rows) == 1 and rows[0]["total_s"] > 0 and rows[0]["n_candidates"] == 1440 - 6
 
 
+def test_own_policy_states_are_those_of_a_run_of_the_replay_driver(rnn):
+    """The benchmark replays through the one driver: after its own 6 tests, the timed suggestion is the 7th
+    test of ``run_optimization`` with the same setting and seed."""
+    from tt_core.experiments.replay import run_optimization
+
+    traj = run_optimization(rnn, "trimtuner-dt", seed=2, iterations=7, beta=0.05, filter="cea")
+    rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, repeats=2, policy="own")
+    seventh = (int(traj["config_id"].iloc[6]), int(traj["size"].iloc[6]))
+    assert [(r["suggested_config"], r["suggested_size"]) for r in rows] == [seventh, seventh]
+
+
+def test_a_replay_step_can_leave_the_refit_to_later(rnn):
+    """``Replay.step(pair, refit=False)`` records the test and fits nothing; one ``refit()`` then gives the
+    models a run that refits at every test has (the same next suggestion)."""
+    from tt_core.experiments.replay import Replay
+
+    lazy, eager = (Replay.from_benchmark(rnn, "trimtuner-dt", seed=4) for _ in range(2))
+    pairs = [tuple(map(int, p)) for p in lazy.optimizer.initial_pairs]
+    for pair in pairs:
+        row = lazy.step(pair, refit=False)
+        assert (row["config_id"], row["size"]) == pair
+        eager.step(pair)
+    assert not lazy.optimizer.models and np.isnan(lazy.optimizer.refit_s)  # nothing fitted yet
+    assert set(eager.optimizer.models) and eager.optimizer.refit_s >= 0
+    lazy.optimizer.refit()
+    assert lazy.optimizer.n_observations == eager.optimizer.n_observations == len(pairs)
+    assert lazy.optimizer.suggest() == eager.optimizer.suggest()
+
+
 def test_cli(tmp_path, capsys):
     from tt_core.cli import build_parser
 

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,6 @@ def _widget_notebook(dest: Path) -> Path:
     path.write_text(json.dumps(nb))
     return path
 
-
-from contextlib import contextmanager
 
 
 @contextmanager

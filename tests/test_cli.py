@@ -175,12 +175,12 @@ def test_runs_profile_is_narrowed_by_the_given_flags_not_silently_ignored(tmp_pa
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["runs"] + out["missing"] == 1
     from tt_core import experiments as ex
-    from tt_core.cli import _narrow_specs
+    from tt_core.cli.runs import narrow_specs
     import argparse
 
     args = argparse.Namespace(benchmarks=["rnn"], optimizers=["eic", "ei"], seeds=[2, 3], profile="paper",
                               study="fabulinus")
-    specs = _narrow_specs(ex.fabulinus_specs("paper"), args)
+    specs = narrow_specs(ex.fabulinus_specs("paper"), args)
     assert sorted((s.benchmark, s.optimizer, s.seed) for s in specs) == [
         ("rnn", "ei", 2), ("rnn", "ei", 3), ("rnn", "eic", 2), ("rnn", "eic", 3)]
     code = main(["runs", "--profile", "paper", "--study", "fabulinus", "--seeds", "11", "--runs-dir", str(tmp_path)])

@@ -28,3 +28,12 @@ def test_lists_exactly_the_rows_that_do_not_agree(tmp_path):
 
 def test_empty_folder(tmp_path):
     assert discrepancies(tmp_path).empty and status_counts(tmp_path).empty
+
+
+def test_a_notebook_with_an_empty_summary_is_counted_with_no_rows(tmp_path):
+    save_comparison(comparison([{"source": "A", "item": "same", "paper": 1.0, "workbook": 1.0}]), "01_a", tmp_path)
+    save_comparison(comparison([]), "02_empty", tmp_path)  # e.g. a smoke run that computed no row
+    c = status_counts(tmp_path).set_index("notebook")
+    assert list(c.index) == ["01_a", "02_empty"]
+    assert c.loc["02_empty", "rows"] == 0 and c.loc["01_a", "rows"] == 1 and c.loc["01_a", "agrees"] == 1
+    assert discrepancies(tmp_path).empty

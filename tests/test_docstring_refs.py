@@ -14,15 +14,12 @@ import importlib
 import re
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tt_core"
 ROLE = re.compile(r":(func|class|mod|meth|data|attr|exc):`([^`<>]+?)`")
 
 #: References in modules owned by work in progress elsewhere, with the reason they are left.
-ALLOWED = {
-    ("cli.py", "ex.check_settings"): "an alias the command-line module imports; the CLI package rewrites it",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _getattr_path(obj, names) -> bool:

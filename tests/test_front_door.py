@@ -201,7 +201,7 @@ def test_version_and_light_top_level_help(capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(["--version"])
     assert stop.value.code == 0 and capsys.readouterr().out.strip() == "tt (TrimTuner Workbook) 0.1.0"
-    assert cli._parser_for(["--help"]).format_help() == cli.build_parser().format_help()
+    assert cli.parser_for(["--help"]).format_help() == cli.build_parser().format_help()
     code = ("import sys\nfrom tt_core.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('pandas', 'scipy', 'sklearn', 'numpy') if m in sys.modules), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
@@ -216,10 +216,10 @@ def test_fetch_says_already_present_and_downloads_nothing(tmp_path):
         raise AssertionError("downloaded although present")
 
     path, _ = locate("rnn")
-    line = cli._fetch_one("rnn", None, False, no_download)
+    line = cli.data.fetch_one("rnn", None, False, no_download)
     assert line.startswith("rnn: already present (sha256 ok)") and str(path) in line
     calls = []
-    cli._fetch_one("rnn", str(tmp_path), False, lambda *a, **k: calls.append(k) or tmp_path / "rnn.csv")
+    cli.data.fetch_one("rnn", str(tmp_path), False, lambda *a, **k: calls.append(k) or tmp_path / "rnn.csv")
     assert calls == [{"dest": str(tmp_path), "force": False}]  # another folder asked for: fetch decides
 
 
@@ -306,7 +306,7 @@ def test_a_parser_built_for_one_command_helps_and_parses_that_command_as_the_ful
     full = cli.build_parser()
     sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
     for name, child in sub.choices.items():
-        light = cli._parser_for([name])
+        light = cli.parser_for([name])
         lsub = next(a for a in light._actions if isinstance(a, argparse._SubParsersAction))
         assert lsub.choices[name].format_help() == child.format_help(), name
         for path, parser, _ in _walk(child, (name,)):  # nested actions (bench recommend, spot simulate, ...)
@@ -314,4 +314,4 @@ def test_a_parser_built_for_one_command_helps_and_parses_that_command_as_the_ful
             for word in path[1:]:
                 node = next(a for a in node._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
             assert node.format_help() == parser.format_help(), path
-    assert cli._ONLY is None  # the next build_parser() is complete again
+    assert cli.build_parser().format_help() == full.format_help()  # no state is left behind

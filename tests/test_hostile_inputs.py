@@ -379,7 +379,7 @@ def test_the_horizon_bound_is_the_optimisers_own_and_holds_from_python_too():
     from tt_core.experiments.replay import run_optimization
     from tt_core.optimizers.budgeted import MAX_HORIZON
 
-    assert cli.MAX_HORIZON == MAX_HORIZON == 4
+    assert cli.optimize.MAX_HORIZON == MAX_HORIZON == 4
     with pytest.raises(ValueError, match="horizon must be an int from 0 .* to 4, got 1000"):
         run_optimization("rnn", "nephele", seed=1, iterations=None, horizon=1000)
 

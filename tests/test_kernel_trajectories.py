@@ -14,54 +14,27 @@ code) with ``python tests/test_kernel_trajectories.py --write``.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import WALL_COLUMNS, first_difference as _first_difference, trajectory_rows
 
 REFERENCE = Path(__file__).with_name("kernel_trajectories.json")
 #: (benchmark, optimiser, seed): TrimTuner-GP and FABOLAS use EPMGP, entropy search and the GP's
 #: likelihood over walkers; TrimTuner-DT uses EPMGP and entropy search on the tree ensemble.
 RUNS = [(b, o, s) for b in ("rnn", "cnn") for o in ("trimtuner-gp", "fabolas", "trimtuner-dt") for s in (1, 2)]
 ITERATIONS = 14
-#: Measured wall-clock columns: they change from run to run and are not compared.
-WALL_COLUMNS = ("overhead_s", "cumulative_wall")
 
 
 def replay_rows(benchmark: str, optimizer: str, seed: int) -> dict:
     """One short run as ``{column: list of values}`` (wall-clock columns left out)."""
-    from threadpoolctl import threadpool_limits
-
-    from tt_core.experiments.store import RunSpec
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        df = RunSpec(benchmark, optimizer, seed, iterations=ITERATIONS).run()
-    out = {}
-    for col in df.columns:
-        if col in WALL_COLUMNS:
-            continue
-        vals = df[col].tolist()
-        out[col] = [v.item() if hasattr(v, "item") else v for v in vals]
-    return out
+    return trajectory_rows(benchmark, optimizer, seed, iterations=ITERATIONS)
 
 
 def _key(run) -> str:
     return "/".join(map(str, run))
-
-
-def _first_difference(ref: dict, new: dict) -> str | None:
-    if sorted(ref) != sorted(new):
-        return f"columns differ: {sorted(set(ref) ^ set(new))}"
-    for i in range(len(ref["iteration"])):
-        for col in ref:
-            a, b = ref[col][i], new[col][i] if i < len(new[col]) else None
-            same = a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
-            if not same:
-                return f"iteration {ref['iteration'][i]}: {col} {a!r} -> {b!r}"
-    if len(new["iteration"]) != len(ref["iteration"]):
-        return f"{len(ref['iteration'])} rows -> {len(new['iteration'])}"
-    return None
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """The package's layers: each module imports only from its own layer or the layers below (no cycle).
 
-data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli
+:data:`LAYER_ORDER` is the one written order (docs/design.md and the package docstring state it, and a
+test checks that they do); a comma joins layers of the same rank.
 
 A system's sub-package (``tt_core/spot/``, SpotTune) spans several layers: :data:`SUBPACKAGES` maps each
 of its modules to the layer it belongs to, and the same rule applies to it module by module.
@@ -16,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "tt_core"
-LAYERS = ["data", "models", "bo", "acquisitions", "optimizers", "experiments", "analysis", "reporting", "plotting",
-          "apps", "cli"]
-RANK = {"data": 0, "models": 1, "bo": 1, "acquisitions": 2, "optimizers": 3, "experiments": 4, "analysis": 5,
-        "reporting": 6, "plotting": 7, "apps": 8, "cli": 9}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "tt_core"
+#: The layers from the bottom up: each imports only from its own rank or the ranks before it.
+LAYER_ORDER = "data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli"
+RANK = {name: rank for rank, level in enumerate(LAYER_ORDER.split(" < ")) for name in level.split(", ")}
 #: Sub-packages whose modules sit in different layers: package -> {module: layer}. Every module of the
 #: package must be listed (``__init__`` is the package docstring and imports nothing).
 SUBPACKAGES = {
@@ -61,11 +62,11 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 
 def _modules():
-    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "cli.py")
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE)
 
 
 def test_every_module_belongs_to_a_layer():
-    top = sorted(p.name for p in PACKAGE.iterdir() if p.suffix == ".py" and p.name not in ("__init__.py", "cli.py"))
+    top = sorted(p.name for p in PACKAGE.iterdir() if p.suffix == ".py" and p.name != "__init__.py")
     assert top == [], f"modules outside the layers: {top}"
     dirs = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
     assert set(dirs) <= set(RANK) | set(SUBPACKAGES), f"unknown layer folder(s): {sorted(set(dirs) - set(RANK))}"
@@ -79,7 +80,7 @@ def test_every_module_belongs_to_a_layer():
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_imports_from_a_layer_above(path):
-    own = "cli" if path.name == "cli.py" and path.parent == PACKAGE else path.relative_to(PACKAGE).parts[0]
+    own = path.relative_to(PACKAGE).parts[0]
     if own in SUBPACKAGES:
         own = SUBPACKAGES[own][path.stem]
     upward = [(line, mod) for line, mod in _imports(path)
@@ -120,3 +121,17 @@ def test_no_import_cycle_between_modules():
     for m in sorted(edges):
         if m not in state:
             visit(m)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_layer_order_is_written_once():
+    """docs/design.md and the package docstring state :data:`LAYER_ORDER` word for word."""
+    import tt_core
+
+    assert RANK["data"] == 0 and RANK["models"] == RANK["bo"] == 1 and max(RANK, key=RANK.get) == "cli"
+    design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    assert f"`{LAYER_ORDER}`" in design.splitlines(), "docs/design.md: give the layer order on a line of its own"
+    assert LAYER_ORDER in _one_line(tt_core.__doc__), "tt_core/__init__.py: state the layer order as LAYER_ORDER"

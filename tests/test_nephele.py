@@ -398,3 +398,25 @@ def test_projected_time_and_the_overhead_the_thesis_ratio_needs(monkeypatch):
     assert out.loc[1, "implied_wall_per_rec_s"] == pytest.approx((2.34 * 1010 - 1000) / 10)
     row = rn.projected_time_rows(out.reset_index())[0]
     assert row["paper"] == 2.34 and "needs 136 s per h = 1 recommendation, 27x this code's 5.0 s" in row["cause"]
+
+
+def test_equal_spend_curves_by_hand():
+    """Two seeds of one optimiser (horizon 0) read on the grid 1, 2, 4, 8 (log-spaced from the cheapest first
+    exploration, $1, to the budget, $8); a horizon-1 run (cheaper start, larger budget) must not move the grid.
+    Medians (q = 50) of two seeds: inf where one run has not explored yet, else the mean of the two."""
+    import pandas as pd
+
+    from tt_core.analysis.nephele import equal_spend_curves
+
+    rows = []
+    for seed, costs, cno, space in ((1, [1, 2, 4], [5, 3, 1], [4, 2, 1]), (2, [2, 4], [4, 2], [3, 1])):
+        rows += [{"benchmark": "rnn", "optimizer": "lynceus", "horizon": 0, "seed": seed, "iteration": i + 1,
+                  "cumulative_cost": c, "cno": v, "cno_space": w, "budget": 8.0}
+                 for i, (c, v, w) in enumerate(zip(costs, cno, space))]
+    rows.append({"benchmark": "rnn", "optimizer": "lynceus", "horizon": 1, "seed": 1, "iteration": 1,
+                 "cumulative_cost": 0.5, "cno": 9.0, "cno_space": 9.0, "budget": 100.0})
+    out = equal_spend_curves(pd.DataFrame(rows), ["rnn"], q=50, points=4)
+    assert sorted(out.columns) == sorted(["benchmark", "optimizer", "horizon", "cumulative_cost", "cno", "cno_space"])
+    assert out["cumulative_cost"].tolist() == pytest.approx([1, 2, 4, 8])
+    assert out["cno"].tolist() == [float("inf"), 3.5, 1.5, 1.5]
+    assert out["cno_space"].tolist() == [float("inf"), 2.5, 1.0, 1.0]

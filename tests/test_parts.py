@@ -13,7 +13,7 @@ import pytest
 
 from tt_core.data.objectives import ReplayObjective
 from tt_core.models.size_offset import SizeOffset
-from tt_core.models.trees import AuthorsExtraTrees, ExtraTreesEnsemble
+from tt_core.models.trees import ExtraTreesEnsemble
 from tt_core.optimizers import make_optimizer
 from tt_core.optimizers.model_based import ModelBasedOptimizer
 from tt_core.optimizers.parts import CandidateFilter, TreeSurrogate
@@ -74,18 +74,17 @@ def test_a_name_instead_of_a_part_is_refused(grid12):
                             KnownDesign(), seed=0)
 
 
-def test_one_tree_surrogate_three_variants(rnn):
+def test_one_tree_surrogate_two_variants(rnn):
     from tt_core.data.space import ConfigSpace
 
     space = ConfigSpace.from_benchmark(rnn)
     assert type(TreeSurrogate("workbook")("loss", 1, space)) is ExtraTreesEnsemble
-    assert type(TreeSurrogate("authors")("loss", 1, space)) is AuthorsExtraTrees
-    for variant, overhead in (("workbook", None), ("authors", None), ("overhead", "fit")):
+    for variant, overhead in (("workbook", None), ("overhead", "fit")):
         cost = TreeSurrogate(variant)("cost", 1, space)
         assert isinstance(cost, SizeOffset)
         assert cost.overhead == overhead
         assert cost.log_size_ratio == pytest.approx(np.log(60.0))  # ln(60000 / 1000), the RNN's sizes
-        assert isinstance(cost.model, AuthorsExtraTrees if variant == "authors" else ExtraTreesEnsemble)
+        assert type(cost.model) is ExtraTreesEnsemble
     with pytest.raises(ValueError, match="unknown trees 'ours'"):
         TreeSurrogate("ours")
 

@@ -3,7 +3,6 @@
 import re
 
 import nbformat
-import pandas as pd
 import pytest
 
 from tt_core.reporting.notebook_html import math_to_svg, notebook_to_html, typeset_markdown

@@ -260,3 +260,12 @@ def test_market_parameters_say_which_are_cited():
     for name in ("CALM_HOURS", "VOLATILE_HOURS", "VOLATILE_CHANGES", "VOLATILE_BAND", "VOLATILE_SPIKES", "CALM_SPIKES",
                  "REVERSION"):
         assert name in text and f"{getattr(market, name):g}" in text
+
+
+def test_catalogue_combines_the_paper_and_the_snapshot_without_retyping():
+    """Table III and the snapshot are typed once each; the catalogue joins them (values as typed before the join)."""
+    c = catalogue.CATALOGUE
+    assert list(c) == [r[0] for r in PAPER_TABLE_III]
+    assert c["r3.xlarge"] == catalogue.InstanceType("r3.xlarge", 4, 30.0, 0.33, 13.0, 30.5, 0.333)
+    assert c["m4.4xlarge"] == catalogue.InstanceType("m4.4xlarge", 16, 64.0, 0.8, 53.5, 64.0, 0.8)
+    assert [t.ecu for t in c.values()] == [7.0, 13.0, 13.5, 26.0, 27.0, 53.5]

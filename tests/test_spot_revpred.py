@@ -4,6 +4,10 @@ error for a trace too short for one window."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -130,18 +134,26 @@ def test_weight_cache_is_reused_only_when_it_matches(tmp_path):
     assert RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(other).fit_info["r4.large"]["cached"] is False
     wider = RP.NetSettings(**{**TINY.__dict__, "hidden": 5})
     assert RP.RevPredPredictor(wider, cache_dir=tmp_path).fit(tr).fit_info["r4.large"]["cached"] is False
-    # a file at the expected path that describes something else is never used
-    path = next(iter(sorted(tmp_path.glob("revpred-r4.large-seed3-*.pt"))))
-    blob = torch.load(path, weights_only=True)
-    blob["meta"] = {**blob["meta"], "trace_sha256": "0" * 64}
-    for f in tmp_path.glob("revpred-r4.large-seed3-*.pt"):
-        torch.save(blob, f)
-    with pytest.warns(UserWarning, match="trained with other"):
+    # a file at the expected path that describes something else is never used: set aside, trained again
+    path = RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(tr).fit_info["r4.large"]["path"]
+    side = Path(path + ".entry.json")
+    meta = json.loads(side.read_text())
+    side.write_text(json.dumps({**meta, "data": {"trace_sha256": "0" * 64}}))
+    with pytest.warns(UserWarning, match="other data.*moved to .*pt.mismatch"):
         assert RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(tr).fit_info["r4.large"]["cached"] is False
-    for f in tmp_path.glob("revpred-r4.large-seed3-*.pt"):
-        f.write_bytes(b"not a torch file")
-    with pytest.warns(UserWarning, match="unreadable"):
+    assert Path(path + ".mismatch").is_file()
+    blob = torch.load(path, weights_only=True)           # edited weights (same description): their checksum differs
+    blob["state"] = {k: v + 1 for k, v in blob["state"].items()}
+    torch.save(blob, path)
+    with pytest.warns(UserWarning, match="checksum.*moved to .*pt.corrupt"):
         assert RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(tr).fit_info["r4.large"]["cached"] is False
+    Path(path).write_bytes(b"not a torch file")          # with a sidecar forged to match: unreadable, set aside
+    side.write_text(json.dumps({**json.loads(side.read_text()),
+                                "content_sha256": hashlib.sha256(b"not a torch file").hexdigest()}))
+    with pytest.warns(UserWarning, match="unreadable cached weights"):
+        assert RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(tr).fit_info["r4.large"]["cached"] is False
+    again = RP.RevPredPredictor(TINY, cache_dir=tmp_path).fit(tr)
+    assert again.fit_info["r4.large"]["cached"] is True and again.probability("r4.large", 0.03, t) == first.probability("r4.large", 0.03, t)
 
 
 def test_lstm_predictors_follow_the_interface_and_plug_into_the_provisioner():

@@ -64,8 +64,9 @@ def test_staged_fit_beats_the_single_stage_fit_on_the_split_curves(trained):
 
 def test_cache_is_a_csv_keyed_by_the_settings_and_training_is_seeded(trained):
     root, df = trained
-    files = [p for p in root.iterdir()]
-    assert len(files) == 1 and files[0].suffix == ".csv" and files[0].name.startswith("staged-digits-seed1-")
+    files = [p for p in root.iterdir() if p.suffix == ".csv"]
+    assert len(files) == 1 and files[0].name.startswith("staged-digits-seed1-")
+    assert files[0].with_name(files[0].name + ".entry.json").is_file()   # an entry of tt_core.data.entries
     mtime = files[0].stat().st_mtime_ns
     again = ST.generate(seed=1, root=root)
     assert files[0].stat().st_mtime_ns == mtime
@@ -102,7 +103,8 @@ def test_profiles_add_the_staged_workload_with_its_own_speed_model(trained, monk
     cfg = {**profiles.settings("quick", "spottune"), "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [],
            "parallel_fraction": 0.5}
     rnn, staged = G.study_job_sets(cfg)
-    ratio = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    def ratio(js):
+        return js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
     assert staged.name == "staged/staged-digits" and ratio(staged) == pytest.approx(3.5 / 3.34375)
     assert ratio(rnn) == pytest.approx((0.5 + 0.5 / 16) / (0.5 + 0.5 / 2) * 3.5 / 3.34375)   # the swept f applies
     assert G.resolve_job_set("staged/staged-digits").name == staged.name

@@ -50,8 +50,9 @@ def test_user_job_set_is_checked():
 
 def test_curve_generator_is_seeded_cached_and_atomic(tmp_path):
     a = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
-    files = list(tmp_path.iterdir())
+    files = [p for p in tmp_path.iterdir() if p.suffix == ".csv"]
     assert len(files) == 1 and files[0].name.startswith("lir-quick-seed3-") and not files[0].name.startswith(".")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files[0].name + end for end in ("", ".entry.json", ".lock"))
     assert sorted(a["setting"].unique()) == list(range(12)) and len(a) == 12 * C.SIZES["quick"]["epochs"]
     b = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False, force=True)["lir"]
     np.testing.assert_allclose(a["metric"], b["metric"])          # same seed, same curves (times are measured)
@@ -59,6 +60,12 @@ def test_curve_generator_is_seeded_cached_and_atomic(tmp_path):
     c = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
     assert files[0].stat().st_mtime_ns == mtime                  # reused from the cache, not recomputed
     np.testing.assert_allclose(a["metric"], c["metric"])
+    raw = bytearray(files[0].read_bytes())                        # a damaged cache: set aside, recomputed
+    raw[-3] = ord("7") if raw[-3] != ord("7") else ord("8")
+    files[0].write_bytes(bytes(raw))
+    with pytest.warns(UserWarning, match="checksum.*moved to lir-quick-seed3-.*csv.corrupt and recomputed"):
+        e = C.generate(["lir"], "quick", seed=3, root=tmp_path, progress=False)["lir"]
+    np.testing.assert_allclose(a["metric"], e["metric"])
     d = C.generate(["lir"], "quick", seed=4, root=tmp_path, progress=False)["lir"]
     assert not np.allclose(a["metric"], d["metric"])
     decayed = a[(a["schedule"] == "step-decay")]
@@ -82,11 +89,13 @@ def test_speed_model_per_workload_ranks_the_types_differently():
     for t in single:
         assert one.relative_time(t) == pytest.approx(single[t])
         assert many.relative_time(t) == pytest.approx(parallel[t])
-    fastest_first = lambda m: sorted(single, key=lambda t: (round(m.relative_time(t), 12), t))
+    def fastest_first(m):
+        return sorted(single, key=lambda t: (round(m.relative_time(t), 12), t))
     assert fastest_first(one) == ["r4.large", "r4.2xlarge", "r4.xlarge", "m4.4xlarge", "m4.2xlarge", "r3.xlarge"]
     assert fastest_first(many) == ["m4.4xlarge", "r4.2xlarge", "m4.2xlarge", "r4.xlarge", "r3.xlarge", "r4.large"]
     # cost per step at on-demand prices: single-threaded, the cheapest type is also the fastest; parallel, not
-    cost = lambda m: {t: m.relative_time(t) * W.instance(t).on_demand for t in single}
+    def cost(m):
+        return {t: m.relative_time(t) * W.instance(t).on_demand for t in single}
     assert min(cost(one), key=cost(one).get) == "r4.large"
     assert W.speed_model_for("sklearn/mlp", 0.5).parallel_fraction == 0.5       # the swept fraction, threaded jobs only
     assert W.speed_model_for("sklearn/lor", 0.5).parallel_fraction == 0.0
@@ -99,7 +108,8 @@ def test_speed_model_per_workload_ranks_the_types_differently():
 def test_generated_job_sets_use_each_algorithms_speed_model(tmp_path):
     C.generate(["lir", "mlp"], "quick", seed=3, root=tmp_path, progress=False)
     lir, mlp = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, reference_hours=2.0)
-    r = lambda js: js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
+    def r(js):
+        return js.jobs[0].seconds_per_step["m4.4xlarge"] / js.jobs[0].seconds_per_step["r4.large"]
     assert r(lir) == pytest.approx(3.5 / 3.34375)
     assert r(mlp) == pytest.approx(0.15625 / 0.55 * 3.5 / 3.34375)
     same, _ = C.job_sets(["lir", "mlp"], "quick", seed=3, root=tmp_path, speed=W.SpeedModel(0.9))

@@ -1,9 +1,8 @@
 """TrimTuner Workbook core library: data, models, acquisitions, filters, optimisation loop.
 
-Packages, each importing only from those before it: :mod:`tt_core.data` < :mod:`tt_core.models`,
-:mod:`tt_core.bo` < :mod:`tt_core.acquisitions` < :mod:`tt_core.optimizers` < :mod:`tt_core.experiments`
-< :mod:`tt_core.analysis` < :mod:`tt_core.reporting` < :mod:`tt_core.plotting`, :mod:`tt_core.apps`
-and the ``tt`` command line.
+Packages in layers, each importing only from its own rank or those before it (a comma joins layers of
+the same rank; ``cli`` is the ``tt`` command line; ``tests/test_layers.py`` checks it):
+data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli
 
 Equation index
 ==============

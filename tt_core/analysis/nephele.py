@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["percentile", "iteration_curves", "curve_at_cost", "values_at_spend", "cost_to_reach",
+__all__ = ["percentile", "iteration_curves", "curve_at_cost", "equal_spend_curves", "values_at_spend", "cost_to_reach",
            "cost_to_reach_per_run", "reach_ratios", "lookahead_table", "initial_sampling_table", "shared_start",
            "GROUP"]
 
@@ -181,6 +181,22 @@ def shared_start(df: pd.DataFrame, target: float, value: str = "cno_space", q: f
                      "bo_test_cost": float(bo["charged_cost"].mean()) if len(bo) else np.nan,
                      "same_as_lynceus": float(np.median(same)) if same else np.nan})
     return pd.DataFrame(rows)
+
+
+def equal_spend_curves(df: pd.DataFrame, benchmarks, q: float = 90.0, points: int = 200) -> pd.DataFrame:
+    """Per benchmark, the runs without lookahead (horizon 0) on one shared spend grid, on both readings of the
+    CNO: :func:`curve_at_cost` of ``cno`` (against the optimum at any size) and of ``cno_space`` (against each
+    optimiser's own space), side by side.
+
+    The grid has ``points`` log-spaced values from the cheapest first exploration of any run to the largest
+    budget, so that every optimiser of a benchmark is read at the same spends.
+    """
+    out = []
+    for b in benchmarks:
+        d = df[(df["horizon"] == 0) & (df["benchmark"] == b)]
+        grid = np.geomspace(d["cumulative_cost"].min(), d["budget"].max(), points)
+        out.append(curve_at_cost(d, grid, q).merge(curve_at_cost(d, grid, q, value="cno_space")))
+    return pd.concat(out, ignore_index=True)
 
 
 def cost_to_reach(curves: pd.DataFrame, target: float, x: str = "cost", value: str = "cno",

@@ -137,9 +137,9 @@ def beta_trend(metrics: pd.DataFrame, value: str = "mean_accuracy_c") -> pd.Data
         means = m.groupby("variant")[value].mean()
         ten, nof = m.loc[m["variant"] == "beta 10%", value], m.loc[m["variant"] == "no filter", value]
         if len(ten) > 1 and len(nof) > 1 and (ten.std() > 0 or nof.std() > 0):
-            t, p = stats.ttest_ind(nof, ten, equal_var=False)
+            p = stats.ttest_ind(nof, ten, equal_var=False).pvalue
         else:
-            t, p = np.nan, np.nan
+            p = np.nan
         rows.append({"benchmark": bench, "optimizer": opt, "value": value, "spearman_rho": rho,
                      "spearman_p": p_rho, "best_level": means.idxmax(),
                      "no_filter_minus_beta10": (nof.mean() - ten.mean()) if len(ten) and len(nof) else np.nan,

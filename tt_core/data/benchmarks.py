@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data.cost_model import DEFAULT_COST_MODEL, CostModel
+from tt_core.data.entries import atomic_path
 from tt_core.data.io import shown
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -191,10 +191,8 @@ def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: flo
         raise BenchmarkError(
             f"downloaded {spec.file} has sha256 {digest}, expected {spec.sha256}; the file was not saved"
         )
-    fd, tmp = tempfile.mkstemp(dir=dest_dir, prefix=f".{spec.file}.", suffix=".part")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(payload)
-    os.replace(tmp, target)
+    with atomic_path(target) as tmp:  # tt_core.data.entries: atomic, and honouring the umask
+        Path(tmp).write_bytes(payload)
     return target
 
 

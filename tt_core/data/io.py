@@ -1,58 +1,20 @@
 """Atomic file writing: a result is either fully written or not there at all.
 
-Files are written to a temporary file in the target's folder and renamed onto the target; the final
-file gets the permissions the user's umask gives a new file (``0o666 & ~umask``), as ``open()`` would,
-so that colleagues can read a shared results folder. Temporary files are named ``.<stem>.<random><suffix>``
-(:func:`temporary_files` finds leftovers of a killed writer).
+The rules (temporary file in the target's folder renamed onto it, permissions from the user's umask,
+leftover temporary files) live in :mod:`tt_core.data.entries`; :func:`atomic_path`,
+:func:`current_umask` and :func:`temporary_files` are re-exported here for the writers below.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-from contextlib import contextmanager
+import tempfile  # noqa: F401  (the module the atomic writer uses; a test reaches it as tt_core.data.io.tempfile)
 from pathlib import Path
 
+from tt_core.data.entries import atomic_path, current_umask, temporary_files
 
-@contextmanager
-def atomic_path(path: str | os.PathLike):
-    """Yield a temporary path in the target's folder; rename it onto ``path`` only on success.
-
-    Examples
-    --------
-    >>> with atomic_path("figures/table2.csv") as tmp:   # doctest: +SKIP
-    ...     df.to_csv(tmp)
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result honours the umask
-        os.replace(tmp, path)
-    except OSError as exc:  # name the file the user asked for, never our temporary file (nor no file at all)
-        if exc.filename in (None, tmp) and exc.errno is not None:
-            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None  # (the errno picks the subclass)
-        raise
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def current_umask() -> int:
-    """The process' umask (read by setting it and restoring it at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def temporary_files(path: str | os.PathLike) -> list[Path]:
-    """Leftover temporary files of :func:`atomic_path` for ``path`` (e.g. after a kill)."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        return []
-    return sorted(p for p in path.parent.glob(f".{path.stem}.*{path.suffix}") if p.is_file())
+__all__ = ["atomic_path", "current_umask", "temporary_files", "write_text", "write_csv", "save_figure",
+           "why_not_a_file", "shown"]
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:

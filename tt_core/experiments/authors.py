@@ -1,10 +1,11 @@
 """The TrimTuner authors' public code as an oracle: their decision-tree TrimTuner, run beside ours.
 
 The authors' repository (TrimTuner with RoBO) is not part of the workbook and is never copied into it.
-It is looked up beside the workbook (``../shared/authors_code/``, or the folder named by
-``$TT_AUTHORS_CODE``) and run, unmodified, by :mod:`tt_core.experiments.authors_harness` in a pinned
-environment of its own (``.venv-authors``: numpy 1.26, scipy 1.11, scikit-learn 1.3, emcee 3.1;
-their code needs numpy < 2 and scikit-learn < 1.4), created on first use.
+It is looked up in the folder named by ``$TT_AUTHORS_CODE``, the data cache (``tt authors fetch`` downloads
+it there, :mod:`tt_core.experiments.authors_fetch`) and beside the workbook (``../shared/authors_code/``),
+and run, unmodified, by :mod:`tt_core.experiments.authors_harness` in a pinned environment of its own
+(``.venv-authors``: numpy 1.26, scipy 1.11, scikit-learn 1.3, emcee 3.1; their code needs numpy < 2 and
+scikit-learn < 1.4), created on first use.
 
 Their tree model gives a candidate no covariance with the representer points, so the entropy-search
 value dH is the same number for every candidate, a rounding residue. The ``residue`` setting says what
@@ -21,9 +22,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tt_core.data.benchmarks import PROJECT_DIR, search_dirs
 from tt_core.data.io import shown
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 HARNESS = Path(__file__).with_name("authors_harness.py")
 VENV_DIR = PROJECT_DIR / ".venv-authors"
@@ -49,6 +54,9 @@ def code_dirs() -> list[tuple[str, Path]]:
     dirs = []
     if os.environ.get("TT_AUTHORS_CODE"):
         dirs.append(("TT_AUTHORS_CODE", Path(os.environ["TT_AUTHORS_CODE"]).expanduser()))
+    from tt_core.data.benchmarks import cache_dir
+
+    dirs.append(("cache", cache_dir() / "authors_code"))   # where `tt authors fetch` installs them
     dirs.append(("shared", PROJECT_DIR.parent / "shared" / "authors_code"))
     return dirs
 
@@ -60,12 +68,12 @@ def locate_code() -> Path:
             return d
         if label == "TT_AUTHORS_CODE":  # an explicit setting is not passed over silently
             raise AuthorsError(f"TT_AUTHORS_CODE={d} holds no {TRIMTUNER_DIR}/tests/run_trimtuner.py and "
-                               f"{ROBO_DIR}/robo/; point it at the folder holding both, or unset it to use "
-                               "../shared/authors_code")
+                               f"{ROBO_DIR}/robo/; point it at the folder holding both (e.g. the --dest of "
+                               "`tt authors fetch`), or unset it to search the data cache and ../shared/authors_code")
     where = ", ".join(str(d) for _, d in code_dirs())
-    raise AuthorsError(f"the authors' TrimTuner code was not found (searched {where}); put the folders "
-                       f"{TRIMTUNER_DIR}/ and {ROBO_DIR}/ (github pedrogbmendes/TrimTuner and automl/RoBO at those "
-                       "commits) in ../shared/authors_code/ or point TT_AUTHORS_CODE at their folder")
+    raise AuthorsError(f"the authors' TrimTuner code was not found (searched {where}); run `tt authors fetch` "
+                       f"(downloads {TRIMTUNER_DIR}/ and {ROBO_DIR}/ from GitHub into the data cache and checks them), "
+                       "or point TT_AUTHORS_CODE at a folder holding both")
 
 
 def reference_dir() -> Path | None:
@@ -200,7 +208,8 @@ def _tidy(raw: dict, benchmark: str) -> dict:
     return {"optimizer": OPTIMIZER, "benchmark": benchmark, "seed": raw["seed"], "iterations": raw["iterations"],
             "filter": raw["filter"], "beta": raw["per"], "residue": raw["dh_model"], "dh_seed": raw["dh_seed"],
             "code": f"{TRIMTUNER_DIR} + {ROBO_DIR}", "versions": raw["versions"], "wall_s": raw["wall_s"],
-            "emcee_samplers": raw["emcee_samplers"], "tests": tests, "incumbents": raw["incumbents"],
+            "emcee_samplers": raw["emcee_samplers"], "prefetch": raw.get("prefetch"), "tests": tests,
+            "incumbents": raw["incumbents"],
             "steps": steps}
 
 

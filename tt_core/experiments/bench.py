@@ -4,9 +4,10 @@ One *recommendation* is what an optimiser does between two tests: refit its mode
 so far, filter the untested candidates, and maximise the acquisition over the kept ones. The harness
 times exactly that on the authors' measurements:
 
-1. build the optimiser (:func:`tt_core.optimizers.registry.make_optimizer`) for a *setting* (optimiser, filter,
-   beta) and a seed;
-2. replay ``n_obs`` observations into it, chosen by a seeded policy: the optimiser's own initial design
+1. build the optimiser of a *setting* (optimiser, filter, beta) and a seed in the one replay driver
+   (:meth:`tt_core.experiments.replay.Replay.from_benchmark`, as ``tt optimize`` builds it);
+2. replay ``n_obs`` observations into it (:meth:`~tt_core.experiments.replay.Replay.step`, the models not
+   refitted), chosen by a seeded policy: the optimiser's own initial design
    followed by uniformly random untested (configuration, size) pairs of its candidate pool
    (``policy="random"``, the default: cheap, and the same observations for every setting of the same
    seed and pool), or the optimiser's own suggestions (``policy="own"``: realistic states, but the
@@ -15,7 +16,7 @@ times exactly that on the authors' measurements:
    happens here, as it does in a real run's first fit), then add the last observation;
 4. per repeat, time ``refit()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
    continued MCMC segment, as at every refit of a run) and ``suggest()`` (filter + acquisition), split
-   by the optimiser's step record (``on_select``) into ``acq_setup_s`` (building the acquisition:
+   by the optimiser's public step record (``on_select``) into ``refit_s``, ``acq_setup_s`` (building the acquisition:
    representers and EPMGP), ``filter_s`` (the filter;
    for DIRECT / CMA-ES this includes their acquisition evaluations) and ``acq_eval_s`` (the rest:
    evaluating / maximising the acquisition on the kept candidates).
@@ -55,7 +56,7 @@ from tt_core.data.io import shown
 __all__ = [
     "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
     "bench_recommend", "summarize", "read_bench_csv", "write_bench_csv",
-    "DEFAULT_N_OBS", "format_summary", "time_recommendations",
+    "DEFAULT_N_OBS", "format_summary", "time_recommendations", "load_average",
 ]
 
 #: Numbers of observations at which a recommendation is timed (initial design included).
@@ -213,7 +214,8 @@ def machine_info() -> dict:
     }
 
 
-def _load() -> float:
+def load_average() -> float:
+    """The machine's 1-minute load average (NaN where the system has none)."""
     try:
         return float(os.getloadavg()[0])
     except (OSError, AttributeError):  # pragma: no cover
@@ -223,14 +225,20 @@ def _load() -> float:
 # ------------------------------------------------------------------------------------------------
 # One measurement
 # ------------------------------------------------------------------------------------------------
-def _make(setting: Setting, bench, seed: int):
-    from tt_core.optimizers import make_optimizer
-
+def _replay(setting: Setting, bench, seed: int):
+    """The replay driver (:class:`tt_core.experiments.replay.Replay`) of one setting: its optimiser built as a
+    run of ``tt optimize`` builds it, on the benchmark's own limits."""
+    from tt_core.experiments.replay import Replay
     from tt_core.optimizers.registry import spec
 
     filtered = spec(setting.optimizer).family == "model-based"
-    return make_optimizer(setting.optimizer, bench, seed=int(seed), beta=setting.beta if filtered else None,
-                          filter=setting.filter if filtered else None, max_cost=bench.max_cost, max_time=bench.max_time)
+    return Replay.from_benchmark(bench, setting.optimizer, seed=int(seed), beta=setting.beta if filtered else None,
+                                 filter=setting.filter if filtered else None)
+
+
+def _make(setting: Setting, bench, seed: int):
+    """The optimiser of one setting (that of :func:`_replay`)."""
+    return _replay(setting, bench, seed).optimizer
 
 
 def replay_pairs(opt, n_obs: int, seed: int) -> list[tuple[int, int]]:
@@ -266,15 +274,19 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
                            repeats: int = 1, policy: str = "random") -> list[dict]:
     """Time ``repeats`` recommendations of one setting after ``n_obs`` observations (one optimiser state).
 
-    Returns one dict per repeat with the timings (seconds) of :data:`TIME_COLUMNS`, the number of
+    The observations are replayed by the one replay driver (:meth:`tt_core.experiments.replay.Replay.step`,
+    without refitting the models, so that the refit is timed on its own); each timed recommendation is a
+    ``refit()`` and a ``suggest()`` of the optimiser, split by its public step record
+    (:class:`tt_core.optimizers.model_based.SelectionStep`: the refit, the acquisition's set-up, the filter).
+
+    Returns one dict per repeat with the timings (seconds) of :data:`TIME_COLUMNS` (``cpu_s``: the
+    process' CPU seconds of the refit and the suggestion), the number of
     untested candidates, how many the filter kept, ``n_info_rows`` (how many distinct candidates'
     information gain per cost was computed, the filter's searches included; -1 for the EI methods),
     ``n_fantasised`` (how many candidates' constraint factor of Eq. 5 was computed, each with a model
     fantasy per Gauss-Hermite root: the costly part; -1 without that factor),
     the suggestion, and the load average before it.
     """
-    from tt_core.data.objectives import ReplayObjective
-
     setting = Setting.parse(setting)
     if policy not in ("random", "own"):
         raise ValueError(f"policy must be 'random' (seeded random observations) or 'own' (the optimiser's "
@@ -282,45 +294,41 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {shown(repeats)}")
     bench = as_benchmark(benchmark)
-    replay = ReplayObjective(bench)
-    opt = _make(setting, bench, seed)
+    run = _replay(setting, bench, seed)
+    opt = run.optimizer
     _check_n_obs(opt, n_obs)
-
-    def observe(c, s, refit=True):
-        m = replay(c, s)
-        opt.observe(c, s, m.accuracy, m.cost, m.time, refit=refit)
 
     if policy == "own":
         for _ in range(n_obs - 1):
-            observe(*opt.suggest())
-        observe(*opt.suggest(), refit=False)
+            run.step()
+        run.step(refit=False)
     else:
         pairs = replay_pairs(opt, n_obs, seed)
-        for c, s in pairs[:-1]:
-            observe(c, s, refit=False)
+        for pair in pairs[:-1]:
+            run.step(pair, refit=False)
         opt.refit()  # warm-up fit on n_obs - 1 observations (untimed)
-        observe(*pairs[-1], refit=False)
+        run.step(pairs[-1], refit=False)
 
     steps = []
-    opt.on_select(steps.append)  # the step record: acquisition set-up, filter and argmax times
+    opt.on_select(steps.append)  # the step record: refit, acquisition set-up, filter and argmax times
     rows = []
     for r in range(repeats):
         steps.clear()
         n_cand = int(opt.pool.n_untested)
-        load = _load()
+        load = load_average()
         c0, t0 = time.process_time(), time.perf_counter()
-        opt.refit()
+        refit = opt.refit()
         t1 = time.perf_counter()
         cid, size = opt.suggest()
         t2, c2 = time.perf_counter(), time.process_time()
         suggest = t2 - t1
-        step = steps[0] if steps else None
+        step = steps[0] if steps else None  # None: no model-based choice (random search)
         acq_setup = step.acquisition_s if step else 0.0
         filter_s = step.filter_s if step else 0.0
         acquisition = step.acquisition if step else None
         memo = getattr(acquisition, "information_gain_per_cost", acquisition)
         rows.append({
-            "repeat": r, "refit_s": t1 - t0, "acq_setup_s": acq_setup, "filter_s": filter_s,
+            "repeat": r, "refit_s": step.refit_s if step else refit, "acq_setup_s": acq_setup, "filter_s": filter_s,
             "acq_eval_s": max(suggest - acq_setup - filter_s, 0.0), "suggest_s": suggest,
             "total_s": t2 - t0, "cpu_s": c2 - c0, "n_candidates": n_cand,
             "n_evaluated": n_cand if step is None else int(step.keep.size),
@@ -537,20 +545,14 @@ def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), se
     """
     import copy
 
-    from tt_core.data.objectives import ReplayObjective
-    from tt_core.experiments.replay import method_options, problem_limits
-    from tt_core.optimizers import make_optimizer
+    from tt_core.experiments.replay import Replay
 
     bench = as_benchmark(benchmark)
-    limits = problem_limits(bench, "cost", min_accuracy=min_accuracy, max_time=max_time, budget=budget)
-    options = method_options(bench, "nephele", {} if initial_budget is None else {"initial_budget": initial_budget})
-    opt = make_optimizer("nephele", bench, seed=seed, **limits, horizon=0, **options)
-    replay = ReplayObjective(bench)
-
-    def step():
-        cid, size = opt.suggest()
-        m = replay(cid, size)
-        opt.observe(cid, size, m.accuracy, m.cost, m.time)
+    run = Replay.from_benchmark(bench, "nephele", seed=seed, min_accuracy=min_accuracy, max_time=max_time,
+                                budget=budget, horizon=0,
+                                **({} if initial_budget is None else {"initial_budget": initial_budget}))
+    opt = run.optimizer
+    step = run.step  # the one replay driver's test: suggest, measure, observe
 
     while not opt.done and opt.phase == "init":
         step()
@@ -574,3 +576,22 @@ def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), se
                 break
             step()
     return pd.DataFrame(rows)
+
+
+def bench_authors(benchmark: str = "rnn", seed: int = 1, residue: str = "empirical", iterations: int = 44) -> dict:
+    """CPU seconds (this process and the authors' harness, ``getrusage``) and wall seconds of one run of the
+    authors' TrimTuner-DT (:func:`tt_core.experiments.authors.run_authors`), with its BO tests' mean size
+    fraction (a check that the run is the one measured)."""
+    import resource
+
+    from tt_core.experiments import authors as A
+
+    A.ensure_env()  # an install on first use is not timed
+    def cpu():
+        return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                   for f in ("ru_utime", "ru_stime"))
+    c0, t0 = cpu(), time.perf_counter()
+    res = A.run_authors(benchmark, seed, residue=residue, iterations=iterations)
+    return {"benchmark": benchmark, "seed": seed, "residue": residue, "tests": len(res["tests"]),
+            "cpu_s": cpu() - c0, "wall_s": time.perf_counter() - t0,
+            "mean_size_fraction": A.summary(res)["mean_size_fraction"]}

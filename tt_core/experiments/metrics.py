@@ -8,9 +8,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
+
 from tt_core.data.io import shown
+
+if TYPE_CHECKING:  # annotations only
+    from tt_core.data.benchmarks import Benchmark
 
 
 def accuracy_c(accuracy, cost, max_cost):

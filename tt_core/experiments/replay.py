@@ -97,8 +97,8 @@ class Replay:
     """A steppable run: one optimiser, one way to measure, one way to score recommendations.
 
     Used by :func:`run_optimization` (``tt optimize``, ``tt runs``), the explorer (one :meth:`step` per
-    click) and the own-job tutorial (``measure`` trains the user's model; ``score`` trains the
-    recommendation at full size).
+    click), the recommendation benchmarks (:mod:`tt_core.experiments.bench`) and the own-job tutorial
+    (``measure`` trains the user's model; ``score`` trains the recommendation at full size).
 
     Parameters
     ----------
@@ -171,15 +171,21 @@ class Replay:
     def done(self) -> bool:
         return self.optimizer.done
 
-    def step(self, pair: tuple[int, int] | None = None) -> dict:
-        """One test: suggest (or test ``pair``), measure, observe, score the incumbent; returns the row."""
+    def step(self, pair: tuple[int, int] | None = None, *, refit: bool = True) -> dict:
+        """One test: suggest (or test ``pair``), measure, observe, score the incumbent; returns the row.
+
+        ``refit=False`` records the test without refitting the models (``observe(..., refit=False)``):
+        the optimiser's ``refit()`` is then due before its next suggestion. The recommendation benchmark
+        (:func:`tt_core.experiments.bench.measure_recommendation`) replays its observations so, to time
+        the refit on its own.
+        """
         opt = self.optimizer
         t0 = time.perf_counter()
         config_id, size = opt.suggest() if pair is None else pair
         overhead = time.perf_counter() - t0
         m = self.measure(config_id, size)
         t1 = time.perf_counter()
-        charged_cost, charged_time = opt.observe(config_id, size, m.accuracy, m.cost, m.time)
+        charged_cost, charged_time = opt.observe(config_id, size, m.accuracy, m.cost, m.time, refit=refit)
         inc = opt.incumbent()
         overhead += time.perf_counter() - t1
         last = opt.last_observation

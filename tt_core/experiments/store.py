@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tt_core.data import entries
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import atomic_path
 from tt_core.data.io import shown
@@ -218,9 +219,7 @@ class StoreError(ValueError):
 
 
 def _meta_of(path: Path) -> dict:
-    import pyarrow.parquet as pq
-
-    return json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
+    return entries.embedded_meta(path, b"tt_run")
 
 
 def _same_spec(stored: dict, spec: RunSpec) -> bool:
@@ -250,21 +249,7 @@ def _source_of(benchmark: str, cwd: str) -> str:
 
 def content_sha256(table) -> str:
     """sha256 of a stored trajectory's content (column names, types and values; not its metadata)."""
-    import hashlib
-
-    import numpy as np
-    import pyarrow as pa
-
-    h = hashlib.sha256()
-    for name, col in zip(table.column_names, table.columns):
-        h.update(json.dumps([name, str(col.type), len(col)]).encode())
-        arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
-        t = arr.type
-        if (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)) and arr.null_count == 0:
-            h.update(np.ascontiguousarray(arr.to_numpy(zero_copy_only=False)).tobytes())
-        else:
-            h.update(json.dumps(arr.to_pylist(), default=str, allow_nan=True).encode())
-    return h.hexdigest()
+    return entries.table_sha256(table)
 
 
 def stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
@@ -308,16 +293,7 @@ def _stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tu
 def _set_aside(path: Path, why: str, reason: str = "") -> Path:
     """Rename a result file that cannot be trusted to ``<name>.<why>`` (``.<why>.1``, ... if taken), so it
     is recomputed and kept; an earlier set-aside copy is never overwritten."""
-    import warnings
-
-    aside = path.with_name(f"{path.name}.{why}")
-    k = 0
-    while aside.exists() or aside.is_symlink():
-        k += 1
-        aside = path.with_name(f"{path.name}.{why}.{k}")
-    os.replace(path, aside)
-    warnings.warn(f"{path}: {reason or why}; moved to {aside.name} and recomputed", stacklevel=3)
-    return aside
+    return entries.set_aside(path, why, reason, stacklevel=3)
 
 
 def checkpoint_path(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> Path:
@@ -426,7 +402,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
     """The work of :func:`run_one`; also says what happened: ``computed``, ``reused`` or ``busy``."""
     import warnings
 
-    from filelock import FileLock, Timeout
+    from filelock import Timeout
 
     from tt_core.data.io import temporary_files
 
@@ -435,7 +411,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
     if status == "valid" and not overwrite:
         return path, "reused"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path) + ".lock")
+    lock = entries.lock(path)
     try:
         lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
@@ -475,7 +451,6 @@ def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, r
     columns where the trajectory has none of that name.
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "data": data_identity(spec.benchmark),
             "wall_s": float(wall_s), "resumed": bool(resumed), "machine": platform.machine(),
@@ -491,10 +466,7 @@ def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, r
         traj["horizon"] = 0
     traj["variant"] = spec.variant
     table = pa.Table.from_pandas(traj, preserve_index=False)
-    meta["content_sha256"] = content_sha256(table)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_run": json.dumps(meta).encode()})
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+    entries.write_parquet(table, path, b"tt_run", meta)
     return path
 
 
@@ -727,6 +699,20 @@ def read_run(path: str | Path) -> tuple[pd.DataFrame, dict]:
     return table.to_pandas(), meta
 
 
+def list_runs(runs_dir: str | Path = DEFAULT_RUNS_DIR, benchmark: str | None = None,
+              variant: str | None = None) -> list[Path]:
+    """The stored run files under ``runs_dir`` (``<benchmark>/<variant>/seed<N>.parquet``), sorted by benchmark
+    folder, variant folder and seed number; ``benchmark`` and ``variant`` (folder names, e.g.
+    :attr:`RunSpec.benchmark_label` and :attr:`RunSpec.variant`) narrow the listing. Nothing is read: a
+    listed file may still be damaged (:func:`read_run` says so)."""
+    from glob import escape
+
+    root = Path(runs_dir)
+    pattern = f"{escape(benchmark) if benchmark else '*'}/{escape(variant) if variant else '*'}/seed*.parquet"
+    found = [p for p in root.glob(pattern) if p.stem[4:].isdigit()] if root.is_dir() else []
+    return sorted(found, key=lambda p: (p.parent.parent.name, p.parent.name, int(p.stem[4:])))
+
+
 def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
     """Concatenate the stored trajectories of ``specs`` (a missing or untrustworthy one raises with what to do)."""
     import warnings
@@ -871,7 +857,7 @@ class TableSpec:
 
 
 def _json_equal(a, b) -> bool:
-    return json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True))
+    return entries.json_equal(a, b)
 
 
 def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
@@ -885,7 +871,7 @@ def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
     if not path.exists():
         return "missing", ""
     try:
-        meta = json.loads((pq.read_schema(path).metadata or {}).get(b"tt_table", b"{}"))
+        meta = entries.embedded_meta(path, b"tt_table")
     except Exception:  # pyarrow raises its own error types for a truncated or foreign file
         return "corrupt", "not a readable table file"
     if "table" not in meta or "content_sha256" not in meta:
@@ -912,15 +898,12 @@ def write_table(spec: TableSpec, df: pd.DataFrame, path: Path, *, wall_s: float)
     """Write a study table atomically with the metadata of a stored run (settings, data identity, versions,
     code hash, wall seconds, a checksum of the values)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)
     meta = {"table": {"study": spec.study, "settings": spec.settings}, "data": spec.data, "versions": _versions(),
             "code": code_hash(), "wall_s": float(wall_s), "machine": platform.machine(),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "content_sha256": content_sha256(table)}
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"tt_table": json.dumps(meta).encode()})
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    entries.write_parquet(table, path, b"tt_table", meta)
     return path
 
 
@@ -937,13 +920,12 @@ def ensure_table(spec: TableSpec, compute, runs_dir: str | Path = DEFAULT_RUNS_D
     import warnings
 
     import pyarrow.parquet as pq
-    from filelock import FileLock
 
     from tt_core.data.io import temporary_files
 
     path = spec.path(runs_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock"):
+    with entries.lock(path):
         status, reason = _table_status(spec, runs_dir)
         what = "reused"
         if status == "stale" and not overwrite:

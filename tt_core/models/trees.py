@@ -59,7 +59,7 @@ from sklearn.tree import ExtraTreeRegressor
 from tt_core.models.base import JointPosterior, check_X, check_y
 from tt_core.data.io import shown
 
-__all__ = ["AuthorsExtraTrees", "ExtraTreesEnsemble"]
+__all__ = ["ExtraTreesEnsemble"]
 
 
 def _resolve_seed(seed) -> np.random.SeedSequence:
@@ -305,36 +305,3 @@ class ExtraTreesEnsemble:
     def __repr__(self) -> str:
         return (f"ExtraTreesEnsemble(n_members={self.n_members}, n_estimators={self.n_estimators}, "
                 f"min_std={self.min_std}, seed={shown(self.seed)})")
-
-
-class AuthorsExtraTrees(ExtraTreesEnsemble):
-    """The tree ensemble as the authors' code behaves (an "as in the authors' code" variant, not the
-    paper's text): the same fit and predictions, but
-
-    * the joint posterior's covariance between representers and candidates is zero (the original
-      returns the off-diagonal of a diagonal matrix), so entropy search finds **no information** at any
-      candidate (alpha_F = 0 everywhere, TrimTuner paper Eq. 5's first factor);
-    * a fantasy does not refit (the original's ``train()`` only stores X), so the constraint factor of
-      Eq. 5 is the same for every candidate.
-
-    TrimTuner-DT's acquisition is then 0 at every kept candidate and its choice falls to how ties are
-    broken: with ``random_ties=False`` the first kept candidate, i.e. the untested (configuration, size)
-    of largest CEA (Eq. 6). Reconstructed from the description of the authors' code in
-    ``../shared/data/paper_figures/SOURCE.md`` and this module's notes; their code is not copied.
-    """
-
-    def _clone(self) -> "AuthorsExtraTrees":
-        new = AuthorsExtraTrees(self.n_members, self.min_std, self._seed_seq, self.n_estimators, self.jitter,
-                                **self.extra_trees_kwargs)
-        new._rs_states = self._rs_states
-        return new
-
-    def joint_posteriors(self, Z, X) -> list[JointPosterior]:
-        (post,) = super().joint_posteriors(Z, X)
-        return [JointPosterior(mean_z=post.mean_z, cov_zz=post.cov_zz, cov_zx=np.zeros_like(post.cov_zx),
-                               mean_x=post.mean_x, var_x=post.var_x, noise_var=post.noise_var)]
-
-    def fantasize(self, X_new, y_new) -> "AuthorsExtraTrees":
-        self._check_fitted()
-        check_y(y_new, check_X(X_new, self.n_features_in_, name="X_new").shape[0], name="y_new")
-        return self

@@ -48,9 +48,9 @@ from tt_core.data.io import shown
 from tt_core.data.seeds import check_seed
 
 
-#: Surrogate variants of the tree-based optimiser (option ``trees``): one tree surrogate, three variants.
+#: Surrogate variants of the tree-based optimiser (option ``trees``): one tree surrogate, two variants.
 TREE_VARIANTS = {variant: TreeSurrogate(variant) for variant in TreeSurrogate.VARIANTS}
-_trees, _authors_trees, _overhead_trees = (TREE_VARIANTS[v] for v in ("workbook", "authors", "overhead"))
+_trees, _overhead_trees = (TREE_VARIANTS[v] for v in ("workbook", "overhead"))
 _fabolas_gp = FabolasGPSurrogate()
 _matern_gp = MaternGPSurrogate()
 

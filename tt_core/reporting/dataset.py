@@ -7,6 +7,7 @@ fill the *paper* column; every *workbook* value is computed by :mod:`tt_core.ana
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from tt_core.analysis.dataset import qualitative_facts, search_space
 from tt_core.analysis._common import as_benchmark
 from tt_core.data.benchmarks import Benchmark
 from tt_core.reporting import paper_values as pv
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 __all__ = ["table1_comparison_rows"]
 

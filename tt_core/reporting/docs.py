@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tt_core.data.io import write_text
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 __all__ = ["BEGIN", "END", "results_markdown", "write_results", "read_report"]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 import time
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from tt_core.experiments.profiles import check_profile
 
-import html
 import json
 import os
 import re
@@ -26,7 +25,6 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import write_text

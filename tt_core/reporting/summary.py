@@ -217,16 +217,21 @@ def save_comparison(df: pd.DataFrame, name: str, figures_dir: str | Path) -> Pat
     return write_csv(df[COLUMNS], Path(figures_dir) / f"summary_{name}.csv")
 
 
+def summary_files(figures_dir: str | Path) -> dict[str, Path]:
+    """``notebook -> summary_<notebook>.csv`` of every summary under a folder, sorted by notebook name."""
+    return {f.stem.removeprefix("summary_"): f for f in sorted(Path(figures_dir).glob("summary_*.csv"))}
+
+
 def collect(figures_dir: str | Path) -> pd.DataFrame:
     """All ``summary_*.csv`` under a folder, concatenated (empty table if none), with a ``notebook``
     column: the notebook that wrote each row (from the file name ``summary_<notebook>.csv``)."""
-    files = sorted(Path(figures_dir).glob("summary_*.csv"))
+    files = summary_files(figures_dir)
     if not files:
         return pd.DataFrame(columns=COLUMNS + ["notebook"])
     frames = []
-    for f in files:
+    for notebook, f in files.items():
         df = pd.read_csv(f, keep_default_na=False, na_values=[""])
-        df["notebook"] = f.stem.removeprefix("summary_")
+        df["notebook"] = notebook
         frames.append(df)
     return _complete(pd.concat(frames, ignore_index=True))
 

@@ -45,16 +45,26 @@ def paper_step_costs(paper_fig1: pd.DataFrame, by=("benchmark", "optimizer")) ->
     return pd.DataFrame(rows)
 
 
-#: The "as in the authors' code" tree variant of :data:`tt_core.analysis.variants.VARIANTS`.
-AUTHORS_TREES = "trees without information: tests the max-CEA candidate (authors' code)"
-
-
 #: What the workbook's TrimTuner-DT does differently from the authors' public code (measured in notebook 03).
 DT_DEVIATION = ("the workbook's TrimTuner-DT uses a real information gain, as the paper describes; the authors' "
                 "tree model gives a candidate zero covariance with the representer points and never refits a "
                 "fantasy, so their dH is one number for every candidate and they test the CEA-kept candidate "
                 "ranked by P(feasible)/cost")
 NOT_RUN = "the authors' code was not run here"
+#: Why a TrimTuner-DT row of Fig. 3 or Table IV has no value of the authors' code (their DIRECT and CMA-ES are
+#: commented out in ``trimtuner/trimtuner/trimtuner.py`` at a9dec1f; the paper's Fig. 3 is TrimTuner-GP's).
+NO_AUTHORS_FILTERS = ("the authors' code offers no DIRECT or CMA-ES filter to run (both are commented out in their "
+                      "trimtuner.py), and the paper's Fig. 3 and Table IV numbers are TrimTuner-GP's or averages")
+#: Why a recommendation-time row (Tables III-IV) has no value of the authors' code.
+NO_AUTHORS_TIMES = ("recommendation times are measured for the workbook's code only; the authors' code is not timed "
+                    "per recommendation here, and EIc, FABOLAS and TrimTuner-GP are not run from their repository")
+
+
+def dt_row_without_authors(row: dict, reason: str) -> dict:
+    """``row`` (a TrimTuner-DT row no value of the authors' code exists for) with ``authors`` None and the reason,
+    so that its side, when it differs from the paper, reads *undetermined: reason*
+    (:func:`tt_core.reporting.summary.side_of`)."""
+    return {**row, "authors": None, "missing": reason}
 
 
 def outside_authors(baseline: str) -> str:
@@ -79,8 +89,7 @@ def authors_range_note(authors: pd.DataFrame, bench: str, column: str, fmt: str 
             + (f"; its {column.replace('_', ' ')} with the residue pos/zero/neg {rng}" if rng != "-/-/-" else ""))
 
 
-def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame,
-              variants: pd.DataFrame | None = None, alpha_trace: dict | None = None,
+def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataFrame, alpha_trace: dict | None = None,
               eic_usd: dict | None = None, authors: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of notebook 03 (cost per test, sub-sampling rate) with measured causes.
 
@@ -89,8 +98,6 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
     stats : :func:`tt_core.analysis.trajectories.exploration_stats` with ``key="optimizer"``.
     paper_steps : :func:`paper_step_costs` of the paper's Fig. 1 (may be empty: no figure data).
     size_mix : :func:`size_mix` (the share of TrimTuner-DT's BO tests at each size).
-    variants : :func:`tt_core.analysis.variants.variant_effects`, optional: the size fraction and cost
-        per test of the authors'-code tree variant (:data:`AUTHORS_TREES`) join the causes.
     alpha_trace : dict, optional
         ``benchmark -> measured cause`` of the size mix (:func:`tt_core.analysis.alpha_trace.measured_cause` of
         the traced runs, ``fig1_alpha_trace.csv``); it replaces the unmeasured explanation of that benchmark's
@@ -103,17 +110,10 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
         ``("benchmark", ..., "residue")`` (``fig1_authors_code.csv``): every row then carries the authors' value
         (the ``empirical`` residue; ``pos``/``zero``/``neg`` in the note) and its side
         (:func:`tt_core.reporting.summary.side_of`). An empty frame: the rows say the authors' code was not run.
-        With it the tree-variant sentences (a reconstruction the authors' code contradicts: it does not test
-        the max-CEA candidate) are left out.
     """
-    v = None
-    if authors is not None:
-        variants = None
     a = None
     if authors is not None and len(authors):
         a = authors[authors["residue"] == "empirical"].set_index("benchmark")
-    if variants is not None and len(variants):
-        v = variants[variants["variant"] == AUTHORS_TREES].set_index("benchmark")
     s = stats.set_index(["benchmark", "optimizer"])
     p = paper_steps.set_index(["benchmark", "optimizer"]) if len(paper_steps) else None
     rows = []
@@ -139,11 +139,6 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                           f"(fig1_paper_step_costs.csv): the text's number is an average over three networks. "
                           f"Against those curves our {label} tests cost {b / pb:.2f}x the paper's and our "
                           f"TrimTuner-DT tests {tt / pt:.2f}x")
-                if v is not None and bench in v.index:
-                    vt = float(v.loc[bench, "cost_per_bo_test"])
-                    cause += (f"; with the authors' trees (no information: it tests the max-CEA candidate) a "
-                              f"TrimTuner-DT test costs ${vt:.4f} ({vt / pt:.2f}x the paper's; mean size fraction "
-                              f"{float(v.loc[bench, 'mean_size_fraction']):.2f}; fig1_authors_code_variants.csv)")
             if base == "eic-usd" and (eic_usd or {}).get(bench):
                 cause += f"; why EIc/USD costs about as much as EIc: {eic_usd[bench]} (fig1_eic_usd_mechanism.csv)"
             row = {"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
@@ -162,10 +157,7 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                         f"(1/60) (fig1_size_mix.csv): "
                         + (f"{alpha_trace[bench]} (fig1_alpha_trace.csv)" if (alpha_trace or {}).get(bench) else
                            "in the workbook's code the trees' information gain hardly depends on the size, so "
-                           "information per cost favours the cheapest size (a mechanism of this workbook's code)")
-                        + (f"; the authors' trees give no information at all and test the max-CEA candidate: "
-                           f"mean size fraction {float(v.loc[bench, 'mean_size_fraction']):.2f} "
-                           f"(fig1_authors_code_variants.csv)" if v is not None and bench in v.index else "")}
+                           "information per cost favours the cheapest size (a mechanism of this workbook's code)")}
         if authors is not None:
             row.update(_authors_fig1(a, authors, bench, mean_s, tt, "mean_size_fraction", "{:.2f}"))
         rows.append(_join_note(row))
@@ -426,30 +418,3 @@ def fig3_median_cause(ratio: float, reached: int, runs: int, baseline: str, held
                 + f", so the median over runs is infinite; the paper's reading, its mean curves, gives {mc}"
                 + (" (agrees)" if ok else f" (differs from {paper:g})") + " (fig3_savings.csv)")
     return search_cause
-
-
-def reconstruction_vs_oracle(effects: pd.DataFrame, oracle: pd.DataFrame) -> pd.DataFrame:
-    """The workbook's reconstruction of the authors' trees (:data:`AUTHORS_TREES`, ``trees="authors"``) beside
-    the authors' code itself, per benchmark: mean size fraction and cost of a BO test, one row per source.
-
-    ``effects``: :func:`tt_core.analysis.variants.variant_effects`; ``oracle``:
-    :func:`tt_core.experiments.authors.size_cost_table` by ``("benchmark", ..., "residue")``. The
-    reconstruction's row says whether each of its two numbers lies within the range the authors' code spans over
-    its residue models (``within_range``: both inside the [min, max] of the residue rows).
-    """
-    rows = []
-    rec = effects[effects["variant"] == AUTHORS_TREES] if len(effects) else effects
-    for bench in dict.fromkeys(list(rec["benchmark"]) if len(rec) else []):
-        o = oracle[oracle["benchmark"] == bench]
-        if o.empty:
-            continue
-        r = rec[rec["benchmark"] == bench].iloc[0]
-        inside = all(o[c].min() <= float(r[c]) <= o[c].max() for c in ("mean_size_fraction", "cost_per_bo_test"))
-        rows.append({"benchmark": bench, "source": "reconstruction: trees=\"authors\" (max-CEA candidate)",
-                     "runs": int(r["runs"]), "mean_size_fraction": float(r["mean_size_fraction"]),
-                     "cost_per_bo_test": float(r["cost_per_bo_test"]), "within_range": inside})
-        rows += [{"benchmark": bench, "source": f"authors' code, residue {x['residue']}", "runs": int(x["runs"]),
-                  "mean_size_fraction": float(x["mean_size_fraction"]), "cost_per_bo_test": float(x["cost_per_bo_test"]),
-                  "within_range": None} for _, x in o.iterrows()]
-    return pd.DataFrame(rows, columns=["benchmark", "source", "runs", "mean_size_fraction", "cost_per_bo_test",
-                                       "within_range"])

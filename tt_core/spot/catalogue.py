@@ -51,16 +51,6 @@ class InstanceType:
         return self.ecu / self.vcpus
 
 
-#: Table III in the paper's order (cheapest first); the snapshot's values in the last two fields.
-CATALOGUE: dict[str, InstanceType] = {t.name: t for t in (
-    InstanceType("r4.large", 2, 15.25, 0.133, 7.0, 15.25, 0.133),
-    InstanceType("r3.xlarge", 4, 30.0, 0.33, 13.0, 30.5, 0.333),
-    InstanceType("r4.xlarge", 4, 30.5, 0.266, 13.5, 30.5, 0.266),
-    InstanceType("m4.2xlarge", 8, 32.0, 0.4, 26.0, 32.0, 0.4),
-    InstanceType("r4.2xlarge", 8, 61.0, 0.532, 27.0, 61.0, 0.532),
-    InstanceType("m4.4xlarge", 16, 64.0, 0.8, 53.5, 64.0, 0.8),
-)}
-
 #: The paper's Table III as printed (Instance Type, CPUs, Memory(GB), On-demand Price(USD/hr)).
 TABLE_III = [
     ("r4.large", 2, 15.25, 0.133),
@@ -86,6 +76,13 @@ EC2INSTANCES_INFO_2017: dict[str, tuple[int, float, float, float]] = {
     "r4.2xlarge": (8, 61.0, 0.532, 27.0),
     "m4.4xlarge": (16, 64.0, 0.8, 53.5),
 }
+
+#: Table III in the paper's order (cheapest first): the paper's CPUs, memory and price (:data:`TABLE_III`), with
+#: the ECU and the snapshot's memory and price from :data:`EC2INSTANCES_INFO_2017` (each typed once, there).
+CATALOGUE: dict[str, InstanceType] = {
+    name: InstanceType(name, cpus, float(mem), price, EC2INSTANCES_INFO_2017[name][3],
+                       EC2INSTANCES_INFO_2017[name][1], EC2INSTANCES_INFO_2017[name][2])
+    for name, cpus, mem, price in TABLE_III}
 
 #: The baselines' instance types (paper §IV-A4).
 CHEAPEST = "r4.large"

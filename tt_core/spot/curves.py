@@ -25,9 +25,10 @@ Gradient boosting has no schedule. Targets of the regressions are standardised; 
 capped at 10x the first step's. How many curves Eq. 7 actually splits into stages is measured in
 notebook 14, not assumed.
 
-Results are cached (atomically, :func:`tt_core.data.io.write_csv`) as one CSV per (algorithm, profile,
-seed) under ``data/spot_curves/`` (git-ignored), named by a hash of the settings, and reused: a run
-killed half-way resumes with the algorithms it had finished. Same seed, same curves (the step times
+Results are cached as one CSV per (algorithm, profile, seed) under ``data/spot_curves/`` (git-ignored),
+named by a hash of the settings: each an entry of :mod:`tt_core.data.entries` (atomic write, a sidecar
+with the settings, the identity of the data read and the CSV's sha256; a mismatching or damaged file is
+set aside and recomputed), so a run killed half-way resumes with the algorithms it had finished. Same seed, same curves (the step times
 are measured, so they vary; the job sets use their median per setting).
 """
 
@@ -41,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tt_core.data.io import write_csv
+from tt_core.data import entries
 from tt_core.spot.catalogue import SpotError
 from tt_core.data.io import shown
 
@@ -180,13 +181,38 @@ def cache_root() -> Path:
     return cache_dir() / "spot_curves"
 
 
+def _settings(name: str, profile: str, seed: int) -> dict:
+    return {"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 2}
+
+
 def _key(name: str, profile: str, seed: int) -> str:
-    spec = json.dumps({"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 2}, sort_keys=True)
+    spec = json.dumps(_settings(name, profile, seed), sort_keys=True)
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
 def cache_path(name: str, profile: str = "quick", seed: int = 1, root: Path | None = None) -> Path:
     return Path(root or cache_root()) / f"{name}-{profile}-seed{seed}-{_key(name, profile, seed)}.csv"
+
+
+def data_identity(name: str) -> dict:
+    """The data an algorithm's curves are trained on: scikit-learn's generator and version for the synthetic
+    sets (the generator's output is fixed by the seed, a setting), the bundled digits file's sha256 for ``mlp``."""
+    import sklearn
+
+    if name == "mlp":
+        digits = Path(sklearn.__file__).parent / "datasets" / "data" / "digits.csv.gz"
+        return {"file": "sklearn/datasets/data/digits.csv.gz", "sha256": entries.file_sha256(digits)}
+    gen = "make_classification" if name in ("lor", "svm") else "make_regression"
+    return {"generator": f"sklearn.datasets.{gen}", "sklearn": sklearn.__version__}
+
+
+def cache_entry(name: str, profile: str = "quick", seed: int = 1, root: Path | None = None) -> entries.Entry:
+    """The stored CSV of one algorithm's curves (:class:`tt_core.data.entries.Entry`)."""
+    return entries.Entry(cache_path(name, profile, seed, root), _settings(name, profile, seed), data_identity(name))
+
+
+def _write(df: pd.DataFrame, tmp: Path) -> None:
+    df.to_csv(tmp, index=False)
 
 
 def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path | None = None,
@@ -200,19 +226,12 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
     for n in names:
         grid(n)
     out = {}
-    todo = []
-    for n in names:
-        path = cache_path(n, profile, seed, root)
-        if path.is_file() and not force:
-            out[n] = pd.read_csv(path)
-        else:
-            todo.append(n)
-    tasks = [(n, i, hp) for n in todo for i, hp in enumerate(grid(n))]
-    if not tasks:
-        return out
+    todo = [n for n in names if force or cache_entry(n, profile, seed, root).status()[0] != "fresh"]
     size = SIZES[profile]
-    bar = tqdm(total=len(tasks), desc=f"learning curves ({profile})", unit="setting", disable=not progress)
-    for n in todo:
+    bar = tqdm(total=sum(len(grid(n)) for n in todo), desc=f"learning curves ({profile})", unit="setting",
+               disable=not (progress and todo))
+
+    def compute(n: str) -> pd.DataFrame:
         data = _data(n, size, seed)
         if n_jobs == 1:
             results = []
@@ -228,11 +247,13 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
         for i, (hp, (m, s)) in enumerate(zip(grid(n), results)):
             frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, len(m) + 1), "metric": m, "seconds": s,
                                         **{k: [v] * len(m) for k, v in hp.items()}}))
-        df = pd.concat(frames, ignore_index=True)
-        write_csv(df, cache_path(n, profile, seed, root))
-        out[n] = df
+        return pd.concat(frames, ignore_index=True)
+
+    for n in names:
+        out[n], _ = cache_entry(n, profile, seed, root).ensure(lambda n=n: compute(n), _write, pd.read_csv,
+                                                               force=force and n in todo, stacklevel=2)
     bar.close()
-    return {n: out[n] for n in names}
+    return out
 
 
 def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_hours: float | None = None,

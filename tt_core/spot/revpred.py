@@ -53,11 +53,14 @@ Reproducibility and cache
 -------------------------
 Training is seeded (``torch.manual_seed``, deterministic algorithms, the batch order from
 the ``"lstm-batches"`` stream of :func:`tt_core.spot.streams.spot_rng`) and uses :attr:`NetSettings.threads` CPU threads (default 1): same seed,
-same settings, same trace, same weights. Trained weights are cached atomically under
-``data/spot_revpred/`` (git-ignored), one file per (model, type), named by a hash of the seed, the
-settings, the PyTorch version and the sha256 of the type's fit-period prices (:func:`trace_checksum`);
-the file also stores that description, and a file whose description differs from the one expected is
-never used (the model is trained again and the file replaced, with a warning).
+same settings, same trace, same weights. Trained weights are cached under ``data/spot_revpred/``
+(git-ignored), one file per (model, type), named by a hash of the seed, the settings, the PyTorch
+version and the sha256 of the type's fit-period prices (:func:`trace_checksum`). Each file is an entry
+of :mod:`tt_core.data.entries`: written atomically, a sidecar records those settings, the prices' sha256
+and the file's own sha256; the file (a ``state_dict``, read with ``weights_only=True``) also stores that
+description. A file computed from other settings or prices, or whose bytes no longer match its
+checksum, is never used: it is set aside (renamed ``.mismatch``/``.corrupt``) and the model trained again,
+with a warning.
 """
 
 from __future__ import annotations
@@ -66,14 +69,14 @@ import hashlib
 import json
 import math
 import time
-import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from tt_core.data.io import atomic_path, shown
+from tt_core.data import entries
+from tt_core.data.io import shown
 from tt_core.spot.catalogue import SpotError
 from tt_core.spot import revocation as R
 from tt_core.spot.streams import spot_rng
@@ -388,21 +391,33 @@ class LSTMPredictor:
         root = self.cache_dir or cache_root()
         return root / f"{meta['kind']}-{meta['type']}-seed{meta['settings']['seed']}-{key}.pt"
 
-    def _load(self, path: Path, meta: dict):
-        torch = _torch()
-        if not path.is_file():
-            return None
+    @staticmethod
+    def cache_entry(path: Path, meta: dict) -> entries.Entry:
+        """The stored weights at ``path`` as an entry: settings = ``meta`` but the prices' checksum, which is
+        the identity of the data read."""
+        settings = {k: v for k, v in meta.items() if k != "trace_sha256"}
+        return entries.Entry(path, settings, {"trace_sha256": meta["trace_sha256"]})
+
+    @staticmethod
+    def _read(path: Path, meta: dict) -> dict:
+        """A stored blob (weights only; its own description must be ``meta``), or ValueError."""
         try:
-            blob = torch.load(path, map_location="cpu", weights_only=True)
+            blob = _torch().load(path, map_location="cpu", weights_only=True)
             stored = blob["meta"]
-        except Exception as exc:  # a truncated or foreign file: train again
-            warnings.warn(f"{path}: unreadable cached weights ({type(exc).__name__}); training again", stacklevel=3)
-            return None
+        except Exception as exc:  # a truncated or foreign file whose sidecar was forged along: train again
+            raise ValueError(f"unreadable cached weights ({type(exc).__name__})") from None
         if stored != meta:
-            diff = sorted(k for k in set(meta) | set(stored) if meta.get(k) != stored.get(k))
-            warnings.warn(f"{path}: cached weights were trained with other {diff}; training again", stacklevel=3)
-            return None
+            raise ValueError("cached weights describing other settings")
         return blob
+
+    def _train(self, trace, name: str, i: int, end: int, Z, stats) -> tuple:
+        rng = spot_rng(self.settings.seed, "lstm-training-bids", i)
+        data = training_set(trace, name, end, self.max_price, self.settings.stride, rng, self.settings.delta)
+        if data["P"] in (0.0, 1.0):    # one class only: the base rate is the answer
+            return None, {"cpu_s": 0.0, "loss": float("nan"), "samples": len(data["labels"]), "P": data["P"]}
+        X = windows(self.kind, _padded(Z), data["minutes"], (data["bids"] - trace.series(name)[data["minutes"]])
+                    / stats["scale"])
+        return train_network(self.kind, X, data["labels"], self.settings)
 
     def fit(self, trace, until: float | None = None) -> "LSTMPredictor":
         """Train (or load from the cache) one network per type on the minutes before ``until``."""
@@ -419,28 +434,28 @@ class LSTMPredictor:
             Z, stats = input_table(trace, name, end)
             meta = self._meta(trace, name, end)
             path = self.cache_path(meta)
-            blob = self._load(path, meta) if self.cache else None
-            if blob is not None:
-                model = build_network(self.kind, self.settings.hidden) if blob["state"] is not None else None
-                if model is not None:
-                    model.load_state_dict(blob["state"])
-                    model.eval()
-                info = dict(blob["info"], cached=True)
-            else:
-                rng = spot_rng(self.settings.seed, "lstm-training-bids", i)
-                data = training_set(trace, name, end, self.max_price, self.settings.stride, rng, self.settings.delta)
-                if data["P"] in (0.0, 1.0):    # one class only: the base rate is the answer
-                    model, info = None, {"cpu_s": 0.0, "loss": float("nan"), "samples": len(data["labels"]),
-                                         "P": data["P"]}
-                else:
-                    X = windows(self.kind, _padded(Z), data["minutes"], (data["bids"] - trace.series(name)[data["minutes"]])
-                                / stats["scale"])
-                    model, info = train_network(self.kind, X, data["labels"], self.settings)
-                if self.cache:
-                    with atomic_path(path) as tmp:
-                        torch.save({"meta": meta, "info": info,
-                                    "state": None if model is None else model.state_dict()}, tmp)
+            if not self.cache:
+                model, info = self._train(trace, name, i, end, Z, stats)
                 info = dict(info, cached=False)
+            else:
+                def write(value, tmp, meta=meta):
+                    model, info = value
+                    torch.save({"meta": meta, "info": info, "state": None if model is None else model.state_dict()},
+                               tmp)
+
+                value, how = self.cache_entry(path, meta).ensure(
+                    lambda i=i, name=name, Z=Z, stats=stats: self._train(trace, name, i, end, Z, stats), write,
+                    lambda p, meta=meta: self._read(p, meta), stacklevel=2)
+                if how == "reused":
+                    blob = value
+                    model = build_network(self.kind, self.settings.hidden) if blob["state"] is not None else None
+                    if model is not None:
+                        model.load_state_dict(blob["state"])
+                        model.eval()
+                    info = dict(blob["info"], cached=True)
+                else:
+                    model, info = value
+                    info = dict(info, cached=False)
             self._models[name] = {"model": model, "P": info["P"], "Zpad": _padded(Z), "scale": stats["scale"]}
             self.fit_info[name] = dict(info, path=str(path) if self.cache else "")
         self.trace, self._fitted_key = trace, key

@@ -31,8 +31,10 @@ The grid (12 settings, 24 epochs): ``eta0`` in {0.2, 0.3, 0.5} x ``decay_epoch``
 by 0.02 drops the loss by less than 50 %: Eq. 7 leaves it one stage).
 
 Cache: one CSV (``setting, step, metric, seconds`` and the hyper-parameters) under
-``data/spot_curves/`` named by a hash of the grid, the epochs, the seed and the format version, written
-atomically (:func:`tt_core.data.io.write_csv`); a changed setting gives a new name and is recomputed.
+``data/spot_curves/`` named by a hash of the grid, the epochs, the seed and the format version: an entry
+of :mod:`tt_core.data.entries` (atomic write; a sidecar with those settings, the digits file's sha256 and
+the CSV's sha256; a mismatching or damaged file is set aside and recomputed). A changed setting gives a
+new name and is recomputed.
 Same seed, same metric values (the seconds are measured, so they vary).
 """
 
@@ -46,7 +48,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tt_core.data.io import shown, write_csv
+from tt_core.data import entries
+from tt_core.data.io import shown
 from tt_core.spot.catalogue import SpotError
 
 NAME = "staged-digits"
@@ -108,9 +111,12 @@ def train_curve(hp: dict, seed: int = 1, epochs: int = EPOCHS, data=None) -> tup
     return np.asarray(metric, float), np.asarray(secs, float)
 
 
+def _settings(seed: int, epochs: int) -> dict:
+    return {"name": NAME, "grid": grid(), "epochs": epochs, "alpha": ALPHA_L2, "seed": seed, "v": VERSION}
+
+
 def _key(seed: int, epochs: int) -> str:
-    spec = json.dumps({"name": NAME, "grid": grid(), "epochs": epochs, "alpha": ALPHA_L2, "seed": seed,
-                       "v": VERSION}, sort_keys=True)
+    spec = json.dumps(_settings(seed, epochs), sort_keys=True)
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
@@ -128,17 +134,19 @@ def generate(seed: int = 1, epochs: int = EPOCHS, root: Path | None = None, forc
     if not (isinstance(epochs, (int, np.integer)) and epochs > max(hp["decay_epoch"] for hp in grid())):
         raise SpotError(f"epochs must be an integer above the last decay epoch "
                         f"({max(hp['decay_epoch'] for hp in grid())}), got {shown(epochs)}")
-    path = cache_path(seed, epochs, root)
-    if path.is_file() and not force:
-        return pd.read_csv(path)
-    data = _data(seed)
-    frames = []
-    for i, hp in enumerate(grid()):
-        m, s = train_curve(hp, seed, epochs, data)
-        frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, epochs + 1), "metric": m, "seconds": s,
-                                    **{k: [v] * epochs for k, v in hp.items()}}))
-    df = pd.concat(frames, ignore_index=True)
-    write_csv(df, path)
+    from tt_core.spot.curves import data_identity
+
+    def compute() -> pd.DataFrame:
+        data = _data(seed)
+        frames = []
+        for i, hp in enumerate(grid()):
+            m, s = train_curve(hp, seed, epochs, data)
+            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, epochs + 1), "metric": m, "seconds": s,
+                                        **{k: [v] * epochs for k, v in hp.items()}}))
+        return pd.concat(frames, ignore_index=True)
+
+    entry = entries.Entry(cache_path(seed, epochs, root), _settings(seed, epochs), data_identity("mlp"))
+    df, _ = entry.ensure(compute, lambda df, tmp: df.to_csv(tmp, index=False), pd.read_csv, force=force, stacklevel=2)
     return df
 
 

@@ -42,11 +42,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types, instance
 from tt_core.data.io import shown
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_PARALLEL_FRACTION = 0.9
 REFERENCE_TYPE = "r4.large"

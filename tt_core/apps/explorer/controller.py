@@ -140,7 +140,7 @@ def stored_curves(benchmark: str, *, max_cost: float | None = None, max_time: fl
         ``n_runs`` (runs per optimiser); ``mean``/``lo``/``hi`` are of Accuracy_C or of the CNO.
     """
     from tt_core.analysis.trajectories import curves_on_grid
-    from tt_core.experiments.store import DEFAULT_RUNS_DIR, RunSpec, read_run
+    from tt_core.experiments.store import DEFAULT_RUNS_DIR, RunSpec, list_runs, read_run
 
     if objective not in ("accuracy", "cost"):
         raise ValueError(f"objective must be 'accuracy' or 'cost', got {shown(objective)}")
@@ -158,8 +158,7 @@ def stored_curves(benchmark: str, *, max_cost: float | None = None, max_time: fl
                            min_accuracy=_default_key(min_accuracy, THESIS_MIN_ACCURACY),
                            budget=_default_key(budget, default_budget),
                            objective="cost" if name == "random" else None)
-        folder = spec.path(runs_dir).parent
-        for i, f in enumerate(sorted(folder.glob("seed*.parquet"))):
+        for i, f in enumerate(list_runs(runs_dir, spec.benchmark_label, spec.variant)):
             try:
                 run, _ = read_run(f)
             except Exception:  # a half-written or foreign file must not break the explorer

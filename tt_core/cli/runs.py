@@ -1,0 +1,144 @@
+"""``tt runs``: a grid of benchmarks x optimisers x seeds through the run store (stored, resumable), and
+the wall-time report of the stored runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tt_core.cli.common import count, integer, jsonable, positive, profile_names, whole
+from tt_core.cli.optimize import add_problem_options, method_options
+
+
+def add_parser(sub, only: str | None) -> None:
+    ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)",
+                        examples="tt runs --benchmarks rnn --optimizers eic nephele --seeds 1 2 3 --jobs 2\n"
+                                 "  tt runs --profile quick --jobs 2\n"
+                                 "  tt runs --profile paper --study fabulinus --benchmarks rnn --seeds 1 2\n"
+                                 "  tt runs --profile paper --report            # wall time and scores of stored "
+                                 "runs only")
+    ru.add_argument("--profile", choices=list(profile_names(only)),
+                    help="run a profile's grid (quick or paper); narrow it with --benchmarks/--optimizers/--seeds")
+    ru.add_argument("--study", choices=["fig1", "fabulinus"],
+                    help="with --profile: TrimTuner Figs 1-2 (default) or thesis ch. 7 (Fabulinus, Figs 7.1-7.2)")
+    ru.add_argument("--benchmarks", nargs="+", help="networks (cnn, rnn) or CSV paths")
+    ru.add_argument("--optimizers", nargs="+", help="optimiser names (see `tt optimize --help`)")
+    ru.add_argument("--seeds", nargs="+", type=whole("--seed", 0), help="seeds, one run per seed")
+    ru.add_argument("--iterations", type=count("--iterations"),
+                    help="tests per run (default 44; the budgeted optimisers run until the budget is spent)")
+    ru.add_argument("--max-cost", type=positive("--max-cost"), help="USD (default: the benchmark's)")
+    ru.add_argument("--max-time", type=positive("--max-time"), help="seconds")
+    add_problem_options(ru)
+    ru.add_argument("--runs-dir", help="default: runs/")
+    ru.add_argument("--jobs", type=integer("--jobs"), default=1,
+                    help="parallel workers, at most the CPUs (-1: all CPUs, -2: all but one)")
+    ru.add_argument("--backend", choices=["loky", "sequential", "dask"], default="loky",
+                    help="how runs are spread: loky processes (default), sequential, or a dask cluster")
+    ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
+    ru.add_argument("--lock-timeout", type=positive("--lock-timeout"), metavar="SECONDS",
+                    help="wait at most this long for a run another process is computing (default: until it ends)")
+    ru.add_argument("--report", action="store_true",
+                    help="run nothing: report how the stored runs' wall time splits by optimiser")
+    ru.add_argument("--json", action="store_true", help="print the wall-time report as JSON")
+    ru.set_defaults(func=cmd_runs)
+
+
+def narrow_specs(specs, args) -> list:
+    """The profile's runs narrowed to ``--benchmarks``, ``--optimizers`` and ``--seeds`` where given; a
+    value the profile does not run is a ValueError listing the ones it does (never silently ignored)."""
+    for flag, attr in (("--benchmarks", "benchmark"), ("--optimizers", "optimizer"), ("--seeds", "seed")):
+        wanted = getattr(args, flag[2:])
+        if not wanted:
+            continue
+        known = list(dict.fromkeys(getattr(s, attr) for s in specs))
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise ValueError(f"{flag} {' '.join(map(str, unknown))}: not in profile {args.profile!r} "
+                             f"(study {args.study}), which runs {flag} {' '.join(map(str, known))}")
+        specs = [s for s in specs if getattr(s, attr) in wanted]
+    return specs
+
+
+def _check_runs_options(args) -> None:
+    """Options ``tt runs`` would otherwise ignore or repeat: refused with one line before anything runs."""
+    from tt_core import experiments as ex
+
+    if args.study is not None and not args.profile:
+        raise ValueError(f"--study {args.study} selects a profile's runs: add --profile (e.g. --profile quick), "
+                         "or drop --study")
+    if args.scheduler is not None and args.backend != "dask":
+        raise ValueError(f"--scheduler {args.scheduler} is a Dask scheduler's address: add --backend dask, or drop "
+                         "--scheduler")
+    for flag in ("--benchmarks", "--optimizers", "--seeds"):
+        values = getattr(args, flag[2:]) or []
+        twice = [v for v in dict.fromkeys(values) if values.count(v) > 1]
+        if twice:
+            raise ValueError(f"{flag} {' '.join(map(str, values))}: {twice[0]} is given {values.count(twice[0])} "
+                             "times (each run would be counted more than once); give each once")
+    if not args.report and not (args.backend == "dask" and args.scheduler):  # a running cluster has its own workers
+        ex.usable_jobs(args.jobs)  # --jobs 1000 > 2 CPUs: refused before any worker starts
+
+
+def _check_grid(specs, runs_dir) -> None:
+    """Every setting still to compute is built before the first run starts
+    (:func:`tt_core.experiments.check_settings`)."""
+    from tt_core import experiments as ex
+
+    ex.check_settings([s for s in specs if ex.stored_status(s, runs_dir) not in ("valid", "stale")])
+
+
+def cmd_runs(args) -> int:
+    from tt_core import experiments as ex
+
+    _check_runs_options(args)
+    if args.runs_dir is not None and not args.runs_dir.strip():
+        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
+    if args.profile:
+        args.study = args.study or "fig1"
+        study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs
+        specs = study_specs(args.profile, **({} if args.iterations is None else {"iterations": args.iterations}))
+        specs = narrow_specs(specs, args)
+    else:
+        if not (args.benchmarks and args.optimizers and args.seeds):
+            raise ValueError("give --profile, or all of --benchmarks, --optimizers and --seeds")
+        from tt_core.optimizers.registry import spec
+
+        specs = []
+        for name in args.optimizers:
+            budgeted = name != "authors-dt" and spec(name).family == "budgeted"  # authors-dt: the authors' code
+            iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
+            specs += ex.grid(args.benchmarks, [name], args.seeds, iterations=iterations, budget=args.budget,
+                             min_accuracy=args.min_accuracy, max_time=args.max_time, max_cost=args.max_cost,
+                             objective=args.objective if name == "random" else None,
+                             options=tuple(sorted(method_options(args).items())) if budgeted else ())
+    runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
+    if not args.report:
+        _check_grid(specs, runs_dir)
+        stats: dict = {}
+        paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                            stats=stats, lock_timeout=args.lock_timeout)
+        print(f"{len(paths)} runs stored under {runs_dir}: {stats['computed']} computed now, {stats['reused']} reused, "
+              f"{stats['waited']} held by another process", file=sys.stderr if args.json else sys.stdout)
+    table, totals = ex.wall_time_report(specs, runs_dir)
+    if args.json:
+        print(json.dumps(jsonable({"optimizers": table.reset_index().to_dict(orient="records") if not table.empty else [],
+                                   **totals}), indent=1))
+    else:
+        print(ex.format_wall_time_report(table, totals))
+        print("\n" + _runs_summary(specs, runs_dir))
+    return 0
+
+
+def _runs_summary(specs, runs_dir) -> str:
+    """The final Accuracy_C / CNO of the stored runs, per network and optimiser (those present)."""
+    import warnings
+
+    from tt_core import experiments as ex
+    from tt_core.experiments.summaries import final_scores, runs_sentence
+
+    present = [s for s in specs if ex.stored_status(s, runs_dir) in ("valid", "stale")]
+    if not present:
+        return "No stored runs of this grid yet."
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a stale run was announced when the grid ran
+        return runs_sentence(final_scores(ex.load_runs(present, runs_dir)))

@@ -1,0 +1,279 @@
+"""``tt spot``: SpotTune (simulated hyper-parameter tuning on spot instances): ``simulate``, ``data list``,
+``curves``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
+and ``tt bench revpred`` time it (:mod:`tt_core.cli.bench`)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from tt_core.cli.common import (JSON_HELP, count, fraction, jsonable, light, numbers_at_least_zero, positive,
+                                profile_names, show_help, whole, within)
+
+HELP = "SpotTune: simulate hyper-parameter tuning on spot instances"
+
+SPOT_KEYS = ("approach", "cost", "charged", "refunded", "jct_s", "completion_s", "pcr", "steps_total", "steps_free", "top1", "top3")
+
+
+def add_parser(sub, only: str | None) -> None:
+    """``spot simulate|data list|curves|predictors|sensitivity``; for another command, ``spot`` by name only."""
+    if light(only, "spot"):
+        sub.add_parser("spot", help=HELP)
+        return
+    from tt_core.spot import curves as C
+    from tt_core.spot.rules import RULES
+
+    sp = sub.add_parser("spot", help=HELP)
+    ssub = sp.add_subparsers(dest="spot_command", metavar="ACTION")
+    si = ssub.add_parser("simulate", help="SpotTune vs the Single-Spot baselines on one job set",
+                         description="Simulate SpotTune (theta and 1.0) and Single-Spot Tune (cheapest r4.large, "
+                                     "fastest m4.4xlarge) on one job set over a price trace.",
+                         examples="tt spot simulate --workload cnn/t2.small-x8 --prices synthetic --billing paper "
+                                  "--theta 0.7 --seed 1")
+    si.add_argument("--workload", required=True,
+                    help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
+                         "(setting, step, metric, seconds); see `tt spot data list`")
+    si.add_argument("--prices", default="synthetic",
+                    help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace), a path to it, or a post-2017 history .tsv (aws-spot-price-history format, with --billing aws-today)")
+    si.add_argument("--billing", choices=list(RULES), default="paper",
+                    help="billing and revocation rules: paper, aws-2017 or aws-today (default paper)")
+    si.add_argument("--theta", type=fraction("--theta"), default=0.7, help="early-shutdown fraction in (0, 1]")
+    si.add_argument("--k", type=count("--k"), default=3, help="settings trained to the end (top-k)")
+    si.add_argument("--seed", type=whole("--seed", 0), default=1,
+                    help="seed of the prices, revocations and model (default 1)")
+    si.add_argument("--predictor", choices=["logistic", "empirical", "revpred", "tributary"], default="logistic",
+                    help="revocation predictor (revpred, tributary: LSTMs with default settings, weights cached)")
+    si.add_argument("--reference-hours", type=within("--reference-hours", 1 / 60, 24 * 365, "hours"),
+                    help="median job's hours on r4.large (default 4 for the substituted workloads; a job-set CSV "
+                         "keeps its own step times unless given)")
+    si.add_argument("--parallel-fraction", type=fraction("--parallel-fraction"), default=0.9,
+                    help="Amdahl's parallel fraction of the speed model, in (0, 1]")
+    si.add_argument("--model-mb", type=within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
+                    help="model size for checkpoints (MB)")
+    si.add_argument("--market-days", type=positive("--market-days"), default=30.0, help="length of a synthetic market")
+    si.add_argument("--fit-days", type=positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
+    si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    si.add_argument("--json", action="store_true", help=JSON_HELP)
+    si.set_defaults(func=cmd_spot_simulate)
+    dl = ssub.add_parser("data", help="price trace, learning curves and workloads: where they are")
+    dsub = dl.add_subparsers(dest="spot_data_command", metavar="ACTION")
+    dll = dsub.add_parser("list", help="what SpotTune data were found")
+    dll.add_argument("--json", action="store_true", help=JSON_HELP)
+    dll.set_defaults(func=cmd_spot_data_list)
+    dl.set_defaults(func=show_help(dl))
+    cu = ssub.add_parser("curves", help="train the scikit-learn models and cache their learning curves")
+    cu.add_argument("--algorithms", nargs="+", choices=list(C.ALGORITHMS),
+                    help="scikit-learn models to train (default: all)")
+    cu.add_argument("--profile", choices=list(C.SIZES), default="quick", help="quick: seconds; full: minutes")
+    cu.add_argument("--seed", type=whole("--seed", 0), default=1, help="seed of the training (default 1)")
+    cu.add_argument("--jobs", type=count("--jobs"), default=1, help="parallel workers, at most the CPUs")
+    cu.add_argument("--force", action="store_true", help="train again even if cached")
+    cu.set_defaults(func=cmd_spot_curves)
+    pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
+                         description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
+                                     "--fit-days of a price trace and score them on the next --test-days (a "
+                                     "real trace: the paper's split, train 2017-04-26 to 05-04, test 05-05 to "
+                                     "05-07, UTC).",
+                         examples="tt spot predictors --prices synthetic --seed 1")
+    pr.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    pr.add_argument("--seed", type=whole("--seed", 0), default=1, help="market, weights and maximum prices")
+    pr.add_argument("--predictors", nargs="+", choices=["revpred", "tributary", "logistic", "empirical"],
+                    default=["revpred", "tributary", "logistic"],
+                    help="which predictors to fit and score (default revpred tributary logistic)")
+    pr.add_argument("--profile", choices=list(profile_names(only)), default="quick", help="the LSTMs' training settings")
+    pr.add_argument("--epochs", type=count("--epochs"), help="override the profile's epochs")
+    pr.add_argument("--types", nargs="+", help="instance types (default: all in the trace)")
+    pr.add_argument("--fit-days", type=positive("--fit-days"),
+                    help="synthetic prices: days to fit on (default 9; a real trace: the paper's dates)")
+    pr.add_argument("--test-days", type=positive("--test-days"),
+                    help="synthetic prices: days to test on after them (default 3)")
+    pr.add_argument("--delta", nargs=2, type=float, metavar=("LO", "HI"),
+                    help="Tributary's training maximum price: present price + a delta uniform in [LO, HI] USD/h, "
+                         "0 < LO < HI (default: the profile's, the paper's 0.00001 0.2); test prices keep the profile's")
+    pr.add_argument("--bids", choices=["random", "algorithm2"], default="random",
+                    help="test maximum prices: random delta (the paper's inference) or Alg. 2")
+    pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    pr.add_argument("--json", action="store_true", help=JSON_HELP)
+    pr.set_defaults(func=cmd_spot_predictors)
+    se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule, parallel fraction, start-up, "
+                                             "model size",
+                         description="SpotTune (theta 1 and 0.7) against both single-spot baselines as one setting "
+                                     "changes at a time, the others at the profile's values: the bid rule, Amdahl's "
+                                     "parallel fraction, the start-up time and the model size. Cost, JCT and PCR "
+                                     "ratios and the share of free steps, means over workloads with 95% seed "
+                                     "intervals.")
+    se.add_argument("--profile", choices=list(profile_names(only)), default="quick", help="job sets, seeds, settings")
+    se.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    se.add_argument("--seeds", type=count("--seeds"), help="number of market seeds (default: the profile's)")
+    se.add_argument("--bids", nargs="+", metavar="BID",
+                    help="bid rules: relative margins >= 0 (0.05 = 5%% above the price), algorithm2, tributary "
+                         "(default: 0 0.05 algorithm2 0.25 tributary)")
+    se.add_argument("--fractions", nargs="+", type=fraction("--fractions"), metavar="F",
+                    help="parallel fractions in (0, 1] (default: 0.5 0.7 0.9 0.95)")
+    se.add_argument("--startups", nargs="*", type=numbers_at_least_zero("--startups"), metavar="S",
+                    help="start-up times in seconds (default: 0 60 300; none: leave the axis out)")
+    se.add_argument("--model-mb", nargs="*", type=numbers_at_least_zero("--model-mb"), metavar="MB",
+                    help="model sizes in MB (default: 100 1024 5120; none: leave the axis out)")
+    se.add_argument("--seed", type=whole("--seed", 0), default=0, help="the bootstrap's random stream")
+    se.add_argument("--out", help="write the table to this CSV")
+    se.add_argument("--json", action="store_true", help=JSON_HELP)
+    se.set_defaults(func=cmd_spot_sensitivity)
+    sp.set_defaults(func=show_help(sp))
+
+
+def cmd_spot_simulate(args) -> int:
+    from tt_core.spot import grids as G, market as M, simulator as S
+
+    js = G.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
+    trace = M.market(args.prices, seed=args.seed, days=args.market_days, resampling=args.resampling)
+    from tt_core.spot.history import check_rules
+
+    check_rules(trace, args.billing)            # a post-2017 history: aws-today rules only
+    st = S.Settings(rules=args.billing, predictor=args.predictor, k=args.k, fit_days=args.fit_days)
+    aps = [S.single("r4.large", "single-cheapest"), S.single("m4.4xlarge", "single-fastest"), S.spottune(1.0)]
+    if args.theta < 1:
+        aps.append(S.spottune(args.theta))
+    results = S.compare(js, trace, aps, st, args.seed)
+    main = results[-1].summary
+    rows = [{k: r.summary[k] for k in SPOT_KEYS} for r in results]
+    out = {**{k: main[k] for k in SPOT_KEYS}, "theta": args.theta, "workload": js.name, "billing": main["rules"],
+           "prices": trace.label, "synthetic_prices": trace.synthetic, "seed": args.seed,
+           "free_step_share": main["free_step_share"], "approaches": rows}
+    if args.json:
+        print(json.dumps(jsonable(out), indent=2))
+        return 0
+    print(f"{js.name}: {len(js)} settings, {trace.label}, billing {main['rules']}, seed {args.seed}"
+          + (" (SYNTHETIC prices)" if trace.synthetic else ""))
+    print(f"{'approach':<16}{'cost $':>10}{'refunded $':>12}{'JCT h':>9}{'PCR':>9}{'steps':>8}{'free':>8}  top1 top3")
+    for r in rows:
+        pcr = f"{r['pcr']:.3f}" if r["pcr"] is not None else "-"
+        print(f"{r['approach']:<16}{r['cost']:>10.3f}{r['refunded']:>12.3f}{r['jct_s'] / 3600:>9.2f}{pcr:>9}"
+              f"{r['steps_total']:>8}{r['steps_free']:>8}  {str(r['top1']):<6}{r['top3']}")
+    return 0
+
+
+def cmd_spot_data_list(args) -> int:
+    from tt_core.spot import curves as C, grids as G, market as M
+
+    trace = M.trace_available()
+    rows = [{"data": "2017 spot price trace (AWS Spot Pricing Market, us-east-1.csv)",
+             "status": "found" if trace else "missing (not downloaded: license unstated; the synthetic market is used)",
+             "path": str(trace or "")}]
+    groups = G.workload_names()
+    tt = [g for g in groups if not g.startswith("sklearn/")]
+    rows.append({"data": f"TrimTuner learning curves: {len(tt)} job sets", "status": "found" if tt else "missing",
+                 "path": ", ".join(tt[:3]) + (" ..." if len(tt) > 3 else "")})
+    cached = sorted(p.name for p in C.cache_root().glob("*.csv")) if C.cache_root().is_dir() else []
+    rows.append({"data": f"scikit-learn learning curves ({', '.join(C.ALGORITHMS)})",
+                 "status": f"{len(cached)} cached file(s)" if cached else "not generated yet (tt spot curves)",
+                 "path": str(C.cache_root())})
+    if args.json:
+        print(json.dumps({"data": rows, "workloads": groups}, indent=2))
+        return 0
+    for r in rows:
+        print(f"{r['data']}\n    {r['status']}  {r['path']}")
+    print("\nWorkloads for tt spot simulate --workload: " + ", ".join(groups) + ", or a job-set CSV path")
+    return 0
+
+
+def cmd_spot_curves(args) -> int:
+    import time
+
+    from tt_core.experiments import usable_jobs
+    from tt_core.spot import curves as C
+
+    usable_jobs(args.jobs)  # more workers than CPUs: refused before any starts
+    c0 = time.process_time()
+    tables = C.generate(args.algorithms or C.ALGORITHMS, args.profile, args.seed, progress=True, n_jobs=args.jobs,
+                        force=args.force)
+    for name, df in tables.items():
+        print(f"{name}: {df['setting'].nunique()} settings x {int(df.groupby('setting').size().max())} steps -> "
+              f"{C.cache_path(name, args.profile, args.seed)}")
+    print(f"{time.process_time() - c0:.1f} s CPU in this process")
+    return 0
+
+
+def cmd_spot_sensitivity(args) -> int:
+    """``tt spot sensitivity``: SpotTune (θ 1 and 0.7) vs both single-spot baselines as the bid rule and the
+    parallel fraction change one at a time; means over workloads with seed intervals."""
+    import numpy as np
+
+    from tt_core.data.io import write_csv
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import sensitivity as SEN
+
+    bids = [SEN.check_bid(b) for b in (args.bids or SEN.SENSITIVITY_BIDS)]
+    fractions = args.fractions or list(SEN.SENSITIVITY_FRACTIONS)
+    cfg = profile_settings(args.profile, "spottune")
+    seeds = list(range(1, args.seeds + 1)) if args.seeds else cfg["seeds"]
+    sweep = SEN.sensitivity(cfg, seeds, bids, fractions, prices=args.prices, progress=not args.json,
+                          startups=SEN.SENSITIVITY_STARTUPS if args.startups is None else args.startups,
+                          model_sizes=SEN.SENSITIVITY_MODEL_MB if args.model_mb is None else args.model_mb)
+    table = SEN.sensitivity_table(sweep, rng=np.random.default_rng(args.seed))
+    if args.out:
+        write_csv(table, args.out)
+    if args.json:
+        print(json.dumps({"table": table.to_dict("records"), "paper": SEN.paper_on_sweep(table).to_dict("records")},
+                         default=float))
+        return 0
+    cols = ["axis", "setting", "approach", "cost_vs_cheapest", "cost_vs_fastest", "jct_vs_cheapest", "jct_vs_fastest",
+            "pcr_vs_cheapest", "pcr_vs_fastest", "steps_free"]
+    print(table[cols].round(3).to_string(index=False))
+    print(f"\n{table['method'].iloc[0]}; means over workloads. Where the paper's numbers fall:")
+    print(SEN.paper_on_sweep(table).to_string(index=False))
+    for key in ("st07_cheapest", "st1_cheaper_than_cheapest", "jct_between_baselines", "pcr_st07_highest",
+                "pcr_st1_above_singles"):
+        print(f"{key}: {SEN.holds_text(table, key)}")
+    return 0
+
+
+def cmd_spot_predictors(args) -> int:
+    """``tt spot predictors``: Fig. 10 (a, b) on the command line: fit on the first days, score on the next
+    (a real trace: the paper's calendar split, train 2017-04-26 to 05-04, test 05-05 to 05-07)."""
+    from tt_core.experiments.profiles import settings as profile_settings
+    from tt_core.spot import market as M, revpred as RP, revpred_study as RS
+
+    cfg = profile_settings(args.profile, "revpred")
+    train_cfg = {}
+    if args.delta is not None:
+        lo, hi = args.delta
+        if not (0 < lo < hi and math.isfinite(hi)):
+            raise ValueError(f"--delta LO HI needs 0 < LO < HI (USD per hour, finite), got {lo:g} {hi:g}")
+        train_cfg["delta"] = [lo, hi]
+    fit_days, test_days = args.fit_days or 9.0, args.test_days or 3.0
+    cfg.update({"fit_days": fit_days, "test_days": test_days, "seed": args.seed, "types": args.types})
+    if args.epochs is not None:
+        cfg["epochs"] = args.epochs
+    trace = M.market(args.prices, seed=args.seed, days=cfg["market_days"], resampling=args.resampling)
+    RP.check_history(trace.n_minutes)
+    if not trace.synthetic and (args.fit_days or args.test_days):
+        raise ValueError("--fit-days and --test-days apply to synthetic prices; a real trace is split as the paper "
+                         "(train 2017-04-26 to 2017-05-04, test 2017-05-05 to 2017-05-07, UTC)")
+    trace = RS.fig10_trace(trace)
+    if args.types:
+        trace = trace.subset(args.types)
+    if trace.synthetic and (fit_days + test_days) * 86400 > trace.duration_s:
+        raise ValueError(f"--fit-days {fit_days:g} + --test-days {test_days:g} exceed the trace "
+                         f"({trace.duration_s / 86400:.2f} days): choose fewer days")
+    fit_end, test_end = RS.fig10_split(trace, cfg)
+    # --delta changes the training maximum prices only; the test ones keep the profile's range
+    preds = RS.fig10_predictors(trace, {**cfg, **train_cfg}, names=args.predictors)
+    scores = RS.fig10_scores(trace, preds, cfg, bids=(args.bids,))
+    fits = RS.fit_table(preds)
+    train_delta = list(train_cfg.get("delta", cfg["delta"]))
+    if args.json:
+        print(json.dumps(jsonable({"prices": trace.label, "synthetic_prices": trace.synthetic, "bids": args.bids,
+                                    "fit_minutes": int(fit_end // 60), "test_minutes": int((test_end - fit_end) // 60),
+                                    "train_delta": train_delta, "test_delta": list(cfg["delta"]),
+                                    "scores": scores.to_dict("records"), "fits": fits.to_dict("records")}), indent=2))
+        return 0
+    when = (f"fit on the first {fit_days:g} days, tested on the next {test_days:g}" if trace.synthetic else
+            f"fit from {trace.start:%Y-%m-%d %H:%M} to 2017-05-05 00:00, tested to 2017-05-08 00:00 UTC (the paper's split)")
+    print(f"{trace.label}: {when} ({args.bids} maximum prices; Tributary trained with deltas in "
+          f"[{train_delta[0]:g}, {train_delta[1]:g}] USD/h)" + (" (SYNTHETIC prices)" if trace.synthetic else ""))
+    print(scores[["type", "predictor", "samples", "positive_rate", "accuracy", "f1"]].to_string(index=False,
+                                                                                             float_format="%.3f"))
+    if len(fits):
+        print(f"LSTM training: {fits['cpu_s'].sum():.1f} s CPU ({int(fits['cached'].sum())} of {len(fits)} networks "
+              "from the weight cache)")
+    return 0
