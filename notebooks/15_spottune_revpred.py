@@ -152,11 +152,7 @@ memory.groupby("market")[["log_loss_present", "log_loss_history", "gain"]].mean(
 # then averaged over job sets.
 
 # %%
-deployments = []
-grid_all = RS.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True,
-                         deployments=deployments, approaches=[a.name for a in S.FIG7_APPROACHES])
-grid = grid_all[grid_all["approach"] == cfg["fig10c_approach"]]
-write_csv(grid_all, out / "spottune_fig7_by_predictor_runs.csv")
+grid = RS.fig10c_grid(job_sets, trace, predictors, cfg["seeds"], cfg, spot_cfg, progress=True)
 c_summary = RS.fig10c_summary(grid)
 write_csv(grid, out / "spottune_fig10c_runs.csv")
 write_csv(c_summary, out / "spottune_fig10c.csv")
@@ -166,47 +162,9 @@ plt.show()
 c_summary
 
 # %% [markdown]
-# ### Figs 7 and 9 with RevPred in the loop
-#
-# The same simulations with Fig. 7's four approaches: SpotTune at θ = 1 and 0.7 with each predictor in
-# the provisioner, against the two single-spot baselines (which use no predictor), maximum prices drawn at
-# random as in Fig. 10(c). RevPred is the paper's predictor, so this is the paper's reading of Figs 7 and
-# 9; notebook 13's uses the logistic regression (cheap enough for many markets) with Alg. 2 bids. Means
-# over workloads; the interval is over the seeds, which here vary the submission time on the one market
-# the LSTMs were trained on (not the market).
-
-# %%
-by_predictor = RS.predictor_statements(grid_all)
-write_csv(by_predictor, out / "spottune_fig7_by_predictor.csv")
-keys = ["saving_st1_vs_cheapest", "saving_st1_vs_fastest", "saving_st07_vs_st1", "jct_cheapest_over_st07",
-        "pcr_st07_over_cheapest", "free_step_share_st07", "free_step_share_st1"]
-shown_table = by_predictor[by_predictor["key"].isin(keys)]
-shown_table.assign(text=[f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in
-                         zip(shown_table["value"], shown_table["lo"], shown_table["hi"])]) \
-    .pivot(index="key", columns="predictor", values="text").reindex(keys)
-
-# %% [markdown]
-# ### Calibration in the loop
-#
-# The probability each predictor gave the provisioner for the type it chose (a revocation within the
-# hour) against what happened, over the deployments above that were exposed for the whole hour
-# (revoked, or re-deployed after the hour). A calibrated predictor's points lie on the diagonal.
-
-# %%
-calib, curve = RS.calibration(pd.concat(deployments, ignore_index=True))
-write_csv(calib, out / "spottune_fig10c_calibration.csv")
-write_csv(curve, out / "spottune_fig10c_reliability.csv")
-fig, ax = plt.subplots(figsize=(4.5, 4))
-for name, c in curve.groupby("predictor", sort=False):
-    ax.plot(c["predicted"], c["realised"], marker="o", label=name)
-ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls="--")
-ax.set_xlabel("predicted P(revoked within the hour)")
-ax.set_ylabel("realised share revoked")
-ax.set_title("Reliability in the loop (Fig. 10(c) deployments)", fontsize=10)
-ax.legend(fontsize=8)
-save_figure(fig, out / "spottune_fig10c_reliability.png")
-plt.show()
-calib.round(3)
+# Figs 7 and 9 with each of the three predictors in the loop (RevPred the main reading), and each
+# predictor's calibration in the loop (predicted against realised revocation rate, a reliability curve),
+# are in notebook 13: they use the predictors trained here (the same weights, read from the cache).
 
 # %% [markdown]
 # ## Paper vs workbook
@@ -221,10 +179,7 @@ ref = c_summary.set_index("predictor")
 c_values = {"cost_saving": 1 - ref.loc["revpred", "cost_norm"], "pcr_gain": ref.loc["revpred", "pcr_norm"] - 1}
 setting = (f"{'smoke' if smoke else profile} profile: {cfg['hidden']}-unit networks, {cfg['epochs']} epoch(s), "
            f"a training sample every {cfg['stride']} minute(s)")
-rp = by_predictor[by_predictor["predictor"] == "revpred"]
 rows = report.fig10_rows(gains, c_values, trace.synthetic, setting) + [report.fig10_best_row(scores, trace.synthetic, setting)]
-rows += report.fig7_rows(dict(zip(rp["key"], rp["value"])), trace.synthetic, rp,
-                         reading=f", RevPred in the loop, random maximum prices ({len(job_sets)} job sets)")
 summary = report.summary(rows)
 save_comparison(summary, "15_spottune_revpred", out)
 summary[["item", "paper", "workbook", "status"]]

@@ -30,7 +30,7 @@ SUBPACKAGES = {
              "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
              "streams": "data",
              "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
-             "settings_tables": "analysis", "timing": "analysis", "report": "reporting", "figures": "plotting"},
+             "settings_tables": "analysis", "timing": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
 }
 
 

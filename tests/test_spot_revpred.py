@@ -394,3 +394,47 @@ def test_cli_delta_sets_tributarys_training_range(tmp_path, capsys, monkeypatch)
     assert exc.value.code == 2
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--delta" in lines[0]
+
+
+def test_a_repeated_single_query_is_answered_without_the_network(monkeypatch):
+    """Tributary's LSTM (RevPred: the next test): the provisioner's repeated query (same type, minute and maximum price) gives the network's own answer
+    without calling it again; another price, minute or a refit asks the network."""
+    tr = market.synthetic_market(2, types=["r4.large"], days=1)
+    pred = RP.TributaryPredictor(TINY, cache=False).fit(tr, until=18 * 3600)
+    t, bid = 20 * 3600.0 + 30.0, tr.price_at("r4.large", 20 * 3600.0) + 0.01
+    direct = float(pred.probabilities("r4.large", np.array([bid]), np.array([1200]))[0])
+    calls = []
+    real = RP.LSTMPredictor.raw_outputs
+    monkeypatch.setattr(RP.LSTMPredictor, "raw_outputs", lambda self, *a: calls.append(a) or real(self, *a))
+    assert pred.probability("r4.large", bid, t) == direct
+    assert pred.probability("r4.large", bid, t + 20.0) == direct           # the same minute
+    assert len(calls) == 1
+    pred.probability("r4.large", bid + 0.001, t)
+    pred.probability("r4.large", bid, t + 60.0)
+    assert len(calls) == 3
+    pred.fit(market.synthetic_market(4, types=["r4.large"], days=1), until=18 * 3600)   # another trace: asked anew
+    fresh = float(pred.probabilities("r4.large", np.array([bid]), np.array([1200]))[0])
+    assert pred.probability("r4.large", bid, t) == fresh != direct
+
+
+def test_revpred_single_queries_reuse_the_history_encoding():
+    """RevPred's single query in two steps (the history's LSTM encoding kept per type and minute, the fully
+    connected part per maximum price) gives exactly the one-pass forward of probabilities(); the LSTM runs
+    once for several maximum prices at one minute."""
+    tr = market.synthetic_market(2, types=["r4.large"], days=1)
+    pred = RP.RevPredPredictor(TINY, cache=False).fit(tr, until=18 * 3600)
+    t = 20 * 3600.0
+    p0 = tr.price_at("r4.large", t)
+    bids = [p0 + d for d in (0.001, 0.01, 0.05)]
+    direct = pred.probabilities("r4.large", np.array(bids), np.array([1200] * 3))
+    import torch
+
+    calls = []
+    real = torch.nn.LSTM.forward
+    torch.nn.LSTM.forward = lambda self, *a, **k: calls.append(1) or real(self, *a, **k)
+    try:
+        single = [pred.probability("r4.large", b, t) for b in bids]
+    finally:
+        torch.nn.LSTM.forward = real
+    assert single == [float(x) for x in direct]
+    assert len(calls) == 1

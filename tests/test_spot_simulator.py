@@ -110,6 +110,27 @@ def test_hourly_billing_stops_before_the_hour_boundary():
     assert per_s["steps_kept"].tolist()[0] == 51 and per_s["end"].iloc[0] == 3630.0
 
 
+def test_hourly_billing_stop_counts_the_checkpoint_and_saves_an_hour():
+    """aws-2017 with a 100 s checkpoint (r4.large, 2 vCPUs: 80.6775 MB/s; 8067.75 MB), 60 s steps, ready at
+    60 s. The stop must leave room for the checkpoint: 57 steps end at 3480 s, the checkpoint at 3580 s
+    (58 steps would end it at 3640 s, in a second hour). Second deployment: launched at 3580 s, restore
+    100 s + start-up 60 s, 43 steps, checkpoint: ends at 6420 s, 2840 s long, one hour. Two hours in all.
+    The paper's per-second stopping point (59 steps, the checkpoint ending at 3700 s) would pay two hours for
+    the first deployment alone (hand bill below), three in all."""
+    tr = hand_trace(r4_large=[0.12] * 300)
+    mb = 100.0 * S.checkpoint_speed(2)
+    assert mb == pytest.approx(8067.75)
+    res = S.simulate(one_job(100, model_mb=mb), tr, "spottune-1.0", settings(rules="aws-2017"), seed=1)
+    tl = res.timeline
+    assert tl["steps_kept"].tolist() == [57, 43] and list(tl["reason"]) == ["hourly", "finished"]
+    assert tl["end"].tolist() == pytest.approx([3580.0, 6420.0]) and tl["launch"].tolist() == pytest.approx([0.0, 3580.0])
+    assert res.summary["charged"] == pytest.approx(2 * 0.12)
+    from tt_core.spot.rules import bill
+    assert bill(tr, "r4.large", 0.0, 60 + 59 * 60 + 100.0, revoked=False, rule="aws-2017").charged == pytest.approx(0.24)
+    assert bill(tr, "r4.large", 3700.0, 3700 + 160 + 41 * 60 + 100.0, revoked=False,
+                rule="aws-2017").charged == pytest.approx(0.12)
+
+
 def test_checkpoint_and_restore_times_follow_the_measured_speeds():
     assert S.checkpoint_speed(16) == pytest.approx(134.22) and S.checkpoint_speed(1) == pytest.approx(62.83)
     assert S.max_model_gb(16) == pytest.approx(15.73, abs=0.005) and S.max_model_gb(1) == pytest.approx(7.36, abs=0.005)

@@ -231,6 +231,11 @@ def test_sensitivity_table_and_claim_ranges_by_hand():
     # θ=1 is cheaper than the cheapest at +0% (2 < 4), not at +25% (6 > 4)
     text = SEN.holds_text(t.reset_index(), "st1_cheaper_than_cheapest")
     assert "holds for bid: +0%;" in text and text.endswith("not for bid: +25%")
+    # a claim true (or false) at every setting says so, not "not for none"
+    every = pd.DataFrame({"axis": ["bid", "bid", "f"], "setting": ["+0%", "+25%", "f = 0.5"], "seeds": 3,
+                          "claim_a": [True, True, True], "claim_b": [False, False, False]})
+    assert SEN.holds_text(every, "a").endswith("holds for every setting swept (bid: +0%, +25%; f: f = 0.5)")
+    assert SEN.holds_text(every, "b").endswith("holds for no setting swept (bid: +0%, +25%; f: f = 0.5)")
     where = SEN.paper_on_sweep(t.reset_index()).set_index(["approach", "quantity"])
     # the paper's θ=1 cost ratio 0.585 lies between the two settings (0.5 and 1.5) and inside neither's interval
     assert where.loc[("spottune-1", "cost_vs_cheapest"), "within_interval_at"] == "none"
@@ -316,6 +321,9 @@ def test_revpred_best_of_three_row():
     assert real["workbook"] is False and "highest F1 tributary" in real["cause"]       # best accuracy, not best F1
     synth = report.summary([report.fig10_best_row(scores, synthetic_prices=True, setting="s")])
     assert synth["status"].tolist() == ["not comparable"]
+    # the range: under the other maximum prices scored, the row says who is best there
+    assert "at random maximum prices (the paper's inference rule) does not" in real["note"]
+    assert "at algorithm2 maximum prices does not (highest accuracy logistic, highest F1 logistic)" in real["note"]
 
 
 def test_fig8_shape_claims_by_hand():

@@ -370,3 +370,29 @@ def fig5_stages(job, theta: float):
     axes[0].set_title(f"(a) {job.name}: {len(starts)} stage(s) in the first {k} steps", loc="left", fontsize=10)
     axes[1].set_title("(b) change rate and Eq. 7's thresholds", loc="left", fontsize=10)
     return fig
+
+
+def fig_reliability(curve: pd.DataFrame, summary: pd.DataFrame, synthetic: bool, labels: dict | None = None):
+    """Each revocation predictor's reliability curve in the loop (:func:`tt_core.spot.revpred_study.calibration`): per
+    probability bin, the mean predicted probability of a revocation within the hour against the realised share
+    revoked (marker area ~ deployments); the legend gives the overall predicted and realised rates. A calibrated
+    predictor's points lie on the diagonal."""
+    use_style()
+    labels = labels or {}
+    fig, ax = plt.subplots(figsize=(5, 5.2))
+    tot = summary.set_index(summary.columns[0])
+    for name, c in curve.groupby(curve.columns[0], sort=False):
+        n = c["deployments"].to_numpy(float)
+        r = tot.loc[name]
+        line, = ax.plot(c["predicted"], c["realised"], lw=1,
+                        label=f"{labels.get(name, name)}: predicted {r['predicted']:.2f}, realised {r['realised']:.2f} "
+                              f"({int(r['deployments'])} deployments)")
+        ax.scatter(c["predicted"], c["realised"], s=12 + 120 * n / max(n.max(), 1), color=line.get_color(), alpha=0.8)
+    ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls="--")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted P(revoked within the hour)")
+    ax.set_ylabel("realised share revoked")
+    ax.set_title(f"Reliability of the predictors in the loop ({price_label(synthetic)})", fontsize=10)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+    return fig

@@ -155,6 +155,74 @@ def theta_shape(table: pd.DataFrame, threshold: float = SHAPE_THRESHOLD) -> tupl
     return values, text
 
 
+def _corr_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson correlation of ``x`` with each row of ``y``."""
+    xc = x - x.mean()
+    yc = y - y.mean(axis=-1, keepdims=True)
+    return (yc @ xc) / np.sqrt((yc ** 2).sum(axis=-1) * (xc ** 2).sum())
+
+
+def theta_shape_intervals(theta: pd.DataFrame, n_boot: int = N_BOOT, level: float = INTERVAL_LEVEL,
+                          threshold: float = SHAPE_THRESHOLD, rng: np.random.Generator | None = None) -> dict:
+    """Fig. 8's shape claims on a :func:`tt_core.spot.grids.theta_sweep` grid, with seed intervals.
+
+    Per seed resample (percentile bootstrap over the seeds, the job sets fixed; the first "resample" is the
+    plain mean): per job set the seed-mean cost and JCT relative to the largest θ, the mean over workloads
+    (:func:`tt_core.spot.grids.job_set_weights`), then
+
+    * ``cost_r``: the correlation of that mean cost with θ ("generally proportional": >= ``threshold``);
+    * ``jct_r2``: the R² of a straight line through the mean JCT (``near-linear``: >= ``threshold``);
+    * ``largest_fall``: per workload (mean of its job sets' relative costs) the cost change from each θ to
+      the next, divided by the cost at the lower θ; the most negative over workloads and θ steps ("sometimes
+      the higher θ yields lower cost": < 0), with the workload and θ pair of the point estimate.
+
+    Returns ``{"values": {claim key: bool}, "table": DataFrame (quantity, value, lo, hi, share_holds),
+    "text": {claim key: note}}``; ``share_holds``: the share of resamples in which the claim holds."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    th = np.array(sorted({float(t) for t in theta["theta"]}))
+    names = [theta.loc[theta["theta"] == t, "approach"].iloc[0] for t in th]
+    seeds, sets, cubes = seed_cubes(theta, names, ("cost", "jct_h"))
+    n = len(seeds)
+    weights = boot_weights(n, n_boot, rng)
+    m = {k: resample_means(v, weights) for k, v in cubes.items()}           # (1 + B, sets, thetas)
+    rel = {k: v / v[..., -1:] for k, v in m.items()}
+    w = job_set_weights(sets)
+    mean = {k: np.einsum("bjt,j->bt", v, w) for k, v in rel.items()}         # (1 + B, thetas)
+    cost_r = _corr_rows(th, mean["cost"])
+    jct_r2 = _corr_rows(th, mean["jct_h"]) ** 2
+    names, member = _membership(sets)
+    per_wl = np.einsum("bjt,jw->bwt", rel["cost"], member)                   # (1 + B, workloads, thetas)
+    change = np.diff(per_wl, axis=-1) / per_wl[..., :-1]                      # (1 + B, workloads, steps)
+    fall = change.reshape(change.shape[0], -1).min(axis=1)
+    i_wl, i_step = np.unravel_index(int(np.argmin(change[0])), change.shape[1:])
+    a = (1 - level) / 2
+    q = (lambda v, x: float(np.quantile(v[1:], x))) if n_boot > 0 else (lambda v, x: float("nan"))
+    share = (lambda ok: float(ok[1:].mean())) if n_boot > 0 else (lambda ok: float("nan"))
+    stats = {"fig8_cost_rises": ("cost_r", cost_r, cost_r >= threshold),
+             "fig8_jct_linear": ("jct_r2", jct_r2, jct_r2 >= threshold),
+             "fig8_higher_theta_cheaper": ("largest_fall", fall, fall < 0)}
+    method = INTERVAL_METHOD.format(n=n, b=n_boot)
+    table = pd.DataFrame([{"claim": key, "quantity": qn, "value": float(v[0]), "lo": q(v, a), "hi": q(v, 1 - a),
+                           "share_holds": share(ok), "seeds": n, "method": method}
+                          for key, (qn, v, ok) in stats.items()])
+    grid = ", ".join(f"{t:g}" for t in th)
+    r = table.set_index("claim")
+    iv = lambda k: f"[{r.loc[k, 'lo']:.3f}, {r.loc[k, 'hi']:.3f}]"            # noqa: E731
+    held = lambda k: f"holds in {100 * r.loc[k, 'share_holds']:.0f}% of {n_boot} seed resamples"  # noqa: E731
+    text = {
+        "fig8_cost_rises": f"correlation of the mean cost ratio with θ {r.loc['fig8_cost_rises', 'value']:.3f} "
+                           f"{iv('fig8_cost_rises')} over θ = {grid} (threshold {threshold:g}); {held('fig8_cost_rises')}",
+        "fig8_jct_linear": f"R² of a straight line through the mean JCT ratios {r.loc['fig8_jct_linear', 'value']:.3f} "
+                           f"{iv('fig8_jct_linear')} over θ = {grid} (threshold {threshold:g}); {held('fig8_jct_linear')}",
+        "fig8_higher_theta_cheaper": f"largest fall of a workload's mean cost from one θ to the next "
+                                     f"{100 * r.loc['fig8_higher_theta_cheaper', 'value']:+.1f}% "
+                                     f"({names[i_wl]}, θ {th[i_step]:g} -> {th[i_step + 1]:g}; seed interval of the "
+                                     f"largest fall {iv('fig8_higher_theta_cheaper')}); {held('fig8_higher_theta_cheaper')}",
+    }
+    values = {k: bool(ok[0]) for k, (_, _, ok) in stats.items()}
+    return {"values": values, "table": table, "text": text}
+
+
 def paper_statements(per: pd.DataFrame, grid: pd.DataFrame) -> dict:
     """The workbook's values of the paper's §IV-B/IV-C statements: per job set the seed means, then the
     mean over workloads of the per-job-set ratios (the 48 TrimTuner groups count as two workloads), "max":

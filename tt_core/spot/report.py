@@ -50,6 +50,8 @@ CLAIMS = {
                               "read as: correlation of cost with θ >= 0.9)"),
     "fig8_jct_linear": (True, "§IV-B2, Fig. 8(b): the JCT varies near-linearly with θ (mean over workloads; "
                               "read as: R² of a straight line >= 0.9)"),
+    "fig8_higher_theta_cheaper": (True, "§IV-B2, Fig. 8(a): sometimes a higher θ yields a lower cost (on some workload "
+                                        "the cost falls from one θ to the next)"),
     "fig12_overhead_below_10": (True, "§IV-F, Fig. 12: checkpoint-restore takes less than 10% of the training time "
                                       "on average (at the workbook's assumed model size)"),
 }
@@ -79,7 +81,8 @@ RESTS_ON = {
     "top3_at_07": ("eqs47",), "earlycurve_better": ("eqs47",), "fig11_errors": ("eqs47",),
     "jct_fastest_over_st07_completion": _SPOT07 + ("jct_completion",),
     "jct_cheapest_over_st07_completion": _SPOT07 + ("jct_completion",),
-    "fig8_cost_rises": _SPOT07, "fig8_jct_linear": _SPOT07 + ("jct",), "fig12_overhead_below_10": _SPOT07 + ("ckpt",),
+    "fig8_cost_rises": _SPOT07, "fig8_jct_linear": _SPOT07 + ("jct",),
+    "fig8_higher_theta_cheaper": _SPOT07, "fig12_overhead_below_10": _SPOT07 + ("ckpt",),
     "table3": (), "checkpoint": (),
 }
 
@@ -175,16 +178,19 @@ def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
 
 
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True,
-               not_comparable: dict | None = None, holds: dict | None = None) -> list[dict]:
+               not_comparable: dict | None = None, holds: dict | None = None, reading: str = "",
+               keys=None) -> list[dict]:
     """Direction and ordering claims, compared as booleans; ``causes`` names the evidence of a difference;
     ``not_comparable``: key -> why the claim cannot be compared here (the row is then *not comparable*, its
     value None); ``holds``: key -> the range of settings in which the claim holds (from the sensitivity
-    sweep, :func:`tt_core.spot.sensitivity.holds_text`), appended to the note."""
+    sweep, :func:`tt_core.spot.sensitivity.holds_text`), appended to the note; ``reading``: appended to each
+    item (which predictor and bids the simulations used, as :func:`fig7_rows`); ``keys``: only these claims."""
     causes, nc, holds = causes or {}, not_comparable or {}, holds or {}
     rows = []
     for key, (paper, text) in CLAIMS.items():
-        if key not in values and key not in nc:
+        if (key not in values and key not in nc) or (keys is not None and key not in keys):
             continue
+        text = text + reading
         note = f"{substitution(synthetic_prices)}; {rests_on(key)}" + (f"; {holds[key]}" if key in holds else "")
         if key in nc:
             rows.append({"source": f"{SOURCE} claims", "item": text, "paper": paper, "workbook": None,
@@ -229,9 +235,18 @@ def fig10_best_row(scores, synthetic_prices: bool, setting: str, bids: str = "ra
     best = {col: str(s[col].idxmax()) for col in ("accuracy", "f1")}
     value = best["accuracy"] == "revpred" and best["f1"] == "revpred"
     means = "; ".join(f"{p}: accuracy {r.accuracy:.3f}, F1 {r.f1:.3f}" for p, r in s.iterrows())
+    # the range: the same models asked about the other maximum prices scored (e.g. Alg. 2's)
+    other = []
+    for b, g in scores[scores["bids"] != bids].groupby("bids", sort=False):
+        o = g.groupby("predictor")[["accuracy", "f1"]].mean()
+        ok = str(o["accuracy"].idxmax()) == "revpred" and str(o["f1"].idxmax()) == "revpred"
+        other.append(f"at {b} maximum prices {'holds' if ok else 'does not'} (highest accuracy "
+                     f"{o['accuracy'].idxmax()}, highest F1 {o['f1'].idxmax()})")
+    where = f"range: at {bids} maximum prices (the paper's inference rule) {'holds' if value else 'does not'}" + \
+        "".join(f"; {x}" for x in other) + "; the profile's network settings only"
     row = {"source": f"{SOURCE} Fig. 10", "item": "§IV-D, Fig. 10(a, b): RevPred has the highest accuracy and F1 of "
                                                   "the three predictors (mean over types)",
-           "paper": True, "workbook": bool(value), "note": f"{means}; {setting}"}
+           "paper": True, "workbook": bool(value), "note": f"{means}; {setting}; {where}"}
     if synthetic_prices:
         row["not_comparable"] = f"synthetic 2017-style market: the scores measure the synthetic generator, not AWS ({setting})"
     elif not value:

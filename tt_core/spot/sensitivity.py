@@ -185,4 +185,9 @@ def holds_text(table: pd.DataFrame, key: str, paper: bool = True) -> str:
     yes = {ax: [s for s, v in zip(g["setting"], g[col]) if bool(v) == paper] for ax, g in t.groupby("axis", sort=False)}
     no = {ax: [s for s, v in zip(g["setting"], g[col]) if bool(v) != paper] for ax, g in t.groupby("axis", sort=False)}
     fmt = lambda d: "; ".join(f"{ax}: {', '.join(v)}" for ax, v in d.items() if v) or "none"  # noqa: E731
-    return f"sweep ({t['seeds'].iloc[0]} seeds, one setting changed at a time): holds for {fmt(yes)}; not for {fmt(no)}"
+    head = f"sweep ({t['seeds'].iloc[0]} seeds, one setting changed at a time): "
+    if not any(no.values()):
+        return head + f"holds for every setting swept ({fmt(yes)})"
+    if not any(yes.values()):
+        return head + f"holds for no setting swept ({fmt(no)})"
+    return head + f"holds for {fmt(yes)}; not for {fmt(no)}"
