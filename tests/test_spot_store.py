@@ -9,7 +9,7 @@ import os
 import pandas as pd
 import pytest
 
-from tt_core.experiments.store import TableSpec, ensure_table, table_status
+from tt_core.experiments.study_tables import TableSpec, ensure_table, table_status
 from tt_core.spot import catalogue, grids as G, simulator as S, workloads as W
 
 TYPES = list(catalogue.CATALOGUE)

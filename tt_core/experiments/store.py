@@ -189,7 +189,7 @@ def cost_grid(benchmarks, optimizers, seeds, horizons=(0,), budget=None, options
     return specs
 
 
-def _versions() -> dict:
+def versions() -> dict:
     import numpy
     import scipy
     import sklearn
@@ -290,7 +290,7 @@ def _stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tu
     return ("valid" if meta.get("code") == code_hash() else "stale"), ""
 
 
-def _set_aside(path: Path, why: str, reason: str = "") -> Path:
+def set_aside(path: Path, why: str, reason: str = "") -> Path:
     """Rename a result file that cannot be trusted to ``<name>.<why>`` (``.<why>.1``, ... if taken), so it
     is recomputed and kept; an earlier set-aside copy is never overwritten."""
     return entries.set_aside(path, why, reason, stacklevel=3)
@@ -432,7 +432,7 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
                               "to recompute", stacklevel=2)
             return path, "reused"
         if status in ("corrupt", "mismatch"):
-            _set_aside(path, status, reason)
+            set_aside(path, status, reason)
         ckpt = checkpoint_path(spec, runs_dir)
         for leftover in temporary_files(path) + temporary_files(ckpt):
             leftover.unlink(missing_ok=True)  # we hold the run's lock: no writer is using them
@@ -471,7 +471,7 @@ def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, r
     """
     import pyarrow as pa
 
-    meta = {"spec": asdict(spec), "versions": _versions(), "code": code_hash(), "data": data_identity(spec.benchmark),
+    meta = {"spec": asdict(spec), "versions": versions(), "code": code_hash(), "data": data_identity(spec.benchmark),
             "wall_s": float(wall_s), "resumed": bool(resumed), "machine": platform.machine(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), **extra_meta}
     traj = traj.copy()
@@ -859,121 +859,3 @@ def ensure_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR, n
     """Run whatever of ``specs`` is missing (resuming), then return all their trajectories."""
     run_grid(specs, runs_dir, n_jobs=n_jobs, progress=progress)
     return load_runs(specs, runs_dir)
-
-
-# ------------------------------------------------------------------------------------------------
-# Study tables: a computed table (not a trajectory) kept under the same rules as a run
-# ------------------------------------------------------------------------------------------------
-#: Sub-folder of a runs folder holding study tables (``<runs_dir>/tables/<study>/<key>.parquet``).
-TABLES_SUBDIR = "tables"
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One computed table of a study (e.g. one seed of a SpotTune grid), stored like a run.
-
-    ``settings``: everything the table is computed from besides data (JSON values); its hash names the
-    file, so another setting is another file. ``data``: the identity of the input data (e.g. sha256 of a
-    price trace's values): a stored table made from other data is set aside and recomputed.
-    """
-
-    study: str
-    settings: dict
-    data: dict = field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        import hashlib
-
-        text = json.dumps({"study": self.study, "settings": self.settings}, sort_keys=True, allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    def path(self, runs_dir: str | Path) -> Path:
-        return Path(runs_dir) / TABLES_SUBDIR / self.study / f"table-{self.key}.parquet"
-
-
-def _json_equal(a, b) -> bool:
-    return entries.json_equal(a, b)
-
-
-def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
-    """As :func:`stored_status` for a run: ``missing``, ``valid``, ``stale`` (other tt_core code), ``corrupt``
-    or ``mismatch`` (another table's settings, or made from other data), and why."""
-    import pyarrow.parquet as pq
-
-    path = spec.path(runs_dir)
-    if path.is_dir():
-        raise StoreError(f"{path} is a folder where a {spec.study} table belongs; move or delete that folder")
-    if not path.exists():
-        return "missing", ""
-    try:
-        meta = entries.embedded_meta(path, b"tt_table")
-    except Exception:  # pyarrow raises its own error types for a truncated or foreign file
-        return "corrupt", "not a readable table file"
-    if "table" not in meta or "content_sha256" not in meta:
-        return "corrupt", "not a table file of tt_core"
-    if not _json_equal(meta["table"], {"study": spec.study, "settings": spec.settings}):
-        return "mismatch", "holds another table (its stored settings differ from its name)"
-    if not _json_equal(meta.get("data"), spec.data):
-        return "mismatch", "made from other data than the inputs now"
-    try:
-        table = pq.read_table(path)
-    except Exception:
-        return "corrupt", "not a readable table file"
-    if meta["content_sha256"] != content_sha256(table):
-        return "corrupt", "its values do not match its own checksum (edited or damaged)"
-    return ("valid" if meta.get("code") == code_hash() else "stale"), ""
-
-
-def table_status(spec: TableSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
-    """What is stored for ``spec`` (the statuses of :func:`stored_status`)."""
-    return _table_status(spec, runs_dir)[0]
-
-
-def write_table(spec: TableSpec, df: pd.DataFrame, path: Path, *, wall_s: float) -> Path:
-    """Write a study table atomically with the metadata of a stored run (settings, data identity, versions,
-    code hash, wall seconds, a checksum of the values)."""
-    import pyarrow as pa
-
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    meta = {"table": {"study": spec.study, "settings": spec.settings}, "data": spec.data, "versions": _versions(),
-            "code": code_hash(), "wall_s": float(wall_s), "machine": platform.machine(),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    entries.write_parquet(table, path, b"tt_table", meta)
-    return path
-
-
-def ensure_table(spec: TableSpec, compute, runs_dir: str | Path = DEFAULT_RUNS_DIR,
-                 overwrite: bool = False) -> tuple[pd.DataFrame, str]:
-    """The stored table of ``spec``, computed with ``compute()`` (a DataFrame) unless a usable one is stored.
-
-    The rules of :func:`run_one`: a per-table lock (several processes compute it once), an atomic write,
-    reuse only of a table whose metadata name these settings and data and whose values match their
-    checksum; a corrupt or mismatching file is set aside (renamed) and recomputed; one made by other
-    tt_core code is reused with a warning. The table is always returned as read back from the store, so
-    a computed and a reused table are the same. Returns ``(table, "computed" | "reused")``.
-    """
-    import warnings
-
-    import pyarrow.parquet as pq
-
-    from tt_core.data.io import temporary_files
-
-    path = spec.path(runs_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with entries.lock(path):
-        status, reason = _table_status(spec, runs_dir)
-        what = "reused"
-        if status == "stale" and not overwrite:
-            warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it to "
-                          "recompute", stacklevel=2)
-        elif status != "valid" or overwrite:
-            if status in ("corrupt", "mismatch"):
-                _set_aside(path, status, reason)
-            for leftover in temporary_files(path):
-                leftover.unlink(missing_ok=True)  # we hold the table's lock: no writer is using them
-            t0 = time.perf_counter()
-            df = compute()
-            write_table(spec, df, path, wall_s=time.perf_counter() - t0)
-            what = "computed"
-        return pq.read_table(path).to_pandas(), what

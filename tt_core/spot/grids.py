@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data.io import shown
-from tt_core.experiments.store import TableSpec, ensure_table
+from tt_core.experiments.study_tables import TableSpec, ensure_table
 from tt_core.spot import curves as C, market as M, simulator as S, workloads as W
 
 
@@ -103,7 +103,7 @@ def simulate_grid(job_sets, seeds, approaches=S.FIG7_APPROACHES, settings: S.Set
     the summary keys of :func:`tt_core.spot.simulator.simulate`.
 
     ``runs_dir``: keep each seed's simulations in the run store under this folder
-    (:func:`tt_core.experiments.store.ensure_table`, :func:`grid_table_spec`): a seed already simulated with
+    (:func:`tt_core.experiments.study_tables.ensure_table`, :func:`grid_table_spec`): a seed already simulated with
     the same settings, job sets and prices is read back, not simulated again, and a grid killed half-way
     resumes with the seeds it finished. None: simulate everything, store nothing."""
     from tqdm.auto import tqdm

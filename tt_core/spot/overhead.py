@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.spot import curves as C, market as M, simulator as S
-from tt_core.experiments.store import ensure_table
+from tt_core.experiments.study_tables import ensure_table
 from tt_core.spot.grids import REFERENCE, cached_market, job_set_weights, sim_settings, spot_table_spec, study_job_sets
 
 
