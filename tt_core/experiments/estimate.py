@@ -17,7 +17,6 @@ minutes on ``n_jobs`` workers if they stay busy), naming how many runs came from
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,19 +31,14 @@ RUN_TIMES = Path(__file__).with_name("run_times.csv")
 def stored_run_seconds(runs_dir: str | Path) -> list[tuple[str, str, float]]:
     """``(benchmark folder, variant folder, seconds)`` of every stored run under ``runs_dir``: its CPU
     seconds when recorded, else its wall seconds (unreadable files are skipped)."""
-    import pyarrow.parquet as pq
+    from tt_core.experiments.schedule import stored_run_metadata
 
     out = []
-    root = Path(runs_dir)
-    if not root.is_dir():
-        return out
-    for path in sorted(root.glob("*/*/seed*.parquet")):
+    for bench, variant, meta in stored_run_metadata(runs_dir):
         try:
-            meta = json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
-            seconds = float(meta["cpu_s"] if "cpu_s" in meta else meta["wall_s"])
-        except Exception:  # not a run of tt_core's runner, or unreadable: nothing to learn from it
+            out.append((bench, variant, float(meta["cpu_s"] if "cpu_s" in meta else meta["wall_s"])))
+        except (KeyError, TypeError, ValueError):
             continue
-        out.append((path.parent.parent.name, path.parent.name, seconds))
     return out
 
 

@@ -25,9 +25,10 @@ _GUESS_MODEL_BASED_S = 10.0
 _GUESS_OTHER_S = 1.0
 
 
-def stored_wall_seconds(runs_dir: str | Path) -> list[tuple[str, str, str, float]]:
-    """``(benchmark folder, variant folder, optimizer, wall_s)`` of every stored run under ``runs_dir``
-    whose metadata records its wall time (files that cannot be read are skipped)."""
+def stored_run_metadata(runs_dir: str | Path) -> list[tuple[str, str, dict]]:
+    """``(benchmark folder, variant folder, metadata)`` of every stored run file under ``runs_dir`` (the
+    run store's layout ``<benchmark>/<variant>/seed<k>.parquet``); files that are not readable runs of
+    tt_core's runner are skipped. The one reader of stored runs' times (schedule and estimates)."""
     import pyarrow.parquet as pq
 
     out = []
@@ -37,11 +38,22 @@ def stored_wall_seconds(runs_dir: str | Path) -> list[tuple[str, str, str, float
     for path in sorted(root.glob("*/*/seed*.parquet")):
         try:
             meta = json.loads((pq.read_schema(path).metadata or {}).get(b"tt_run", b"{}"))
-            wall = float(meta["wall_s"])
-            optimizer = str(meta["spec"]["optimizer"])
         except Exception:  # not a run of tt_core's runner, or unreadable: nothing to learn from it
             continue
-        out.append((path.parent.parent.name, path.parent.name, optimizer, wall))
+        if isinstance(meta, dict):
+            out.append((path.parent.parent.name, path.parent.name, meta))
+    return out
+
+
+def stored_wall_seconds(runs_dir: str | Path) -> list[tuple[str, str, str, float]]:
+    """``(benchmark folder, variant folder, optimizer, wall_s)`` of every stored run under ``runs_dir``
+    whose metadata records its wall time (files that cannot be read are skipped)."""
+    out = []
+    for bench, variant, meta in stored_run_metadata(runs_dir):
+        try:
+            out.append((bench, variant, str(meta["spec"]["optimizer"]), float(meta["wall_s"])))
+        except (KeyError, TypeError, ValueError):
+            continue
     return out
 
 
