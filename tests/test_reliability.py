@@ -319,7 +319,12 @@ def test_a_killed_run_resumes_mid_run_with_the_identical_trajectory(tmp_path):
         except Exception:
             return 0
 
-    code = ("from tt_core import experiments as ex; "
+    # the child checkpoints after every test and pauses 0.5 s after each checkpoint, so that a checkpoint
+    # with 8 or more tests is on disk for seconds however fast the machine (the store's own throttle,
+    # once a second, could let a fast run finish before one with 8 tests appears)
+    code = ("import time; from tt_core import experiments as ex; from tt_core.experiments import store as S; "
+            "S.CHECKPOINT_INTERVAL_S = 0.0; S.CHECKPOINT_COST_RATIO = 0.0; save = S._save_checkpoint; "
+            "S._save_checkpoint = lambda *a: (save(*a), time.sleep(0.5)); "
             f"ex.run_one(ex.RunSpec('rnn', 'trimtuner-dt', 2, iterations=16), {str(runs)!r})")
     proc = subprocess.Popen([sys.executable, "-c", code])
     try:
