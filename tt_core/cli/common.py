@@ -95,30 +95,27 @@ def print_result(result: dict, as_json: bool) -> None:
 # ------------------------------------------------------------------------------------------------
 # Argument types: each error names the option and what it takes
 # ------------------------------------------------------------------------------------------------
-def positive(name: str):
-    """A number > 0."""
+def _finite(name: str, ok, need: str):
+    """A finite number for which ``ok(v)`` holds; otherwise ``{name} must be {need}``."""
     def parse(text):
         try:
             v = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
-        if not math.isfinite(v) or v <= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {shown(text)}")
+        if not math.isfinite(v) or not ok(v):
+            raise argparse.ArgumentTypeError(f"{name} must be {need}, got {shown(text)}")
         return v
     return parse
+
+
+def positive(name: str):
+    """A number > 0."""
+    return _finite(name, lambda v: v > 0, "a positive number")
 
 
 def nonnegative(name: str):
     """A finite number >= 0."""
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
-        if not math.isfinite(v) or v < 0:
-            raise argparse.ArgumentTypeError(f"{name} must be a number >= 0, got {shown(text)}")
-        return v
-    return parse
+    return _finite(name, lambda v: v >= 0, "a number >= 0")
 
 
 def within(name: str, lo: float, hi: float, unit: str, low_open: bool = True):
