@@ -32,3 +32,24 @@ def test_markdown_table_one_row_per_notebook_and_total():
                         "tree/_classes.py:226(_fit) 12.0 |")
     assert lines[3].startswith("| `16_fabulinus_evaluation` (failed) | 20 | 60 | 9.0 |")
     assert lines[4] == "| total | 120 | 360 | | | |"
+
+
+def test_collapsed_rows_from_py_spy_stacks_by_hand():
+    from tt_core.reporting.notebook_profile import collapsed_rows
+
+    lines = [  # py-spy's raw format: frames outermost first, the sample count last
+        'process 7:"python -m ipykernel";<module> (/k/nb.py:1);run (/x/tt_core/store.py:10);fit (/x/tt_core/trees.py:5) 30\n',
+        'process 7:"python -m ipykernel";<module> (/k/nb.py:1);run (/x/tt_core/store.py:10) 10\n',
+        'process 7:"python";process 9:"authors";main (/a/trimtuner.py:3);run (/x/tt_core/store.py:10);'
+        'run (/x/tt_core/store.py:10) 20\n',  # recursion: counted once in the cumulative time
+        'garbage line\n',
+    ]
+    rows = {(r[0], r[2]): r for r in collapsed_rows(lines, rate=10)}
+    # own: innermost frame; cumulative: any frame of the stack, once per stack; seconds = samples / rate
+    assert rows[("/x/tt_core/trees.py", "fit")][3:] == [30, 3.0, 3.0]
+    assert rows[("/x/tt_core/store.py", "run")][3:] == [60, 3.0, 6.0]  # own 10 + 20, cumulative 30 + 10 + 20
+    assert rows[("/k/nb.py", "<module>")][3:] == [40, 0.0, 4.0]
+    assert rows[("/a/trimtuner.py", "main")][3:] == [20, 0.0, 2.0]  # the authors' process: its own stacks
+    assert len(rows) == 4
+    top = top_functions(list(rows.values()), n=1)
+    assert top["profiled_s"] == 6.0 and top["top_cumulative"][0]["function"] == "tt_core/store.py:10(run)"

@@ -15,6 +15,13 @@ that of the processes it waited for, e.g. the authors' code) and the top functio
 (the workbook's own functions) and by own time (any function). cProfile adds its own cost to every
 Python-level call, so profiled CPU seconds are higher than unprofiled ones; the shares are what to read.
 
+With ``--sampler py-spy`` the first cell instead starts `py-spy <https://github.com/benfred/py-spy>`_
+(``pip install py-spy``, a 3 MB wheel; not a dependency of the workbook) on the kernel and every process
+it starts (``--subprocesses``: the authors' code, run workers), sampling each busy thread 100 times a
+second without stopping it (``--nonblocking``); the last cell stops it. A sampler adds almost nothing to
+the notebook's own time (no per-call cost), sees compiled code as the Python function that called it,
+and counts time in the processes a notebook starts; seconds are busy samples / rate.
+
 Output: ``DIR/<notebook>.json`` per notebook and ``DIR/profile.md`` (:func:`markdown_table`).
 """
 
@@ -56,6 +63,67 @@ with open({path!r}, "w") as _tt_f:
 """
 
 
+#: Samples per second of py-spy (``--sampler py-spy``).
+PYSPY_RATE = 100
+
+_START_PYSPY = """\
+import os as _tt_os, resource as _tt_resource, subprocess as _tt_subprocess, time as _tt_time
+_tt_pyspy = _tt_subprocess.Popen([{exe!r}, "record", "--pid", str(_tt_os.getpid()), "--subprocesses", "--function",
+                                  "--full-filenames", "--nonblocking", "--rate", "{rate}", "--format", "raw",
+                                  "--output", {raw!r}], stdout=_tt_subprocess.DEVNULL, stderr=_tt_subprocess.PIPE)
+_tt_time.sleep(1.0)
+"""
+
+#: The last cell in py-spy mode: the kernel's CPU seconds as JSON, then py-spy stopped (it writes its samples).
+_STOP_PYSPY = """\
+import json as _tt_json, signal as _tt_signal
+_tt_self = _tt_resource.getrusage(_tt_resource.RUSAGE_SELF)
+_tt_kids = _tt_resource.getrusage(_tt_resource.RUSAGE_CHILDREN)
+_tt_pyspy.send_signal(_tt_signal.SIGINT)
+_tt_pyspy.communicate(timeout=120)
+with open({path!r}, "w") as _tt_f:
+    _tt_json.dump({{"kernel_cpu_s": _tt_self.ru_utime + _tt_self.ru_stime,
+                   "children_cpu_s": _tt_kids.ru_utime + _tt_kids.ru_stime, "sampler": "py-spy"}}, _tt_f)
+"""
+
+
+def collapsed_rows(lines, rate: int = PYSPY_RATE) -> list:
+    """Profile rows ``[file, line, function, samples, own s, cumulative s]`` from py-spy's raw (collapsed)
+    output: one line per distinct stack, ``frame;frame;... count``, each frame ``function (file:line)`` or
+    ``process PID:"command"``. A function's own seconds are the samples where it is the innermost frame,
+    its cumulative seconds the samples where it is anywhere in the stack (once per stack: recursion is
+    not counted twice), both divided by ``rate``."""
+    own, cum = {}, {}
+    for line in lines:
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        frames = []
+        for frame in stack.split(";"):
+            if frame.startswith("process "):
+                continue
+            name, _, where = frame.rpartition(" (")
+            path, _, lineno = where.rstrip(")").rpartition(":")
+            if not lineno.isdigit():
+                path, lineno = where.rstrip(")"), "0"
+            frames.append((path, int(lineno), name or frame))
+        if not frames:
+            continue
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+        for f in set(frames):
+            cum[f] = cum.get(f, 0) + n
+    return [[f[0], f[1], f[2], cum[f], own.get(f, 0) / rate, cum[f] / rate] for f in cum]
+
+
+def _pyspy_executable() -> str | None:
+    found = shutil.which("py-spy")
+    if found:
+        return found
+    local = Path(sys.executable).with_name("py-spy")
+    return str(local) if local.is_file() else None
+
+
 def _is_own(filename: str) -> bool:
     return f"{os.sep}tt_core{os.sep}" in filename and "notebook_profile" not in filename
 
@@ -82,12 +150,17 @@ def top_functions(rows: list, n: int = TOP) -> dict:
             "top_tottime": sorted(out, key=lambda r: -r["tottime_s"])[:n]}
 
 
-def _instrument(source: Path, target: Path, result: Path) -> None:
+def _instrument(source: Path, target: Path, result: Path, pyspy: str | None = None) -> None:
     import nbformat
 
     nb = nbformat.read(str(source), as_version=4)
-    nb.cells.insert(0, nbformat.v4.new_code_cell(_START))
-    nb.cells.append(nbformat.v4.new_code_cell(_STOP.format(path=str(result))))
+    if pyspy:
+        raw = result.with_suffix(".pyspy.txt")
+        nb.cells.insert(0, nbformat.v4.new_code_cell(_START_PYSPY.format(exe=pyspy, rate=PYSPY_RATE, raw=str(raw))))
+        nb.cells.append(nbformat.v4.new_code_cell(_STOP_PYSPY.format(path=str(result))))
+    else:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(_START))
+        nb.cells.append(nbformat.v4.new_code_cell(_STOP.format(path=str(result))))
     nbformat.write(nb, str(target))
 
 
@@ -96,8 +169,10 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def profile_notebooks(out: Path, code: Path, only: list[str] | None = None, profile: str = "quick") -> list[dict]:
-    """Profile the notebooks of ``code`` (a workbook checkout) into ``out``; return one record per notebook."""
+def profile_notebooks(out: Path, code: Path, only: list[str] | None = None, profile: str = "quick",
+                      pyspy: str | None = None) -> list[dict]:
+    """Profile the notebooks of ``code`` (a workbook checkout) into ``out``; return one record per notebook.
+    ``pyspy``: the py-spy executable to sample with (default: cProfile in the kernel)."""
     import papermill as pm
 
     from tt_core.reporting.reproduce import NOTEBOOKS
@@ -119,7 +194,7 @@ def profile_notebooks(out: Path, code: Path, only: list[str] | None = None, prof
                 continue
             result = out / f"{entry.stem}.json"
             instrumented = work / f"{entry.stem}.in.ipynb"
-            _instrument(source, instrumented, result)
+            _instrument(source, instrumented, result, pyspy)
             declared = pm.inspect_notebook(str(source))
             offered = {"profile": profile, "figures_dir": str(figs), "runs_dir": str(runs), "n_jobs": 1}
             t0, c0 = time.perf_counter(), _children_cpu()
@@ -135,8 +210,13 @@ def profile_notebooks(out: Path, code: Path, only: list[str] | None = None, prof
                       "load_1min": round(os.getloadavg()[0], 2)}
             if result.is_file():
                 raw = json.loads(result.read_text())
+                samples = result.with_suffix(".pyspy.txt")
+                if pyspy and samples.is_file():
+                    with open(samples, encoding="utf-8", errors="replace") as fh:
+                        raw["rows"] = collapsed_rows(fh)
+                    record["sampler"] = "py-spy"
                 record.update({k: round(raw[k], 1) for k in ("kernel_cpu_s", "children_cpu_s")},
-                              **top_functions(raw["rows"]))
+                              **top_functions(raw.get("rows", [])))
             result.write_text(json.dumps(record, indent=1))
             records.append(record)
             print(f"{entry.stem}: {record['cpu_s']:.1f} CPU s, {record['wall_s']:.0f} s wall, load "
@@ -185,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--code", default=None, help="workbook checkout whose notebooks and tt_core run (default: this one)")
     p.add_argument("--only", nargs="*", default=None, help="notebook prefixes, e.g. 09 16")
     p.add_argument("--profile", default="quick", choices=["quick", "paper"])
+    p.add_argument("--sampler", default="cprofile", choices=["cprofile", "py-spy"],
+                   help="cProfile in the kernel (default), or py-spy sampling the kernel and its subprocesses")
     p.add_argument("--table", action="store_true",
                    help="only write DIR/profile.md from the notebooks' results already in DIR")
     args = p.parse_args(argv)
@@ -197,7 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (code / "notebooks").is_dir():
         print(f"tt: error: {code} has no notebooks/ folder; give a workbook checkout with --code", file=sys.stderr)
         return 2
-    records = profile_notebooks(Path(args.out), code, args.only, args.profile)
+    pyspy = None
+    if args.sampler == "py-spy":
+        pyspy = _pyspy_executable()
+        if pyspy is None:
+            print("tt: error: py-spy not found; install it (pip install py-spy) or use --sampler cprofile",
+                  file=sys.stderr)
+            return 2
+    records = profile_notebooks(Path(args.out), code, args.only, args.profile, pyspy)
     (Path(args.out) / "profile.md").write_text(markdown_table(records))
     return 0
 
