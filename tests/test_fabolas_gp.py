@@ -323,3 +323,33 @@ def test_bad_fit_and_predict_arguments():
         FabolasGP().fit_fixed_hypers(X, y, np.zeros((2, 5)))
     with pytest.raises(ValueError, match="y_new"):
         gp.fantasize(X[:2], [0.1])
+
+
+def test_fantasy_kernel_rows_shared_with_parent_equal_the_direct_kernel_to_the_bit():
+    """A fantasy's k(X_, X) takes its first n rows from its parent's kept block: the same numbers as the
+    kernel computed directly on the extended rows (element-wise arithmetic), and its predictions are the
+    ones made without the shared block; a refit parent (new samples) is not used."""
+    from tt_core.models.fabolas_gp import fabolas_kernel
+
+    d = 3
+    X, y = _data(25, d, seed=6)
+    H = _theta(d, seed=8, n=4)
+    gp = FabolasGP("loss").fit_fixed_hypers(X, y, H)
+    Xs, _ = _data(300, d, seed=9)
+    f1 = gp.fantasize(Xs[0], 0.3)
+    f2 = f1.fantasize(Xs[1], -0.2)  # a fantasy of a fantasy: rows from both ancestors
+    for fant in (f1, f2, gp.fantasize(Xs[2], 0.1)):
+        direct = fabolas_kernel(fant.X_, Xs, fant.samples_, "loss")
+        assert np.array_equal(fant._train_kernel(Xs), direct)
+        m, v = fant.predict_per_sample(Xs)
+        alone = FabolasGP.__new__(FabolasGP)
+        alone.__dict__.update({k: val for k, val in fant.__dict__.items() if k != "_fantasy_base"})
+        m0, v0 = alone.predict_per_sample(Xs)
+        assert np.array_equal(m, m0) and np.array_equal(v, v0)
+    assert gp._kx_memo[2][0] == Xs.shape  # the parent kept its block
+    kept = gp._kx_memo[3]
+    assert np.array_equal(kept, fabolas_kernel(X, Xs, H, "loss"))
+    # the parent refit with other samples: its kept block no longer matches, the fantasy computes its own
+    gp.fit_fixed_hypers(X, y, _theta(d, seed=12, n=4))
+    assert not np.array_equal(f1._train_kernel(Xs)[:, :25], fabolas_kernel(X, Xs, gp.samples_, "loss"))
+    assert np.array_equal(f1._train_kernel(Xs), fabolas_kernel(f1.X_, Xs, f1.samples_, "loss"))

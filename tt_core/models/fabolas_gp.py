@@ -913,11 +913,42 @@ class FabolasGP:
         chunk = max(1, 2_000_000 // max(1, M * self.X_.shape[0]))
         for start in range(0, C, chunk):
             Xc = X[start : start + chunk]
-            Ktx = fabolas_kernel(self.X_, Xc, self.samples_, self.kind)  # (M, n, c)
+            Ktx = self._train_kernel(Xc)  # (M, n, c)
             means[:, start : start + chunk] = self.mean_ + np.einsum("mnc,mn->mc", Ktx, self.alpha_)
             V = _tri_solve(self.L_, Ktx)
             variances[:, start : start + chunk] = fabolas_kernel_diag(Xc, self.samples_, self.kind) - np.sum(V**2, axis=1)
         return means, variances
+
+    def _train_kernel(self, X):
+        """``k_i(X_, X)`` for every sample (M, n, C), as :func:`fabolas_kernel` computes it.
+
+        A fantasy (:meth:`fantasize`) shares its first ``n`` training rows and its hyperparameter samples
+        with the model it came from, so those rows of its kernel are its parent's ``k_i(X_, X)``: they are
+        taken from the parent (which keeps the last such block it computed, while its samples are the
+        same array) and only the new rows are computed. TrimTuner's constraint factor (Eq. 5) predicts
+        every full-size configuration under a fantasy per candidate and Gauss-Hermite root, i.e. the same
+        ``k_i(X_, X_full)`` dozens of times per candidate. Every entry of the kernel is computed on its own
+        (element-wise operations), so the stacked block equals the direct one to the bit.
+        """
+        th = self.samples_
+        base = self.__dict__.get("_fantasy_base")
+        if base is not None:
+            parent, n, X_ref, parent_samples = base
+            if self.X_ is X_ref and parent.samples_ is parent_samples and np.array_equal(th, parent_samples):
+                top = parent._train_kernel_memo(X)
+                return np.concatenate([top, fabolas_kernel(self.X_[n:], X, th, self.kind)], axis=1)
+        return fabolas_kernel(self.X_, X, th, self.kind)
+
+    def _train_kernel_memo(self, X):
+        """:meth:`_train_kernel`, keeping the last block computed (keyed by ``X``'s bytes and shape, valid
+        while the training rows and samples are the same arrays: a refit replaces both)."""
+        key = (X.shape, X.tobytes())
+        memo = self.__dict__.get("_kx_memo")
+        if memo is not None and memo[0] is self.X_ and memo[1] is self.samples_ and memo[2] == key:
+            return memo[3]
+        K = self._train_kernel(X)
+        self._kx_memo = (self.X_, self.samples_, key, K)
+        return K
 
     def predict(self, X, return_std: bool = False):
         """Latent predictive mean (and std) averaged over hyperparameter samples.
@@ -1054,6 +1085,8 @@ class FabolasGP:
         new.noise_var_ = self.noise_var_.copy()
         new.L_ = L_new
         new.alpha_ = self._cho_solve_vec(L_new, new.y_ - new.mean_)
+        new.__dict__.pop("_kx_memo", None)
+        new._fantasy_base = (self, n, new.X_, self.samples_)  # its kernel's first n rows are self's
         return new
 
     def _compiled_pairs(self) -> "_SelfPairs":
@@ -1072,6 +1105,8 @@ class FabolasGP:
         state = dict(self.__dict__)
         state.pop("_vz_cache", None)
         state.pop("_pairs", None)
+        state.pop("_kx_memo", None)
+        state.pop("_fantasy_base", None)
         return state
 
     def __repr__(self) -> str:
