@@ -40,7 +40,7 @@ from pathlib import Path
 from tt_core.data.entries import atomic_path
 
 __all__ = ["NOTEBOOK_TIMES", "COLUMNS", "PACE_MIN", "PACE_MAX", "Expected", "read_table", "read_status",
-           "earlier_times", "expected_seconds", "eta", "start_line", "table_from_status", "main"]
+           "table_times", "earlier_times", "expected_seconds", "eta", "start_line", "table_from_status", "write_table", "main"]
 
 #: The shipped table of measured per-notebook times.
 NOTEBOOK_TIMES = Path(__file__).with_name("notebook_times.csv")
@@ -70,12 +70,13 @@ def _seconds(value) -> float | None:
     return x if math.isfinite(x) and x >= 0 else None
 
 
-def read_table(path: str | Path = NOTEBOOK_TIMES) -> list[dict]:
-    """The rows of the table at ``path`` (``wall_s`` and ``cpu_s`` as floats or None); a missing or
+def read_table(path: str | Path | None = None) -> list[dict]:
+    """The rows of the table at ``path`` (default :data:`NOTEBOOK_TIMES`; ``wall_s`` and ``cpu_s`` as
+    floats or None); a missing or
     unreadable file, or one without the ``notebook, profile`` columns, gives no rows. Rows without a
     notebook or a profile are skipped."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(NOTEBOOK_TIMES if path is None else path).read_text(encoding="utf-8")
         reader = csv.DictReader(io.StringIO(text))
         if not reader.fieldnames or not {"notebook", "profile"} <= set(reader.fieldnames):
             return []
@@ -206,7 +207,7 @@ def table_from_status(rows: list[dict], status: list[dict], profile: str, measur
     return out + [row for nb, row in new.items() if nb not in placed]
 
 
-def write_table(rows: list[dict], path: str | Path = NOTEBOOK_TIMES) -> Path:
+def write_table(rows: list[dict], path: str | Path) -> Path:
     """Write the table atomically (:func:`tt_core.data.entries.atomic_path`)."""
     def cell(v):
         return "" if v is None else v
