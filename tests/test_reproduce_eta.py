@@ -157,9 +157,9 @@ def test_the_table_from_a_run_folders_status_json(tmp_path, capsys):
     assert nt.main(["--from", str(run), "--profile", "quick", "--table", str(table), "--measured-on", "2026-11-26",
                     "--note", "test run"]) == 0
     assert table.read_text() == ("notebook,profile,wall_s,cpu_s,measured_on,note\n"
-                                 "a,quick,12.5,20.0,2026-11-26,test run\n"   # replaced
-                                 "b,quick,,9.0,2026-11-20,docs\n"            # failed in the run: kept
-                                 "a,paper,600.0,500.0,2026-11-25,docs\n"     # another profile: kept
+                                 "a,quick,12.5,20,2026-11-26,test run\n"     # replaced
+                                 "b,quick,,9,2026-11-20,docs\n"              # failed in the run: kept
+                                 "a,paper,600,500,2026-11-25,docs\n"         # another profile: kept
                                  "c,quick,3.25,,2026-11-26,test run\n")      # new; its CPU time was not measured
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no temporary file left
     capsys.readouterr()
@@ -169,7 +169,7 @@ def test_the_table_command_rejects_bad_input(tmp_path, capsys):
     table = _csv(tmp_path / "t.csv", "notebook,profile,wall_s,cpu_s,measured_on,note\n")
     assert nt.main(["--from", str(tmp_path / "nowhere"), "--profile", "quick", "--table", str(table)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("tt: error: no status.json in ") and "--out" in err[0]
+    assert len(err) == 1 and err[0].startswith("tt: error: no status.json in ") and "--from" in err[0]
     (tmp_path / "status.json").write_text("{broken")
     assert nt.main(["--from", str(tmp_path), "--profile", "quick", "--table", str(table)]) == 2
     assert capsys.readouterr().err.startswith("tt: error: no finished notebook in status.json")
@@ -181,7 +181,7 @@ def test_the_table_command_rejects_bad_input(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------------
 # the shipped table
 # ------------------------------------------------------------------------------------------------
-def test_the_shipped_table_matches_the_documented_totals():
+def test_the_shipped_table_matches_the_documented_totals(tmp_path):
     """docs/performance.md: the quick profile's fresh-clone run took 23.3 CPU-min (per-notebook CPU s);
     the paper profile's per-notebook table (runs computed, min rounded to 0.1) totals 322 min wall and
     280 CPU-min."""
@@ -197,6 +197,8 @@ def test_the_shipped_table_matches_the_documented_totals():
     assert math.isclose(sum(r["cpu_s"] for r in paper.values()) / 60, 280, abs_tol=1)
     # the quick rows have no wall time: their CPU time stands in
     assert nt.table_times(rows, "quick")["07_fig4_beta"] == 434.0
+    # regenerating rows leaves the other rows byte for byte as shipped
+    assert nt.write_table(rows, tmp_path / "t.csv").read_bytes() == nt.NOTEBOOK_TIMES.read_bytes()
 
 
 # ------------------------------------------------------------------------------------------------

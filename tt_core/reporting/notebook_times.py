@@ -209,8 +209,8 @@ def table_from_status(rows: list[dict], status: list[dict], profile: str, measur
 
 def write_table(rows: list[dict], path: str | Path) -> Path:
     """Write the table atomically (:func:`tt_core.data.entries.atomic_path`)."""
-    def cell(v):
-        return "" if v is None else v
+    def cell(v):   # 8.0 -> 8: rows read back unchanged
+        return "" if v is None else int(v) if isinstance(v, float) and v.is_integer() else v
 
     with atomic_path(path) as tmp:
         with open(tmp, "w", newline="", encoding="utf-8") as f:
@@ -242,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     finished = [d for d in status if d.get("ok") is True and _seconds(d.get("seconds")) is not None]
     if not finished:
         why = "no status.json" if not status_path.is_file() else "no finished notebook in status.json"
-        print(f"tt: error: {why} in {folder}; give the folder a `tt reproduce --out FOLDER` run wrote", file=sys.stderr)
+        print(f"tt: error: {why} in {folder}; give --from the run folder of a `tt reproduce` (default reports/<profile>)",
+              file=sys.stderr)
         return 2
     measured_on = args.measured_on or datetime.fromtimestamp(status_path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d")
     note = args.note or f"status.json of {folder.name}"
