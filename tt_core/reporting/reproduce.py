@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import write_text
+from tt_core.reporting import notebook_times
 from tt_core.reporting.summary import collect
 
 NOTEBOOK_DIR = PROJECT_DIR / "notebooks"
@@ -145,6 +146,13 @@ def run(
         Notebook stem prefixes to run (e.g. ``["02", "08"]``).
     smoke : bool
         Passed to the notebooks: tiny settings for CI.
+    progress : bool
+        Print one line with the expected time and show a progress bar (stderr) that counts each notebook's
+        expected seconds (:mod:`tt_core.reporting.notebook_times`: this folder's earlier ``status.json``,
+        else the shipped table of measured times, else the median of the others; none for ``smoke``
+        runs but the earlier ones) and an ETA scaled by the pace of the notebooks done so far. A notebook
+        whose optimiser runs are already stored finishes far faster than its measured time; the pace
+        absorbs part of that. ``False``: nothing is printed.
     timeout : int or None
         Seconds one cell may run (papermill's per-cell limit); None: no limit. ``tt reproduce`` passes
         :func:`default_timeout` of the profile.
@@ -165,36 +173,103 @@ def run(
     if not entries:
         raise ValueError(f"no notebooks found in {NOTEBOOK_DIR}")
 
+    expected = notebook_times.expected_seconds(
+        [e.stem for e in entries], notebook_times.table_times(notebook_times.read_table(), "smoke" if smoke else profile),
+        notebook_times.earlier_times(out, profile))
+    seconds = [e.seconds for e in expected]
     results: list[NotebookResult] = []
-    bar = tqdm(entries, desc=f"reproduce ({profile})", unit="notebook", disable=not progress)
-    for entry in bar:
-        bar.set_postfix_str(entry.stem)
-        executed = out / f"{entry.stem}.ipynb"
-        t0, c0 = time.perf_counter(), _children_cpu()
-        try:
-            source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
-            # relative to the notebooks' folder (papermill's cwd): the executed notebook and its page then show
-            # no absolute path of the machine that ran it
-            offered = {"profile": profile, "smoke": smoke, "figures_dir": _relative_to_notebooks(figs)}
-            declared = pm.inspect_notebook(str(source))  # pass only what the notebook's parameters cell declares
-            pm.execute_notebook(
-                str(source), str(executed),
-                parameters={k: v for k, v in offered.items() if k in declared},
-                cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
-                kernel_manager_class=_filtered_kernel_manager_class(),
-            )
-            results.append(NotebookResult(entry, True, time.perf_counter() - t0, cpu_seconds=_children_cpu() - c0))
-        except Exception as exc:  # a failing notebook must not stop the others
-            msg = _short_error(exc)
-            results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg, _children_cpu() - c0))
-            bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
-        if executed.is_file():
-            _relative_papermill_paths(executed)
-            _to_html(executed, f"{entry.stem[:2]} {entry.title}" if entry.stem[:2].isdigit() else entry.title)
-        # after every notebook, so a run killed half-way keeps the record of what it finished
-        write_status(out, merge_earlier(out, results))
+    if progress:
+        tqdm.write(notebook_times.start_line(expected))
+    bar = tqdm(total=sum(seconds) or 1.0, desc=f"reproduce ({profile})", disable=not progress,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
+    ticker = _EtaTicker(bar, entries, seconds) if progress else None
+    try:
+        for i, entry in enumerate(entries):
+            if ticker:
+                ticker.start_notebook(i)
+            executed = out / f"{entry.stem}.ipynb"
+            t0, c0 = time.perf_counter(), _children_cpu()
+            try:
+                source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
+                # relative to the notebooks' folder (papermill's cwd): the executed notebook and its page then show
+                # no absolute path of the machine that ran it
+                offered = {"profile": profile, "smoke": smoke, "figures_dir": _relative_to_notebooks(figs)}
+                declared = pm.inspect_notebook(str(source))  # pass only what the notebook's parameters cell declares
+                pm.execute_notebook(
+                    str(source), str(executed),
+                    parameters={k: v for k, v in offered.items() if k in declared},
+                    cwd=str(NOTEBOOK_DIR), progress_bar=False, execution_timeout=timeout,
+                    kernel_manager_class=_filtered_kernel_manager_class(),
+                )
+                results.append(NotebookResult(entry, True, time.perf_counter() - t0, cpu_seconds=_children_cpu() - c0))
+            except Exception as exc:  # a failing notebook must not stop the others
+                msg = _short_error(exc)
+                results.append(NotebookResult(entry, False, time.perf_counter() - t0, msg, _children_cpu() - c0))
+                bar.write(f"FAILED {entry.stem}: {msg.splitlines()[0] if msg else type(exc).__name__}")
+            if executed.is_file():
+                _relative_papermill_paths(executed)
+                _to_html(executed, f"{entry.stem[:2]} {entry.title}" if entry.stem[:2].isdigit() else entry.title)
+            # after every notebook, so a run killed half-way keeps the record of what it finished
+            write_status(out, merge_earlier(out, results))
+            if ticker:
+                ticker.finish_notebook(results[-1].seconds)
+    finally:  # also when a notebook is interrupted (Ctrl-C): no refresher left behind
+        if ticker:
+            ticker.stop()
+        bar.close()
     index = write_report(out, figs, merge_earlier(out, results), profile)
     return index, results
+
+
+class _EtaTicker:
+    """The bar's postfix: notebooks done, the running notebook and the ETA of
+    :func:`tt_core.reporting.notebook_times.eta`, refreshed every few seconds by a daemon thread while a
+    notebook runs (the bar itself advances by each notebook's expected seconds when it finishes)."""
+
+    def __init__(self, bar, entries: list[NotebookEntry], expected: list[float], every: float = 5.0):
+        self.bar, self.entries, self.expected, self.every = bar, entries, expected, every
+        self.actual: list[float] = []
+        self.index, self.t0 = 0, time.perf_counter()
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True, name="reproduce-eta")
+        self.thread.start()
+
+    def start_notebook(self, i: int) -> None:
+        with self.lock:
+            self.index, self.t0 = i, time.perf_counter()
+        self.refresh()
+
+    def finish_notebook(self, seconds: float) -> None:
+        with self.lock:
+            self.actual.append(seconds)
+            self.t0 = time.perf_counter()
+            self._postfix(refresh=False)
+            self.bar.update(self.expected[len(self.actual) - 1])
+
+    def refresh(self) -> None:
+        with self.lock:
+            self._postfix(refresh=True)
+
+    def _postfix(self, refresh: bool) -> None:
+        k = len(self.actual)
+        _, left = notebook_times.eta(self.expected, self.actual, time.perf_counter() - self.t0)
+        stem = self.entries[k].stem if k < len(self.entries) else "done"
+        self.bar.set_postfix_str(f"{k}/{len(self.entries)} notebooks, {stem}, about {_clock(left)} left", refresh=refresh)
+
+    def _loop(self) -> None:
+        while not self.done.wait(self.every):
+            self.refresh()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=self.every + 1)
+
+
+def _clock(seconds: float) -> str:
+    """``seconds`` as ``m:ss`` or ``h:mm:ss``."""
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def write_status(out: Path, results: list[NotebookResult]) -> None:
