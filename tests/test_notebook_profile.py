@@ -53,3 +53,21 @@ def test_collapsed_rows_from_py_spy_stacks_by_hand():
     assert len(rows) == 4
     top = top_functions(list(rows.values()), n=1)
     assert top["profiled_s"] == 6.0 and top["top_cumulative"][0]["function"] == "tt_core/store.py:10(run)"
+
+
+def test_comparison_table_cpu_before_after_and_shares_of_samples():
+    from tt_core.reporting.notebook_profile import comparison_table
+
+    before = [{"notebook": "09_nephele_optimizer", "ok": True, "cpu_s": 200.0, "profiled_s": 400.0,
+               "top_cumulative": [{"function": "tt_core/a.py:1(run)", "cumtime_s": 300.0}],
+               "top_tottime": [{"function": "x.py:2(f)", "tottime_s": 100.0}]}]
+    after = [{"notebook": "09_nephele_optimizer", "ok": True, "cpu_s": 50.4, "profiled_s": 80.0,
+              "top_cumulative": [{"function": "tt_core/a.py:1(run)", "cumtime_s": 60.0}],
+              "top_tottime": [{"function": "x.py:2(f)", "tottime_s": 20.0}]},
+             {"notebook": "02_table2_feasibility", "ok": False, "cpu_s": 3.0, "profiled_s": 0.0}]
+    lines = comparison_table(before, after).splitlines()
+    assert lines[2] == "| `02_table2_feasibility` | - | 3 (failed) | - |  |  |"  # notebooks in running order
+    # shares of each profile's samples: 300/400 = 75%, 60/80 = 75%, 20/80 = 25%
+    assert lines[3] == ("| `09_nephele_optimizer` | 200 | 50 | tt_core/a.py:1(run) 75% | tt_core/a.py:1(run) 75% | "
+                        "x.py:2(f) 25% |")
+    assert lines[4] == "| total | 200 | 53 | | | |"

@@ -258,6 +258,41 @@ def markdown_table(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _shares(record: dict, key: str, value: str, n: int) -> str:
+    total = record.get("profiled_s") or 0.0
+    rows = record.get(key, [])[:n]
+    if not total:
+        return "<br>".join(r["function"] for r in rows)
+    return "<br>".join(f"{r['function']} {100 * r[value] / total:.0f}%" for r in rows)
+
+
+def comparison_table(before: list[dict], after: list[dict], n: int = 3) -> str:
+    """One row per notebook of either list: CPU seconds before and after (measured, ``getrusage`` of the
+    kernel and what it waited for) and each side's top ``n`` functions as shares of the profile's samples
+    (cumulative for the workbook's own functions, own time for any function). Shares, not seconds: a
+    sampler on a shared machine counts a thread that waits for a core as busy, so its seconds are not
+    CPU seconds, while its shares are comparable between notebooks."""
+    from tt_core.reporting.reproduce import NOTEBOOKS
+
+    b, a = {r["notebook"]: r for r in before}, {r["notebook"]: r for r in after}
+    lines = ["| notebook | CPU s before | CPU s after | before: top cumulative (tt_core) | after: top cumulative (tt_core) "
+             "| after: top own time |", "| --- | --- | --- | --- | --- | --- |"]
+    tb = ta = 0.0
+    for e in NOTEBOOKS:
+        rb, ra = b.get(e.stem), a.get(e.stem)
+        if rb is None and ra is None:
+            continue
+        cb = f"{rb['cpu_s']:.0f}" + ("" if rb.get("ok", True) else " (failed)") if rb else "-"
+        ca = f"{ra['cpu_s']:.0f}" + ("" if ra.get("ok", True) else " (failed)") if ra else "-"
+        tb += rb["cpu_s"] if rb else 0.0
+        ta += ra["cpu_s"] if ra else 0.0
+        lines.append(f"| `{e.stem}` | {cb} | {ca} | {_shares(rb, 'top_cumulative', 'cumtime_s', n) if rb else '-'} | "
+                     f"{_shares(ra, 'top_cumulative', 'cumtime_s', n) if ra else '-'} | "
+                     f"{_shares(ra, 'top_tottime', 'tottime_s', n) if ra else '-'} |")
+    lines.append(f"| total | {tb:.0f} | {ta:.0f} | | | |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tt_core.reporting.notebook_profile",
                                 description="Profile the workbook's notebooks (CPU seconds, top functions).")
@@ -267,11 +302,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", default="quick", choices=["quick", "paper"])
     p.add_argument("--sampler", default="cprofile", choices=["cprofile", "py-spy"],
                    help="cProfile in the kernel (default), or py-spy sampling the kernel and its subprocesses")
+    p.add_argument("--compare", default=None, metavar="BEFORE_DIR",
+                   help="with --table: DIR/compare.md, the notebooks of BEFORE_DIR (another profile) beside DIR's")
     p.add_argument("--table", action="store_true",
                    help="only write DIR/profile.md from the notebooks' results already in DIR")
     args = p.parse_args(argv)
     if args.table:
         (Path(args.out) / "profile.md").write_text(markdown_table(read_results(Path(args.out))))
+        if args.compare:
+            (Path(args.out) / "compare.md").write_text(
+                comparison_table(read_results(Path(args.compare)), read_results(Path(args.out))))
         return 0
     from tt_core.data.benchmarks import PROJECT_DIR
 
