@@ -353,3 +353,25 @@ def test_fantasy_kernel_rows_shared_with_parent_equal_the_direct_kernel_to_the_b
     gp.fit_fixed_hypers(X, y, _theta(d, seed=12, n=4))
     assert not np.array_equal(f1._train_kernel(Xs)[:, :25], fabolas_kernel(X, Xs, gp.samples_, "loss"))
     assert np.array_equal(f1._train_kernel(Xs), fabolas_kernel(f1.X_, Xs, f1.samples_, "loss"))
+
+
+def test_joint_posteriors_leave_the_representer_solve_for_cross_posteriors():
+    """Entropy search's set-up (joint_posteriors) and its values (cross_posteriors) solve L^-1 k(X_, Z) for
+    the same representers: the second reuses the first's (the same call on the same arrays), and the blocks
+    equal the joint posterior's; after a refit the solve is made again."""
+    d = 2
+    X, y = _data(20, d, seed=3)
+    gp = FabolasGP("loss").fit_fixed_hypers(X, y, _theta(d, seed=4, n=3))
+    Z, _ = _data(6, d, seed=5)
+    Z[:, d] = 1.0
+    Xc, _ = _data(9, d, seed=6)
+    posts = gp.joint_posteriors(Z, Xc[:1])
+    kept = gp._vz_cache[2]
+    cov_zx, var_x, _ = gp.cross_posteriors(Z, Xc)
+    assert gp._vz_cache[2] is kept
+    for i, p in enumerate(posts):
+        np.testing.assert_allclose(cov_zx[i][:, :1], p.cov_zx, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(var_x[i][:1], p.var_x, rtol=1e-12, atol=1e-14)
+    gp.fit_fixed_hypers(X, y, _theta(d, seed=7, n=3))
+    gp.cross_posteriors(Z, Xc)
+    assert gp._vz_cache[2] is not kept

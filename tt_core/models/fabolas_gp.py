@@ -996,6 +996,7 @@ class FabolasGP:
         Ktz = fabolas_kernel(self.X_, Z, th, kind)
         Ktx = fabolas_kernel(self.X_, X, th, kind)
         Vz, Vx = _tri_solve(self.L_, Ktz), _tri_solve(self.L_, Ktx)
+        self._vz_cache = (self.L_, Z.tobytes(), Vz)  # entropy search's set-up, then its cross_posteriors
         mean_z = self.mean_ + np.einsum("mnk,mn->mk", Ktz, self.alpha_)
         mean_x = self.mean_ + np.einsum("mnc,mn->mc", Ktx, self.alpha_)
         cov_zz = fabolas_kernel(Z, Z, th, kind) - np.einsum("mnk,mnl->mkl", Vz, Vz)
@@ -1016,7 +1017,8 @@ class FabolasGP:
         ``cov_zx[i] = k_i(Z, X) - V_Z^T V_X`` and ``var_x[i] = k_i(x, x) - ||V_x||^2`` for every sample
         ``i`` at once. ``V_Z = L_i^-1 k_i(X_, Z)`` depends only on the representers and the fitted state:
         it is computed once and reused while ``Z`` and the Cholesky factors stay the same (a filter such
-        as CMA-ES evaluates the acquisition in many small batches).
+        as CMA-ES evaluates the acquisition in many small batches; :meth:`joint_posteriors`, which entropy
+        search's set-up calls with the same representers, leaves its ``V_Z`` here too).
 
         Parameters
         ----------
