@@ -142,3 +142,63 @@ def test_errors():
     with pytest.raises(ValueError, match="NaN"):
         m.fantasize(X[:1], [np.nan])
 
+
+
+# ------------------------------------------------------------------ the first-draw shortcut of tree seeds
+def test_first_draw_gives_the_trees_of_a_seeded_random_state():
+    """Each tree fitted through _FirstDraw equals scikit-learn's tree with random_state=seed (an int: a fresh
+    RandomState), node for node, for several seeds and tree settings."""
+    from sklearn.tree import ExtraTreeRegressor
+
+    from tt_core.models import trees as T
+
+    rng = np.random.default_rng(7)
+    X = np.ascontiguousarray(rng.uniform(size=(40, 5)), dtype=np.float32)
+    y = rng.normal(size=40)
+    for kwargs in ({}, {"max_depth": 3}, {"min_samples_leaf": 3}, {"max_features": 2}):
+        for seed in (0, 1, 17, 2**31 - 2):
+            ref = ExtraTreeRegressor(random_state=seed, **kwargs).fit(X, y)
+            fd = T._FirstDraw()
+            fd.value = T._first_draw(seed)
+            new = ExtraTreeRegressor(random_state=fd, **kwargs).fit(X, y)
+            assert T._same_tree(ref, new) and not fd.misused and fd.value is None
+            assert np.array_equal(ref.predict(X), new.predict(X))
+
+
+def test_first_draw_records_any_other_draw():
+    from tt_core.models import trees as T
+
+    fd = T._FirstDraw()
+    fd.value = 5
+    assert fd.randint(0, T._RAND_R_MAX) == 5 and not fd.misused
+    fd.randint(0, T._RAND_R_MAX)  # a second draw: not answered from the cache
+    assert fd.misused
+    fd2 = T._FirstDraw()
+    fd2.value = 5
+    fd2.random_sample()
+    assert fd2.misused
+
+
+def test_a_draw_the_shortcut_cannot_answer_falls_back_to_the_seeded_state(monkeypatch):
+    """A scikit-learn that drew more than the splitter's seed: the tree is refit from the seed's state and the
+    shortcut is switched off, so the ensemble equals the one fitted without the shortcut."""
+    from sklearn.tree import ExtraTreeRegressor
+
+    from tt_core.models import trees as T
+
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(size=(25, 4)), rng.normal(size=25)
+    monkeypatch.setattr(T, "_FIRST_DRAW_OK", [False])
+    plain = T.ExtraTreesEnsemble(seed=4).fit(X, y).predict_members(X)
+
+    class DrawsTwice(ExtraTreeRegressor):
+        def fit(self, X, y, *a, **kw):
+            if isinstance(self.random_state, T._FirstDraw):
+                self.random_state.randint(0, T._RAND_R_MAX)  # the cached seed taken: the splitter draws again
+            return super().fit(X, y, *a, **kw)
+
+    monkeypatch.setattr(T, "ExtraTreeRegressor", DrawsTwice)
+    monkeypatch.setattr(T, "_FIRST_DRAW_OK", [True])
+    fell_back = T.ExtraTreesEnsemble(seed=4).fit(X, y).predict_members(X)
+    assert T._FIRST_DRAW_OK[0] is False
+    assert np.array_equal(plain, fell_back)
