@@ -71,3 +71,9 @@ def test_comparison_table_cpu_before_after_and_shares_of_samples():
     assert lines[3] == ("| `09_nephele_optimizer` | 200 | 50 | tt_core/a.py:1(run) 75% | tt_core/a.py:1(run) 75% | "
                         "x.py:2(f) 25% |")
     assert lines[4] == "| total | 200 | 53 | | | |"
+
+
+def test_top_work_leaves_out_the_loop_and_store():
+    top = top_functions(ROWS, n=2)
+    # run_grid (the run store) heads the cumulative list but is a driver: below the loop, the trees' fit
+    assert [r["function"] for r in top["top_work"]] == ["tt_core/models/trees.py:172(fit)"]
