@@ -52,6 +52,8 @@ Deviations from the original TrimTuner implementation
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import sklearn
 from sklearn.tree import ExtraTreeRegressor
@@ -88,6 +90,16 @@ _FIRST_DRAWS: dict[int, int] = {}
 #: Whether :class:`_FirstDraw` gives this process' scikit-learn the trees of ``RandomState(seed)``
 #: (``None``: not checked yet; see :func:`_first_draw_ok`).
 _FIRST_DRAW_OK: list = [None]
+#: One :class:`_FirstDraw` and one spare ``RandomState`` per thread (creating either seeds a Mersenne
+#: twister: more than a small tree's fit); both are re-stated before every tree.
+_PER_THREAD = threading.local()
+
+
+def _thread_states() -> tuple:
+    states = getattr(_PER_THREAD, "states", None)
+    if states is None:
+        states = _PER_THREAD.states = (_FirstDraw(), np.random.RandomState(0))
+    return states
 
 
 class _FirstDraw(np.random.RandomState):
@@ -265,8 +277,10 @@ class ExtraTreesEnsemble:
         # each tree gets a RandomState in the state of RandomState(seed) (the same random stream as
         # random_state=seed, without re-seeding the Mersenne twister each time).
         # (or, where _first_draw_ok, a _FirstDraw answering the fit's one draw from a cache: no state to set)
-        shared_rs = np.random.RandomState(0)  # re-stated before every tree; only read during its fit
-        first = _FirstDraw() if _first_draw_ok(**self.extra_trees_kwargs) else None
+        first, shared_rs = _thread_states()  # re-stated before every tree; only read during its fit
+        first.value, first.misused = None, False
+        if not _first_draw_ok(**self.extra_trees_kwargs):
+            first = None
         with sklearn.config_context(skip_parameter_validation=True):
             for _ in range(self.n_members):
                 idx = rng.integers(0, n, size=n)  # bootstrap: n draws with replacement
