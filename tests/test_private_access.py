@@ -24,6 +24,8 @@ ALLOWED = {
     # a copy made inside the class's own method: the same class, not another one
     ("models/fabolas_gp.py", "new._rng"): "a fantasy copy of the same class",
     ("models/fabolas_gp.py", "new._set_data"): "a fantasy copy of the same class",
+    ("models/fabolas_gp.py", "new._fantasy_base"): "a fantasy copy of the same class",
+    ("models/fabolas_gp.py", "parent._train_kernel_memo"): "a fantasy's parent model, of the same class",
     ("models/trees.py", "new._rs_states"): "a copy of the same class",
     # module-private helpers of a sibling module, in code being reorganised by the SpotTune work
     ("experiments/authors_harness.py", "IG._dh_fun"): "the harness replaces dH in RoBO's information gain, in "
