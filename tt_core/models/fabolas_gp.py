@@ -1087,7 +1087,6 @@ class FabolasGP:
         new.noise_var_ = self.noise_var_.copy()
         new.L_ = L_new
         new.alpha_ = self._cho_solve_vec(L_new, new.y_ - new.mean_)
-        new.__dict__.pop("_kx_memo", None)
         new._fantasy_base = (self, n, new.X_, self.samples_)  # its kernel's first n rows are self's
         return new
 

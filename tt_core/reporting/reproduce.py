@@ -285,11 +285,7 @@ def merge_earlier(out: Path, results: list[NotebookResult]) -> list[NotebookResu
     not (read from its ``status.json``, kept only where the executed notebook is still there), in running
     order. A notebook run again replaces its earlier entry (never counted twice), so a long profile can be
     run in parts (``--only``) and the report lists every part."""
-    path = out / "status.json"
-    try:
-        earlier = json.loads(path.read_text()) if path.is_file() else []
-    except (OSError, ValueError):
-        earlier = []
+    earlier = notebook_times.read_status(out / "status.json")
     now = {r.entry.stem for r in results}
     by_stem = {e.stem: e for e in NOTEBOOKS}
     kept = [NotebookResult(by_stem[d["notebook"]], bool(d["ok"]), float(d["seconds"]), d.get("error") or "",
