@@ -28,9 +28,11 @@ COLUMNS = ["source", "item", "paper", "workbook", "authors", "agrees", "status",
 #: the paper's inputs (e.g. an instance's price) beside an independent source of the same quantity
 #: (``agrees`` says whether they match); ``consistency check``: the paper's own arithmetic recomputed
 #: from its own numbers.
-STATUSES = ("agrees", "differs", "not comparable", "paper only", "input check", "consistency check")
+STATUSES = ("agrees", "differs", "not comparable", "paper only", "input check", "consistency check", "data check",
+            "setup", "timing")
 #: Row kind (``check`` key of :func:`comparison`) -> status.
-CHECKS = {"input": "input check", "consistency": "consistency check"}
+CHECKS = {"input": "input check", "consistency": "consistency check", "data": "data check", "setup": "setup",
+          "timing": "timing"}
 NO_CAUSE_YET = "cause not measured yet"
 
 #: The sides a TrimTuner-DT row's difference from the paper can be on (``side`` column, :func:`side_of`).
