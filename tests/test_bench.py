@@ -121,6 +121,34 @@ def test_bad_arguments(rnn):
         B.read_bench_csv("/nonexistent/bench.csv")
 
 
+def test_a_discarded_warmup_comes_before_the_timed_repeats(rnn, monkeypatch):
+    """One untimed fit on n_obs - 1 observations, then ``warmup`` untimed recommendations (refit + suggest),
+    then the timed repeats: counted by the refits the optimiser is asked for."""
+    opt = B._make(B.Setting.parse("trimtuner-dt"), rnn, 1)
+    cls, calls = type(opt), []
+    original = cls.refit
+    monkeypatch.setattr(cls, "refit", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    rows = B.measure_recommendation("trimtuner-dt", rnn, n_obs=6, seed=1, repeats=2, warmup=2)
+    assert len(calls) == 1 + 2 + 2 and [r["warmup"] for r in rows] == [2, 2] and [r["repeat"] for r in rows] == [0, 1]
+    calls.clear()
+    B.measure_recommendation("trimtuner-dt", rnn, n_obs=6, seed=1, repeats=1, warmup=0)
+    assert len(calls) == 1 + 0 + 1
+    with pytest.raises(ValueError, match="warmup"):
+        B.measure_recommendation("trimtuner-dt", rnn, n_obs=6, warmup=-1)
+
+
+def test_resume_measures_again_the_rows_made_without_a_warmup(measured, rnn, tmp_path):
+    df, _ = measured
+    old = df.drop(columns="warmup")  # as written before warm-ups existed
+    out = tmp_path / "old.csv"
+    B.write_bench_csv(old, out)
+    again = B.bench_recommend(SETTINGS[:1], n_obs=(6,), repeats=2, seeds=(1,), benchmark=rnn, out=out, resume=True)
+    # the one setting asked for is measured anew (with its warm-up); the other old rows are dropped, not reused
+    assert len(again) == 2 and (again["warmup"] == 1).all() and set(again["setting"]) == {"trimtuner-dt"}
+    kept = B.bench_recommend(SETTINGS[:1], n_obs=(6,), repeats=2, seeds=(1,), benchmark=rnn, out=out, resume=True)
+    pd.testing.assert_frame_equal(kept[B.TIME_COLUMNS], again[B.TIME_COLUMNS])  # now reused
+
+
 def test_own_policy(rnn):
     rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, policy="own")
     assert len(rows) == 1 and rows[0]["total_s"] > 0 and rows[0]["n_candidates"] == 1440 - 6
@@ -165,6 +193,7 @@ def test_cli(tmp_path, capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "machine:" in text and "median" in text and "iqr" in text and "trimtuner-dt:cea:5%" in text
+    assert "CPU seconds" in text and "wall seconds" in text and "load average" in text and "1 discarded warm-up" in text
     df = B.read_bench_csv(out)
     assert len(df) == 2 and set(df["n_obs"]) == {5}
     args = parser.parse_args(["bench", "recommend", "--settings", "nosuch"])

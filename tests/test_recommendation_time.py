@@ -89,8 +89,12 @@ def test_a_ratio_timed_at_one_state_only_is_not_comparable():
     one = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary), measured=_measured())}
     # GP and DT share only n_obs = 20 in _measured(): a single state, while the paper's times are over runs
     assert "timed at 20 observations only" in one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]["not_comparable"]
-    status = comparison([one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]]).iloc[0]["status"]
-    assert status == "not comparable"
+    row = one["RNN: recommendation time trimtuner-gp / trimtuner-dt"]
+    # a timing row is its own kind; timed at one state it gets no verdict, and its note says why
+    assert row["check"] == "timing" and row["verdict"] is None and "not comparable, so no verdict" in row["note"]
+    table = rt.timing_comparison([row])
+    assert table.iloc[0]["status"] == "timing" and table.iloc[0]["agrees"] is None
+    assert comparison([row]).iloc[0]["status"] == "timing"
     # GP timed at 8, 20 and 44 as well: the states cover the run, so the row is compared
     extra = pd.DataFrame([{"benchmark": "rnn", "setting": "trimtuner-gp", "n_obs": n, "seed": 1, "cpu_s": c,
                            "total_s": 50 * c} for n, c in ((8, 5.0), (44, 900.0))])
@@ -115,3 +119,114 @@ def test_a_table4_ratio_timed_at_one_state_only_is_not_comparable(monkeypatch):
     assert one["workbook"] == pytest.approx(2.0) and "timed at 20 observations only" in one["not_comparable"]
     two = {r["item"]: r for r in rt.comparison_rows(t3, t4, measured=measured([8, 20]))}[item]
     assert two["workbook"] == pytest.approx(2.0) and "not_comparable" not in two
+
+
+# ------------------------------------------------------------------------------------------------
+# Intervals and verdicts of timing ratios, on hand-made samples (no clock involved)
+# ------------------------------------------------------------------------------------------------
+def _timed(cells):
+    """Measurements from ``{(setting, n_obs): [cpu seconds per repeat]}`` (seed 1, wall = 2 x CPU, load 0.5)."""
+    return pd.DataFrame([{"benchmark": "rnn", "setting": s, "n_obs": n, "seed": 1, "repeat": r, "cpu_s": c,
+                          "total_s": 2 * c, "load_1min": 0.5, "warmup": 1}
+                         for (s, n), values in cells.items() for r, c in enumerate(values)])
+
+
+def test_ratio_interval_one_state_by_hand():
+    # a: 2, 2, 2; b: 1, 1, 4. A bootstrap draw of b's three repeats has median 1 when at least two draws
+    # are 1: P = (2/3)^3 + 3 (2/3)^2 (1/3) = 20/27; else 4 (P = 7/27 = 0.26). So the ratio is 2 with
+    # P 0.74 and 0.5 with P 0.26: its 2.5% quantile is 0.5, its 97.5% quantile 2.
+    m = _timed({("a", 20): [2.0, 2.0, 2.0], ("b", 20): [1.0, 1.0, 4.0]})
+    iv = rt.ratio_interval(m, "a", "b")
+    assert iv["ratio"] == pytest.approx(2.0) and (iv["lo"], iv["hi"]) == pytest.approx((0.5, 2.0))
+    assert iv["states"] == 1 and iv["repeats"] == 3 and iv["reason"] == ""
+    # per repeat: 2/1, 2/1, 2/4
+    assert iv["per_repeat"] == pytest.approx([2.0, 2.0, 0.5])
+    assert rt.ratio_interval(m, "a", "b", seed=7)["lo"] == pytest.approx(0.5)  # not a seed's accident
+
+
+def test_ratio_interval_pools_the_states_and_needs_three_repeats():
+    # no noise: every draw is the data. a pooled over the states: 1, 1, 1, 3, 3, 3 -> median 2; b: 1 -> ratio 2
+    m = _timed({("a", 8): [1.0] * 3, ("a", 44): [3.0] * 3, ("b", 8): [1.0] * 3, ("b", 44): [1.0] * 3,
+                ("b", 20): [9.0] * 3})  # b's state 20 is not a's: left out
+    iv = rt.ratio_interval(m, "a", "b")
+    assert (iv["ratio"], iv["lo"], iv["hi"]) == pytest.approx((2.0, 2.0, 2.0)) and iv["states"] == 2
+    two = _timed({("a", 8): [1.0, 1.0], ("b", 8): [1.0, 1.0, 1.0]})
+    iv = rt.ratio_interval(two, "a", "b")
+    assert iv["ratio"] == pytest.approx(1.0) and iv["lo"] is None and "fewer than 3" in iv["reason"]
+    assert rt.ratio_interval(m, "a", "nosuch")["reason"] == "no optimiser state measured for both"
+
+
+@pytest.mark.parametrize("paper, lo, hi, verdict", [
+    (1.0, 0.5, 2.0, True),     # band [0.5, 2]: the interval fills it exactly
+    (1.5, 0.5, 2.0, None),     # band [0.75, 3]: 0.5 is below it, 2 inside -> crosses an edge
+    (10.0, 0.5, 2.0, False),   # band [5, 20]: wholly below
+    (0.1, 0.5, 2.0, False),    # band [0.05, 0.2]: wholly above
+    (1.0, None, None, None),   # no interval
+])
+def test_interval_verdict_by_hand(paper, lo, hi, verdict):
+    assert rt.interval_verdict(paper, lo, hi, factor=2.0) is verdict
+
+
+def test_interval_flips_by_hand():
+    # paper 1.5, interval [0.5, 2]: inside the band from max(1.5/0.5, 2/1.5) = 3x; 1.5 lies inside the interval
+    assert rt.interval_flips(1.5, 0.5, 2.0) == pytest.approx((3.0, 1.0))
+    # paper 10, interval [0.5, 2]: agrees from 20x, differs below 10/2 = 5x
+    assert rt.interval_flips(10.0, 0.5, 2.0) == pytest.approx((20.0, 5.0))
+
+
+def test_timing_rows_get_the_interval_verdict_not_the_point_one():
+    # DT / EIc: the paper's 1.36 / 1.17 = 1.16, band [0.58, 2.32]. Point ratio 2 agrees, but the interval
+    # [0.5, 2] crosses 0.58: undetermined.
+    m = _timed({("trimtuner-dt", 8): [2.0, 2.0, 2.0], ("eic", 8): [1.0, 1.0, 4.0],
+                ("trimtuner-dt", 20): [2.0, 2.0, 2.0], ("eic", 20): [1.0, 1.0, 4.0]})
+    summary = _summary()
+    t3 = rt.table3(summary)
+    rows = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary).iloc[:0], measured=m)}
+    row = rows["RNN: recommendation time trimtuner-dt / eic"]
+    assert row["check"] == "timing" and row["workbook"] == pytest.approx(2.0) and row["verdict"] is None
+    assert "interval [0.50, 2.00]" in row["note"] and "one repeat alone would give 0.50 to 2.00" in row["note"]
+    assert "within 1.5x undetermined, within 2x undetermined" in row["note"]
+    # CPU beside wall (wall = 2 x CPU here) and the load
+    assert "trimtuner-dt 2 s CPU / 4 s wall" in row["note"] and "load average 0.50-0.50" in row["note"]
+    table = rt.timing_comparison([row])
+    assert table.iloc[0]["agrees"] is None and table.iloc[0]["status"] == "timing"
+    # without the noisy repeat, the interval is the point 2 (inside the band) and the row agrees
+    quiet = _timed({("trimtuner-dt", 8): [2.0] * 3, ("eic", 8): [1.0] * 3,
+                    ("trimtuner-dt", 20): [2.0] * 3, ("eic", 20): [1.0] * 3})
+    row = {r["item"]: r for r in rt.comparison_rows(t3, rt.table4(summary).iloc[:0], measured=quiet)}[
+        "RNN: recommendation time trimtuner-dt / eic"]
+    assert row["verdict"] is True and rt.timing_comparison([row]).iloc[0]["agrees"] is True
+
+
+def test_cea_faster_claim_from_intervals(monkeypatch):
+    from tt_core.experiments import bench
+
+    summary = _summary()
+    monkeypatch.setitem(bench.SETTING_GROUPS, "table4", [type("S", (), {"label": lab})() for lab in set(summary["setting"])])
+    t3, t4 = rt.table3(summary), rt.table4(summary)
+    item = "RNN trimtuner-dt: CEA (10%) faster than DIRECT and CMA-ES (10%)"
+
+    def claim(direct):
+        cells = {}
+        for n in (8, 20):
+            cells.update({("trimtuner-dt", n): [1.0] * 3, ("trimtuner-dt/direct-10%", n): direct,
+                          ("trimtuner-dt/cmaes-10%", n): [3.0] * 3})
+        return {r["item"]: r for r in rt.comparison_rows(t3, t4, measured=_timed(cells))}[item]
+
+    # CEA / CMA-ES = 1/3 always; CEA / DIRECT: 1/2 always -> both intervals below 1: holds
+    assert claim([2.0] * 3)["verdict"] is True
+    # DIRECT 0.5, 0.5, 4 at each of the 2 states: a draw pools 6 values, K of them 4 (K ~ Bin(6, 1/3)); its median
+    # is 0.5 for K <= 2 (P 0.68), 2.25 for K = 3 (P 0.22), 4 for K >= 4 (P 0.10). So CEA / DIRECT is 2, 0.44 or
+    # 0.25, its 95% interval [0.25, 2] contains 1: undetermined; the point (pooled median 0.5) gives 2
+    row = claim([0.5, 0.5, 4.0])
+    assert row["workbook"] is False and row["verdict"] is None  # the point says "fails", the interval cannot tell
+    # DIRECT always 0.5: CEA / DIRECT = 2, interval above 1: fails
+    assert claim([0.5] * 3)["verdict"] is False
+
+
+def test_time_table_by_hand():
+    m = _timed({("a", 8): [1.0, 2.0, 3.0], ("a", 20): [5.0, 5.0, 5.0]})
+    t = rt.time_table(m).set_index("setting").loc["a"]
+    # pooled medians: CPU median(1, 2, 3, 5, 5, 5) = 4, wall 8
+    assert (t["cpu_s"], t["wall_s"], t["cpu_over_wall"]) == pytest.approx((4.0, 8.0, 0.5))
+    assert (t["states"], t["repeats"], t["warmup"], t["load_max"]) == (2, 3, 1, 0.5)

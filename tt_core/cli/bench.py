@@ -42,9 +42,11 @@ def add_parser(sub, only: str | None) -> None:
     rec.add_argument("--resume", action="store_true", help="keep the rows in --out and measure only missing ones")
     rec.add_argument("--blas-threads", type=int, default=1,
                      help="BLAS threads while measuring (default 1, as the runs use; 0: as configured)")
+    rec.add_argument("--warmup", type=int, default=1,
+                     help="untimed recommendations before the timed ones at each state (default 1, discarded)")
     rec.add_argument("--by-n-obs", action="store_true", help="one summary row per number of observations")
     rec.add_argument("--quick", action="store_true",
-                     help=f"n_obs {quick['n_obs']}, seed {quick['seeds']}, {quick['repeats']} repeat "
+                     help=f"n_obs {quick['n_obs']}, seed {quick['seeds']}, {quick['repeats']} repeats "
                           "(explicit options win)")
     rec.set_defaults(func=cmd_bench_recommend)
 
@@ -87,7 +89,7 @@ def cmd_bench_acquisition(args) -> int:
 
     args.settings = ["trimtuner-dt:cea:10%", "trimtuner-gp:cea:10%", "fabolas", "eic"]
     args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, 1
-    args.by_n_obs, args.quick = False, False
+    args.by_n_obs, args.quick, args.warmup = False, False, 1
     rc = cmd_bench_recommend(args)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"peak memory (max RSS of this process): {peak_mb:.0f} MB")
@@ -112,14 +114,21 @@ def cmd_bench_recommend(args) -> int:
           f"load {B.load_average():.2f}")
     print(f"benchmark {args.benchmark}: {len(settings)} settings x n_obs {list(n_obs)} x seeds {list(seeds)} x "
           f"{repeats} repeats", flush=True)
+    warmup = getattr(args, "warmup", 1)
     df = B.bench_recommend(settings, n_obs=n_obs, repeats=repeats, seeds=seeds, benchmark=args.benchmark,
                            policy=args.policy, out=args.out, resume=args.resume, blas_threads=blas,
-                           progress=True)
+                           progress=True, warmup=warmup)
     labels = [s.label for s in settings]
     df = df[df["setting"].isin(labels)]
     by = ("benchmark", "setting", "n_obs") if args.by_n_obs else ("benchmark", "setting")
-    print("\nseconds per recommendation (refit + filter + acquisition):")
+    print(f"\nwall seconds per recommendation (refit + filter + acquisition; {repeats} timed after {warmup} "
+          "discarded warm-up per state):")
     print(B.format_summary(B.summarize(df, by=by)))
+    print("\nCPU seconds of the process per recommendation (beside the wall seconds: CPU below wall means it waited "
+          "for a core):")
+    print(B.format_summary(B.summarize(df, by=by, value="cpu_s")))
+    print(f"\nload average (1 min) during the measurements: {df['load_1min'].min():.2f} to {df['load_1min'].max():.2f} "
+          f"on {machine['n_cores']} cores")
     print(f"\n{len(df)} measurements written to {args.out}")
     return 0
 

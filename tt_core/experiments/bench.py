@@ -14,7 +14,10 @@ times exactly that on the authors' measurements:
    replay costs as much as an optimisation run);
 3. fit the models once on the first ``n_obs - 1`` observations (untimed warm-up: the GP's MCMC burn-in
    happens here, as it does in a real run's first fit), then add the last observation;
-4. per repeat, time ``refit()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
+4. make ``warmup`` untimed recommendations (default 1, discarded: the first call of a process or of a
+   fresh optimiser pays one-off costs, e.g. compiling the numba kernels or filling caches, which made a
+   single first repeat up to 8x slower than the next ones);
+5. per repeat, time ``refit()`` (the model refit on ``n_obs`` observations: for the FABOLAS GP one
    continued MCMC segment, as at every refit of a run) and ``suggest()`` (filter + acquisition), split
    by the optimiser's public step record (``on_select``) into ``refit_s``, ``acq_setup_s`` (building the acquisition:
    representers and EPMGP), ``filter_s`` (the filter;
@@ -61,7 +64,6 @@ __all__ = [
 
 #: Numbers of observations at which a recommendation is timed (initial design included).
 DEFAULT_N_OBS = (8, 20, 44)
-#: ``--quick``: one seed, one repeat, one state (half-way through a 44-test run).
 #: Columns identifying one measurement (a CSV is resumed on these).
 KEY_COLUMNS = ["benchmark", "setting", "n_obs", "seed", "repeat", "policy"]
 TIME_COLUMNS = ["refit_s", "acq_setup_s", "filter_s", "acq_eval_s", "suggest_s", "total_s", "cpu_s"]
@@ -271,8 +273,9 @@ def _check_n_obs(opt, n_obs) -> None:
 
 
 def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int = 20, seed: int = 1,
-                           repeats: int = 1, policy: str = "random") -> list[dict]:
-    """Time ``repeats`` recommendations of one setting after ``n_obs`` observations (one optimiser state).
+                           repeats: int = 1, policy: str = "random", warmup: int = 1) -> list[dict]:
+    """Time ``repeats`` recommendations of one setting after ``n_obs`` observations (one optimiser state),
+    after ``warmup`` untimed ones (discarded: one-off costs of a first call, such as compiling kernels).
 
     The observations are replayed by the one replay driver (:meth:`tt_core.experiments.replay.Replay.step`,
     without refitting the models, so that the refit is timed on its own); each timed recommendation is a
@@ -285,7 +288,7 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
     information gain per cost was computed, the filter's searches included; -1 for the EI methods),
     ``n_fantasised`` (how many candidates' constraint factor of Eq. 5 was computed, each with a model
     fantasy per Gauss-Hermite root: the costly part; -1 without that factor),
-    the suggestion, and the load average before it.
+    the suggestion, the load average before it, and ``warmup`` (the untimed recommendations made first).
     """
     setting = Setting.parse(setting)
     if policy not in ("random", "own"):
@@ -293,6 +296,7 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
                          f"own suggestions), got {shown(policy)}")
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {shown(repeats)}")
+    _check_warmup(warmup)
     bench = as_benchmark(benchmark)
     run = _replay(setting, bench, seed)
     opt = run.optimizer
@@ -309,6 +313,9 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
         opt.refit()  # warm-up fit on n_obs - 1 observations (untimed)
         run.step(pairs[-1], refit=False)
 
+    for _ in range(int(warmup)):  # discarded: a first call's one-off costs are no recommendation's time
+        opt.refit()
+        opt.suggest()
     steps = []
     opt.on_select(steps.append)  # the step record: refit, acquisition set-up, filter and argmax times
     rows = []
@@ -334,9 +341,15 @@ def measure_recommendation(setting: Setting | str, benchmark="rnn", n_obs: int =
             "n_evaluated": n_cand if step is None else int(step.keep.size),
             "n_info_rows": int(getattr(memo, "n_computed", -1)),
             "n_fantasised": int(getattr(acquisition, "n_fantasised", -1)),
-            "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load,
+            "suggested_config": int(cid), "suggested_size": int(size), "load_1min": load, "warmup": int(warmup),
         })
     return rows
+
+
+def _check_warmup(warmup) -> None:
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0 (untimed recommendations before the timed ones), "
+                         f"got {shown(warmup)}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -354,7 +367,7 @@ def _resolved_filter(setting: Setting, bench) -> tuple[str, float]:
 def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequence[int] = DEFAULT_N_OBS,
                     repeats: int = 3, seeds: Sequence[int] = (1, 2), benchmark="rnn", policy: str = "random",
                     out: str | Path | None = None, resume: bool = False, blas_threads: int | None = 1,
-                    progress: bool = False) -> pd.DataFrame:
+                    progress: bool = False, warmup: int = 1) -> pd.DataFrame:
     """Time one recommendation per setting x number of observations x seed x repeat.
 
     Parameters
@@ -376,12 +389,15 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
         The grid is interleaved: at each state (``n_obs``, seed) every setting is measured before the
         next state, so a change of the machine's load falls on all settings alike.
     resume : bool
-        Keep the rows already in ``out`` and measure only the missing ones.
+        Keep the rows already in ``out`` and measure only the missing ones (rows measured with fewer
+        untimed warm-up recommendations than ``warmup``, e.g. before warm-ups existed, are measured again).
     blas_threads : int or None
         Limit the BLAS threads during the measurements (default 1, as every run of the run store and
         the replay driver; None: as configured).
     progress : bool
         Print one line per measured state.
+    warmup : int
+        Untimed recommendations before the timed ones at each state (default 1; discarded).
 
     Returns
     -------
@@ -395,8 +411,13 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
     seeds = _int_list(seeds, "seeds")
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {shown(repeats)}")
+    _check_warmup(warmup)
     bench = as_benchmark(benchmark)
     previous = read_bench_csv(out) if (resume and out is not None and Path(out).is_file()) else None
+    if previous is not None:
+        warmed = previous["warmup"] if "warmup" in previous.columns else pd.Series(0, index=previous.index)
+        previous = previous[warmed.fillna(0) >= warmup] if len(previous) else previous
+        previous = previous if len(previous) else None
     done = set()
     if previous is not None:
         done = set(map(tuple, previous[KEY_COLUMNS].astype(str).to_numpy()))
@@ -418,7 +439,7 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
                     if all(k in done for k in keys):
                         continue
                     t0 = time.perf_counter()
-                    measured = measure_recommendation(setting, bench, n, seed, repeats, policy)
+                    measured = measure_recommendation(setting, bench, n, seed, repeats, policy, warmup)
                     for m in measured:
                         if (bench.name, setting.label, str(n), str(seed), str(m["repeat"]), policy) in done:
                             continue
@@ -428,8 +449,10 @@ def bench_recommend(settings: Sequence[str | Setting] = ("table3",), n_obs: Sequ
                                      "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S")})
                     if progress:
                         med = np.median([m["total_s"] for m in measured])
-                        print(f"{setting.label:<26} n_obs={n:<3} seed={seed}: median {med:8.3f} s "
-                              f"({len(measured)} repeats, {time.perf_counter() - t0:.1f} s incl. replay)", flush=True)
+                        cpu = np.median([m["cpu_s"] for m in measured])
+                        print(f"{setting.label:<26} n_obs={n:<3} seed={seed}: median {med:8.3f} s wall, {cpu:8.3f} s "
+                              f"CPU ({len(measured)} repeats after {warmup} warm-up, load {load_average():.2f}, "
+                              f"{time.perf_counter() - t0:.1f} s incl. replay)", flush=True)
                 if rows:
                     frames.append(pd.DataFrame(rows))
                     if out is not None:

@@ -97,12 +97,13 @@ PROFILES: dict[str, dict[str, dict]] = {
         # the authors' public code (tt authors run): empirical dH residue on `seeds`, pos/zero/neg on `range_seeds`
         "authors": {"benchmarks": ["rnn"], "seeds": [1], "range_seeds": [], "iterations": 8},
         "alpha_trace": {"seeds": [1], "iterations": 6, "betas": [0.1]},
+        # timings: >= 3 timed repeats per state after a discarded warm-up (recommendation_time.MIN_REPEATS)
         "tables3_4": {"plans": [{"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT],
-                                 "n_obs": [8], "seeds": [1], "repeats": 1}]},
+                                 "n_obs": [8, 20], "seeds": [1], "repeats": 3}]},
         "nephele": {"seeds": [1, 2], "budgets": {"cnn": 6.5, "rnn": 1.4}, "lookahead_seeds": [1],
                     "lookahead_budgets": {"cnn": 5.2, "rnn": 1.02}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": False, "seed_draws": 2},
-        "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        "bench": {"n_obs": [20], "seeds": [1], "repeats": 3},
         # one configuration in the initial design (4 sub-sampled tests or 1 full-size test), 7 tests
         "fabulinus": {"benchmarks": ["rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1], "iterations": 7,
                       "n_init": 1},
@@ -123,15 +124,17 @@ PROFILES: dict[str, dict[str, dict]] = {
         "authors": {"benchmarks": ["cnn", "rnn"], "seeds": [1, 2], "range_seeds": [1], "iterations": 44},
         # about 1 CPU minute (a traced DT run: 20-40 s)
         "alpha_trace": {"seeds": [1], "iterations": 44, "betas": [0.1, 1.0]},
+        # timings: 3 timed repeats per optimiser state after a discarded warm-up, at states over a whole run
+        # (about 1 CPU minute, most of it the GP settings)
         "tables3_4": {"plans": [
-            {"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT], "n_obs": [8, 20, 44], "seeds": [1],
-             "repeats": 1},
-            {"benchmark": "rnn", "settings": ["fabolas", _TABLE4_GP], "n_obs": [20], "seeds": [1], "repeats": 1},
+            {"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT], "n_obs": [8, 20, 44], "seeds": [1, 2],
+             "repeats": 3},
+            {"benchmark": "rnn", "settings": ["fabolas", _TABLE4_GP], "n_obs": [8, 20, 44], "seeds": [1], "repeats": 3},
         ]},
         "nephele": {"seeds": list(range(1, 11)), "budgets": None, "lookahead_seeds": [1, 2, 3],
                     "lookahead_budgets": {"cnn": 7.0, "rnn": 1.5}, "lookahead_max_paths": 3,
                     "timing_states": 1, "timing_full_gamma": True, "seed_draws": 30},
-        "bench": {"n_obs": [20], "seeds": [1], "repeats": 1},
+        "bench": {"n_obs": [20], "seeds": [1], "repeats": 3},
         # 2 runs of 50 tests (Fabulinus, FABOLAS: 36 initial + 14 BO tests); how long: `python -m
         # tt_core.experiments.run_times --only 16` (measured per-run times), and `tt runs` says it before it starts
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1, 2],
