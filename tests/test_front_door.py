@@ -22,17 +22,24 @@ from tt_core.reporting.summary import collect, comparison, save_comparison
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CAUSE = "the paper reads its ratio off mean curves, which reach the target later than the runs' median (fig2.csv)"
+
+
 def _rows():
-    """One row of each kind: 1 agrees, 1 differs with a cause, 2 differ without, 1 not comparable, 1 paper only."""
+    """One row of each kind: 1 data check, 1 differs with a measured mechanism, 2 differ without, 1 not comparable,
+    1 paper only, 1 reproduced (10 / 6 = 1.67, within a factor of 2)."""
     return comparison([
-        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178},
+        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178,
+         "check": "data"},
         {"source": "TrimTuner Fig. 2b", "item": "cost saving vs EIc", "paper": 50, "workbook": 1.7, "factor": 2.0,
-         "cause": "read off mean curves (fig2.csv)"},
+         "cause": CAUSE},
         {"source": "TrimTuner Fig. 4", "item": "RNN: no filter is best", "paper": True, "workbook": False},
         {"source": "thesis Table 6.1", "item": "CNN: initial samples", "paper": 8, "workbook": 24, "rel_tol": 0.25},
         {"source": "thesis §6.4", "item": "CNN: cost ratio", "paper": 1.75, "workbook": 1.2,
          "not_comparable": "10 seeds here, 100 in the thesis"},
         {"source": "TrimTuner Table I", "item": "MLP rows (count)", "paper": 6000, "workbook": None},
+        {"source": "TrimTuner Sec. IV-A", "item": "rnn: cost per test, EIc / TrimTuner-DT", "paper": 10.0,
+         "workbook": 6.0, "factor": 2.0},
     ])
 
 
@@ -43,18 +50,32 @@ def _check_row():
 
 
 # ------------------------------------------------------------------------------------------- report
-def test_cards_count_agree_differ_not_comparable_and_paper_only_apart(tmp_path):
+def test_cards_count_each_kind_apart_and_each_claim_once(tmp_path):
     import pandas as pd
+
+    from tt_core.reporting.report import notebook_card
 
     save_comparison(pd.concat([_rows(), _check_row()], ignore_index=True), "03_fig1", tmp_path)
     save_comparison(_rows().iloc[[4]], "04_fig2", tmp_path)  # the not-comparable row, checked by 04 as well
+    save_comparison(_rows().iloc[[0]], "00_tour", tmp_path)  # the tour repeats the data check
     rows = tidy(collect(tmp_path))
-    assert card_counts(rows, "03_fig1") == {"agree": 1, "differ": 3, "not comparable": 1, "paper only": 1, "check": 1}
-    assert card_counts(rows, "04_fig2") == {"agree": 0, "differ": 0, "not comparable": 1, "paper only": 0, "check": 0}
-    assert card_counts(rows, "05_fig3") == {"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0, "check": 0}
-    assert card_line(card_counts(rows, "03_fig1")) == ("7 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only, "
-                                                       "1 input/consistency check")
-    assert card_line(card_counts(rows, "04_fig2")) == "1 row: 1 not comparable"
+    assert len(rows) == 8                                     # 10 written, each claim once
+    # the tour's copy is listed last: the row is counted under the notebook that owns it
+    assert rows.set_index("item").loc["RNN: feasible configurations (count)", "notebook"] == "03_fig1, 00_tour"
+    zero = dict.fromkeys(["reproduced", "differ", "not comparable", "too few runs", "paper only", "data check",
+                          "setup", "input check", "consistency check", "timing", "linked"], 0)
+    assert card_counts(rows, "03_fig1") == {**zero, "reproduced": 1, "differ": 3, "not comparable": 1,
+                                            "paper only": 1, "data check": 1, "input check": 1}
+    assert card_counts(rows, "04_fig2") == {**zero, "linked": 1}
+    assert card_counts(rows, "00_tour") == {**zero, "linked": 1}
+    assert card_counts(rows, "05_fig3") == zero
+    assert card_line(card_counts(rows, "03_fig1")) == ("8 rows: 1 reproduced, 3 differ, 1 not comparable, 1 paper only, "
+                                                       "1 data check, 1 input check")
+    assert notebook_card(rows, "00_tour") == "1 row: 1 counted under 03_fig1 (the same claim)"
+    assert notebook_card(rows, "04_fig2") == "1 row: 1 counted under 03_fig1 (the same claim)"
+    # the cards add up to the totals: every row is owned by one notebook
+    total = sum(sum(v for k, v in card_counts(rows, nb).items() if k != "linked") for nb in ("03_fig1", "04_fig2", "00_tour"))
+    assert total == len(rows)
 
 
 def test_a_partial_report_names_the_notebooks_that_did_not_run(tmp_path):
@@ -66,7 +87,7 @@ def test_a_partial_report_names_the_notebooks_that_did_not_run(tmp_path):
     page = write_index(out, figs, nbs, collect(figs), "quick", not_run=[("05_fig3", "Filters"), ("07_fig4", "Beta")]).read_text()
     assert "Partial report" in page and "1 of 3 notebooks ran" in page
     assert "05_fig3 (Filters), 07_fig4 (Beta)" in page and "cover only those" in page
-    assert "6 rows: 1 agrees, 3 differ, 1 not comparable, 1 paper only" in page
+    assert "7 rows: 1 reproduced, 3 differ, 1 not comparable, 1 paper only, 1 data check" in page
     full = write_index(out, figs, nbs, collect(figs), "quick").read_text()
     assert "Partial report" not in full
 
@@ -125,7 +146,7 @@ def _report_folder(tmp_path, profile="paper"):
     folder = tmp_path / "reports" / profile
     folder.mkdir(parents=True)
     rows = _rows()
-    rows["notebook"] = ["02_table2", "04_fig2", "07_fig4", "09_neph", "09_neph", "01_data"]
+    rows["notebook"] = ["02_table2", "04_fig2", "07_fig4", "09_neph", "09_neph", "01_data", "04_fig2"]
     rows.to_csv(folder / "summary.csv", index=False)
     (folder / "status.json").write_text(json.dumps([
         {"notebook": s, "ok": s != "07_fig4", "seconds": 1.0, "cpu_seconds": 1.0, "error": ""}
@@ -144,12 +165,24 @@ def test_results_doc_is_generated_from_a_report_folder(tmp_path):
     assert "old numbers" not in text
     assert "Produced by the **paper** profile: 4 of 5 notebooks ran (07_fig4 failed)." in text
     assert "Partial: the notebooks 16_fab did not run" in text
-    assert ("**6 rows: 1 agree, 1 differ, with a measured cause, 2 differ, cause not measured yet, "
-            "1 not comparable (another setting), 1 paper only (no workbook value)**") in text
+    assert ("**1 reproduced** of 6 reproduction rows (7 rows in all, each claim counted once):\n\n"
+            "- 1 reproduced (a method's result computed here agrees)\n"
+            "- 1 differ, with a measured mechanism\n"
+            "- 2 differ, no mechanism measured yet\n"
+            "- 1 not comparable (another setting)\n"
+            "- 0 too few runs (under 5 per arm: no verdict)\n"
+            "- 1 paper only (no workbook value)\n\n"
+            "Checks, counted apart (no reproduction of a method):\n\n"
+            "- 1 data checks (a value read from the measurements): 1 agree\n"
+            "- 0 setup (a setting the workbook chose)\n") in text
+    assert text.index("**1 reproduced**") < text.index("data checks")          # led by reproduced
     assert "| `09_neph` | 2 rows: 1 differs, 1 not comparable |" in text
-    assert "### Rows that differ, with their measured cause (3)" in text
-    assert "### Rows that are not comparable (1)" in text
-    assert "| 04 | TrimTuner Fig. 2b | cost saving vs EIc | 50 | 1.7 | read off mean curves (fig2.csv) |" in text
+    assert "| `02_table2` | 1 row: 1 data check |" in text
+    assert "| `04_fig2` | 2 rows: 1 reproduced, 1 differs |" in text
+    assert "### Rows that differ, with their measured mechanism (3)" in text
+    assert "### Rows that are not comparable or rest on too few runs (1)" in text
+    assert "### Checks that do not match (0)" in text
+    assert f"| 04 | TrimTuner Fig. 2b | cost saving vs EIc | 50 | 1.7 | {CAUSE} |" in text
     docs.write_results(folder, dest)  # idempotent: one generated block
     assert dest.read_text() == text
 

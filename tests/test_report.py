@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from tt_core.reporting.notebook_html import math_to_svg, notebook_to_html, typeset_markdown
-from tt_core.reporting.report import ReportNotebook, format_like, tidy, totals, write_index
+from tt_core.reporting.report import ReportNotebook, format_like, headline, tidy, totals, write_index
 from tt_core.reporting.summary import collect, comparison, save_comparison
 
 
@@ -27,16 +27,29 @@ def test_format_like_the_paper(value, paper, text):
     assert format_like(value, paper) == text
 
 
+MECHANISM = ("the paper's ratio is read off its mean curves, which reach the target later than the runs' "
+             "median does (fig2_readings.csv)")
+
+
 def _rows():
     return comparison([
-        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178},
+        {"source": "TrimTuner Table II", "item": "RNN: feasible configurations (count)", "paper": 178, "workbook": 178,
+         "check": "data"},
         {"source": "TrimTuner Fig. 2b", "item": "cost saving vs EIc (largest)", "paper": 50, "workbook": 1.7,
-         "factor": 2.0, "cause": "the paper's ratio is read off mean curves (fig2_readings.csv)"},
+         "factor": 2.0, "cause": MECHANISM},
         {"source": "TrimTuner Fig. 4", "item": "RNN: no filter is best", "paper": True, "workbook": False},
         {"source": "thesis Table 6.1", "item": "CNN: initial samples", "paper": 8, "workbook": 24, "rel_tol": 0.25},
         {"source": "thesis §6.4", "item": "CNN: cost ratio", "paper": 1.75, "workbook": 1.2,
          "not_comparable": "10 seeds here, 100 in the thesis"},
         {"source": "TrimTuner Table I", "item": "MLP rows (count)", "paper": 6000, "workbook": None},
+        {"source": "TrimTuner Fig. 4", "item": "RNN: no significant degradation at beta = 10%", "paper": True,
+         "workbook": True, "runs_per_arm": 3},
+        {"source": "TrimTuner Table III", "item": "RNN: time dt / eic", "paper": 1.16, "workbook": 0.34, "factor": 2.0,
+         "check": "timing", "agrees": None},
+        {"source": "TrimTuner §IV text", "item": "eic: initial tests (count)", "paper": 4, "workbook": 4,
+         "check": "setup"},
+        {"source": "TrimTuner Sec. IV-A", "item": "rnn: cost per test, EIc / TrimTuner-DT", "paper": 10.0,
+         "workbook": 6.0, "factor": 2.0},
     ])
 
 
@@ -47,13 +60,42 @@ def test_tidy_dedupes_across_notebooks_and_groups(tmp_path):
     dup["paper"], dup["workbook"] = 178.0, 178.0  # the same row, written as floats by another notebook
     save_comparison(dup, "02_table2", tmp_path)
     rows = tidy(collect(tmp_path))
-    assert len(rows) == 6  # 7 written, the duplicate shown once
+    assert len(rows) == 10  # 11 written, the duplicate shown once
     feasible = rows[rows["item"].str.startswith("RNN: feasible")].iloc[0]
     assert feasible["notebook"] == "01_data, 02_table2" and feasible["paper_text"] == "178"
     assert rows.set_index("item").loc["CNN: initial samples", "paper_name"] == "Nephele (thesis)"
     assert rows.set_index("item").loc["CNN: initial samples", "section"] == "Table 6.1"
+    # 10 / 6 = 1.67 <= 2: the one reproduced row; the data, setup and timing rows are counted apart
     assert totals(rows) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
-                            "not comparable": 1, "paper only": 1, "input check": 0, "consistency check": 0}
+                            "not comparable": 1, "too few runs": 1, "paper only": 1, "data check": 1, "setup": 1,
+                            "input check": 0, "consistency check": 0, "timing": 1}
+    assert rows.set_index("item")["found"].to_dict() == {
+        "RNN: feasible configurations (count)": "agree", "cost saving vs EIc (largest)": "", "RNN: no filter is best": "",
+        "CNN: initial samples": "", "CNN: cost ratio": "", "MLP rows (count)": "",
+        "RNN: no significant degradation at beta = 10%": "", "RNN: time dt / eic": "undetermined",
+        "eic: initial tests (count)": "agree", "rnn: cost per test, EIc / TrimTuner-DT": ""}
+    assert headline(rows) == (
+        "1 reproduced of 7 reproduction rows (1 differ, with a measured mechanism, 2 differ, no mechanism measured "
+        "yet, 1 not comparable, 1 too few runs, 1 paper only); checks, counted apart: 1 data checks (1 agree), "
+        "1 setup (1 agree), 1 timing (1 undetermined)")
+
+
+def test_a_cause_that_names_no_mechanism_counts_as_not_measured(tmp_path):
+    """A differing row's cause counts as measured only with a mechanism sentence and its evidence file."""
+    rows = tidy(comparison([
+        {"source": "S", "item": "pointer only", "paper": 1.0, "workbook": 3.0,
+         "cause": "measured in spottune_fig7_revpred.csv (cost columns)"},
+        {"source": "S", "item": "label only", "paper": 1.0, "workbook": 3.0,
+         "cause": "the measurements' costs (table6_1_budget_check.csv)"},
+        {"source": "S", "item": "no evidence", "paper": 1.0, "workbook": 3.0,
+         "cause": "the initial sampling charged in full costs more with sub-sampling on these measurements"},
+        {"source": "S", "item": "mechanism", "paper": 1.0, "workbook": 3.0,
+         "cause": "the initial sampling draws tests until $5 is spent, so $5 buys 24 tests at $0.21 each "
+                  "(table6_1_budget_check.csv)"},
+    ]).assign(notebook="09_x"))
+    assert rows.set_index("item")["group"].to_dict() == {
+        "pointer only": "differs (cause not measured yet)", "label only": "differs (cause not measured yet)",
+        "no evidence": "differs (cause not measured yet)", "mechanism": "differs (cause measured)"}
 
 
 def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
@@ -86,15 +128,20 @@ def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
     diffs_at = page.index("Where the workbook and the papers differ")
     every_at = page.index("Every row, by paper and section")
     assert totals_at < thumbs_at < diffs_at < every_at
+    assert re.search(r"<b>1 reproduced</b> of 7 reproduction rows", page)
+    assert page.index("1 reproduced</b>") < page.index("class=\"totals\"")   # the page leads with reproduced
     boxes = re.findall(r"<div class='total'[^>]*><b>(\d+)</b>([^<]+)</div>", page)
     assert [(int(n), label.split(",")[0].split(" (")[0]) for n, label in boxes] == [
-        (1, "agree"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "paper only"), (0, "input check"),
-        (0, "consistency check")]
+        (1, "reproduced"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "too few runs"), (1, "paper only"),
+        (1, "data checks"), (1, "setup"), (0, "input checks"), (0, "consistency checks"), (1, "timing")]
+    assert "data checks (a value read from the measurements): 1 agree" in page
+    assert "timing (times measured on this machine): 1 undetermined" in page
     differences = page[diffs_at:every_at]
     # the explained difference first, then the unexplained ones, then the not comparable one
     order = [differences.index(s) for s in ("cost saving vs EIc", "RNN: no filter is best", "CNN: cost ratio")]
     assert order == sorted(order)
-    assert "the paper&#x27;s ratio is read off mean curves" in differences and "10 seeds here, 100 in the thesis" in differences
+    assert "the paper&#x27;s ratio is read off its mean curves" in differences and "10 seeds here, 100 in the thesis" in differences
+    assert "3 runs per arm: a verdict needs at least 5" in differences
     assert "MLP rows" not in differences and "RNN: feasible" not in differences
     assert "FAILED: ValueError: boom" in page
     assert "within a factor of 2" in page and "within 25%" in page and "exact" in page

@@ -27,7 +27,8 @@ def cmd_summary(args) -> int:
     from pathlib import Path
 
     from tt_core.data.benchmarks import PROJECT_DIR
-    from tt_core.reporting.summary import NO_CAUSE_YET, STATUSES, collect, deduplicate, to_markdown
+    from tt_core.reporting.report import headline, tidy
+    from tt_core.reporting.summary import collect, deduplicate, to_markdown
 
     if args.grep:
         import re
@@ -40,16 +41,18 @@ def cmd_summary(args) -> int:
     if args.figures is not None and not Path(args.figures).is_dir():
         what = "is not a folder" if Path(args.figures).exists() else "does not exist"
         raise ValueError(f"--figures {args.figures} {what}; give the folder holding summary_*.csv (default figures/)")
-    df = deduplicate(collect(args.figures or PROJECT_DIR / "figures"))
+    every = collect(args.figures or PROJECT_DIR / "figures")
+    df = deduplicate(every)
     if args.grep:
         df = df[df["item"].str.contains(args.grep, case=False, regex=True)
                 | df["source"].str.contains(args.grep, case=False, regex=True)]
     if df.empty:
         raise ValueError("no paper-vs-workbook rows found; run `tt reproduce` (or a notebook) first")
     print(to_markdown(df) if args.markdown else df.to_string(index=False))
-    counts = df["status"].value_counts()
-    unexplained = int(((df["status"] == "differs") & (df["cause"] == NO_CAUSE_YET)).sum())
-    print("\n" + ", ".join(f"{int(counts.get(s, 0))} {s}" for s in STATUSES)
-          + f" ({unexplained} of the differing rows without a measured cause yet; duplicates counted once, as in "
-            "the report)", file=sys.stderr)
+    rows = tidy(every)
+    if args.grep:
+        rows = rows[rows["item"].str.contains(args.grep, case=False, regex=True)
+                    | rows["source"].str.contains(args.grep, case=False, regex=True)]
+    print("\n" + headline(rows) + " (each claim counted once, as in the report; a differing row counts as explained "
+          "only when its cause names a measured mechanism and its evidence)", file=sys.stderr)
     return 0

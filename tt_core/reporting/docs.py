@@ -2,9 +2,11 @@
 
 ``tt reproduce`` leaves in its folder (``reports/<profile>/``) the rows it collected (``summary.csv``), the
 notebooks' outcomes (``status.json``) and which profile ran (``report.json``). :func:`results_markdown`
-turns them into markdown: which profile and notebooks produced the page, the totals by status, one line
-per notebook counting its rows that agree / differ / are not comparable / are paper only, then every row
-that differs with its measured cause and every row that is not comparable with the setting that differs.
+turns them into markdown: which profile and notebooks produced the page, the counts with *reproduced* first
+and each kind of check apart (data checks, setup, input and consistency checks, timing, each with what it
+found), one line per notebook counting the rows it owns by kind and status, then every row that differs with
+its measured mechanism, every row that is not comparable with the setting that differs, and every check that
+does not match.
 
 :func:`write_results` replaces only the part of the file between :data:`BEGIN` and :data:`END`, so text
 written by hand below it (the narrative of the causes) is kept.
@@ -57,7 +59,8 @@ def read_report(report_dir: str | Path) -> tuple[pd.DataFrame, list[dict], dict]
 def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] | None = None,
                      not_run: list[str] | None = None, profile_guessed: bool = False) -> str:
     """The generated part of ``docs/results.md`` (between :data:`BEGIN` and :data:`END`)."""
-    from tt_core.reporting.report import CHECK_GROUPS, GROUPS, card_counts, card_line, tidy, totals
+    from tt_core.reporting.report import (CHECK_GROUPS, GROUPS, REPRODUCTION_GROUPS, check_findings, notebook_card, tidy,
+                                          totals)
     from tt_core.reporting.summary import has_authors
 
     rows = tidy(summary)
@@ -72,12 +75,20 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     if not_run:
         out.append(f"Partial: the notebooks {', '.join(not_run)} did not run, and the numbers below cover only "
                    "those that did.")
-    out += ["", f"**{sum(tot.values())} rows: " + ", ".join(f"{tot[g]} {label}" for g, label, _ in GROUPS
-                                                  if tot[g] or g not in CHECK_GROUPS) + "**", "",
-            "| notebook | rows |", "| --- | --- |"]
+    found = check_findings(rows)
+    n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
+    labels = dict((g, label) for g, label, _ in GROUPS)
+    out += ["", f"**{tot['agrees']} reproduced** of {n_rep} reproduction rows ({sum(tot.values())} rows in all, each "
+                "claim counted once):", ""]
+    out += [f"- {tot[g]} {labels[g]}" for g in REPRODUCTION_GROUPS]
+    out += ["", "Checks, counted apart (no reproduction of a method):", ""]
+    out += [f"- {tot[g]} {labels[g]}" + (": " + ", ".join(f"{n} {f}" for f, n in found[g].items() if n)
+                                          if any(found[g].values()) else "")
+            for g in CHECK_GROUPS]
+    out += ["", "| notebook | rows |", "| --- | --- |"]
     stems = ran or sorted({s.strip() for n in rows.get("notebook", []) for s in str(n).split(",") if s.strip()})
     for stem in stems:
-        out.append(f"| `{stem}` | {card_line(card_counts(rows, stem))} |")
+        out.append(f"| `{stem}` | {notebook_card(rows, stem)} |")
 
     def table(sub, heading: str, what: str) -> None:
         out.extend(["", f"### {heading} ({len(sub)})", ""])
@@ -97,8 +108,10 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
         out += ["", "No paper-vs-workbook rows were written."]
     else:
         differ = rows[rows["group"].str.startswith("differs")]
-        table(differ, "Rows that differ, with their measured cause", "measured cause")
-        table(rows[rows["group"] == "not comparable"], "Rows that are not comparable", "setting that differs")
+        table(differ, "Rows that differ, with their measured mechanism", "measured mechanism (evidence)")
+        table(rows[rows["group"].isin(["not comparable", "too few runs"])],
+              "Rows that are not comparable or rest on too few runs", "setting that differs, or runs per arm")
+        table(rows[rows["found"] == "differ"], "Checks that do not match", "what the check found")
     out += ["", END]
     return "\n".join(out) + "\n"
 

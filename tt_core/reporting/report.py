@@ -2,8 +2,10 @@
 
 Its first screen answers "what was reproduced, what differs, and why":
 
-1. totals by status (agrees / differs with a measured cause / differs, cause not measured yet /
-   not comparable / paper only / input check / consistency check);
+1. the reproduced rows first (a method's result computed here agrees with the paper's), then the other
+   reproduction rows by status (differs with a measured mechanism / differs, no mechanism measured yet / not
+   comparable / too few runs / paper only), then each kind of check apart, with what it found (data checks,
+   setup, input checks, consistency checks, timing);
 2. one thumbnail per paper figure, linking to the notebook that draws it;
 3. the rows that do not agree, first, each with its cause and the notebook it comes from;
 4. then every row, grouped by paper and section (folded), numbers printed to the paper's precision,
@@ -27,9 +29,11 @@ from pathlib import Path
 import pandas as pd
 
 from tt_core.data.io import atomic_path, write_text
-from tt_core.reporting.summary import NO_CAUSE_YET, deduplicate, has_authors, with_side
+from tt_core.reporting.summary import (CHECKS, check_outcome, deduplicate, has_authors, names_mechanism,
+                                       owner_of, with_side)
 
-__all__ = ["ReportNotebook", "card_counts", "card_line", "format_like", "tidy", "totals", "write_index"]
+__all__ = ["ReportNotebook", "card_counts", "card_line", "check_findings", "format_like", "headline", "tidy", "totals",
+           "write_index"]
 
 #: Paper names as they start a row's ``source``, and how the report titles them.
 PAPERS = {
@@ -38,18 +42,26 @@ PAPERS = {
     "SpotTune": "SpotTune (Li et al., ICDCS 2020)",
 }
 
-#: The status groups of the totals line, in order, with their colours.
+#: The status groups of the totals line, in order, with their colours: the reproduction rows first (``agrees``:
+#: *reproduced*), then each kind of check (:data:`tt_core.reporting.summary.CHECKS`).
 GROUPS = [
-    ("agrees", "agree", "#2e7d32"),
-    ("differs (cause measured)", "differ, with a measured cause", "#ef6c00"),
-    ("differs (cause not measured yet)", "differ, cause not measured yet", "#c62828"),
+    ("agrees", "reproduced (a method's result computed here agrees)", "#2e7d32"),
+    ("differs (cause measured)", "differ, with a measured mechanism", "#ef6c00"),
+    ("differs (cause not measured yet)", "differ, no mechanism measured yet", "#c62828"),
     ("not comparable", "not comparable (another setting)", "#6d4c41"),
+    ("too few runs", "too few runs (under 5 per arm: no verdict)", "#8d6e63"),
     ("paper only", "paper only (no workbook value)", "#757575"),
-    ("input check", "input check (a paper's input vs an independent source)", "#1565c0"),
-    ("consistency check", "consistency check (a paper's own arithmetic)", "#5e35b1"),
+    ("data check", "data checks (a value read from the measurements)", "#00838f"),
+    ("setup", "setup (a setting the workbook chose)", "#546e7a"),
+    ("input check", "input checks (a paper's input vs an independent source)", "#1565c0"),
+    ("consistency check", "consistency checks (a paper's own arithmetic)", "#5e35b1"),
+    ("timing", "timing (times measured on this machine)", "#ad1457"),
 ]
-#: Groups that are no reproduction: never counted as agreeing or not agreeing.
-CHECK_GROUPS = ("input check", "consistency check")
+#: Groups that are no reproduction: never counted as reproduced or differing (what each found is counted apart,
+#: :func:`check_findings`).
+CHECK_GROUPS = tuple(CHECKS.values())
+#: The reproduction groups (every group not a check).
+REPRODUCTION_GROUPS = tuple(g for g, _, _ in GROUPS if g not in CHECK_GROUPS)
 
 #: What each agreement rule means, in words (shown once in the legend).
 RULE_WORDS = {
@@ -150,8 +162,10 @@ def _paper_and_section(source: str) -> tuple[str, str]:
 
 
 def _group(status: str, cause: str) -> str:
+    """A row's group of :data:`GROUPS`: a differing row counts as explained only when its cause names a measured
+    mechanism and its evidence (:func:`tt_core.reporting.summary.names_mechanism`)."""
     if status == "differs":
-        return "differs (cause not measured yet)" if (not cause or cause == NO_CAUSE_YET) else "differs (cause measured)"
+        return "differs (cause measured)" if names_mechanism(cause)[0] else "differs (cause not measured yet)"
     return status
 
 
@@ -159,16 +173,22 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
     """The summary rows as the report shows them.
 
     Adds ``paper``/``section`` (from ``source``), ``group`` (the totals' status groups), the formatted
-    ``paper_text``/``workbook_text``, and drops duplicates: rows with the same source, item and values
-    written by several notebooks are kept once, with every notebook listed in ``notebook``.
+    ``paper_text``/``workbook_text``, ``owner`` (the notebook the row is counted under) and ``found`` (what a
+    check row found: agree / differ / undetermined / no value; "" for a reproduction row), and drops duplicates:
+    rows with the same source, item and values written by several notebooks are kept once, with every notebook
+    listed in ``notebook``, its owner first.
     """
     if summary.empty:
-        return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[], authors_text=[])
+        return summary.assign(paper_name=[], section=[], group=[], paper_text=[], workbook_text=[], authors_text=[],
+                              owner=[], found=[])
     df = deduplicate(summary)
     ps = [_paper_and_section(s) for s in df["source"]]
     df["paper_name"] = [p for p, _ in ps]
     df["section"] = [s for _, s in ps]
     df["group"] = [_group(s, c) for s, c in zip(df["status"], df["cause"].fillna(""))]
+    df["owner"] = [owner_of(n) for n in df["notebook"]]
+    df["found"] = [check_outcome(a, w) if g in CHECK_GROUPS else ""
+                   for g, a, w in zip(df["group"], df["agrees"], df["workbook"])]
     df["paper_text"] = [format_like(p, p) for p in df["paper"]]
     df["workbook_text"] = [format_like(w, p) for w, p in zip(df["workbook"], df["paper"])]
     authors = df["authors"] if "authors" in df.columns else [None] * len(df)
@@ -185,43 +205,106 @@ def totals(rows: pd.DataFrame) -> dict[str, int]:
     return {g: int(counts.get(g, 0)) for g, _, _ in GROUPS}
 
 
-#: How a notebook card counts its rows: the totals' groups, the two "differs" groups merged, and the input
-#: and consistency checks together (no reproduction: never counted as agreeing or differing).
-CARD_GROUPS = ("agree", "differ", "not comparable", "paper only", "check")
+#: What a check row can find (:func:`tt_core.reporting.summary.check_outcome`), in the order counted.
+FINDINGS = ("agree", "differ", "undetermined", "no value")
 
 
-def card_counts(rows: pd.DataFrame, stem: str) -> dict[str, int]:
-    """Rows of one notebook (de-duplicated rows whose ``notebook`` lists ``stem``) per :data:`CARD_GROUPS`:
-    agreeing, differing (cause measured or not), not comparable, paper-only and check rows are counted apart."""
-    if rows.empty:
-        return dict.fromkeys(CARD_GROUPS, 0)
-    mine = rows[[stem in [s.strip() for s in str(n).split(",")] for n in rows["notebook"]]]
-    g = mine["group"]
-    return {"agree": int((g == "agrees").sum()), "differ": int(g.str.startswith("differs").sum()),
-            "not comparable": int((g == "not comparable").sum()), "paper only": int((g == "paper only").sum()),
-            "check": int(g.isin(CHECK_GROUPS).sum())}
+def check_findings(rows: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per check group: how many of its rows agree, differ, are undetermined or have no workbook value."""
+    out = {}
+    for g in CHECK_GROUPS:
+        found = rows.loc[rows["group"] == g, "found"] if not rows.empty else pd.Series(dtype=str)
+        out[g] = {f: int((found == f).sum()) for f in FINDINGS}
+    return out
 
 
-def card_line(counts: dict[str, int]) -> str:
-    """A card's line, e.g. ``"12 rows: 8 agree, 1 differs, 3 not comparable"`` (groups with no row left out).
+def _findings_text(found: dict[str, int]) -> str:
+    """``"141 agree, 6 no value"`` (findings with no row left out)."""
+    return ", ".join(f"{n} {f}" for f, n in found.items() if n)
+
+
+def headline(rows: pd.DataFrame) -> str:
+    """The counts in one line, *reproduced* first, each kind apart, e.g. ``"12 reproduced of 40 reproduction
+    rows (...); checks counted apart: 147 data checks (141 agree, 6 no value), ..."`` (plain text).
 
     Examples
     --------
-    >>> card_line({"agree": 8, "differ": 1, "not comparable": 3, "paper only": 0})
-    '12 rows: 8 agree, 1 differs, 3 not comparable'
-    >>> card_line({"agree": 0, "differ": 0, "not comparable": 0, "paper only": 0})
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"group": ["agrees", "differs (cause measured)", "data check", "data check"],
+    ...                      "found": ["", "", "agree", "no value"]})
+    >>> headline(rows)
+    '1 reproduced of 2 reproduction rows (1 differ, with a measured mechanism); checks, counted apart: 2 data checks (1 agree, 1 no value)'
+    """
+    tot = totals(rows)
+    n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
+    labels = {g: label.split(" (")[0] for g, label, _ in GROUPS}
+    rest = [f"{tot[g]} {labels[g]}" for g in REPRODUCTION_GROUPS[1:] if tot[g]]
+    line = f"{tot['agrees']} reproduced of {n_rep} reproduction rows" + (f" ({', '.join(rest)})" if rest else "")
+    found = check_findings(rows)
+    checks = [f"{tot[g]} {labels[g]}" + (f" ({_findings_text(found[g])})" if _findings_text(found[g]) else "")
+              for g in CHECK_GROUPS if tot[g]]
+    return line + (f"; checks, counted apart: {', '.join(checks)}" if checks else "")
+
+
+#: How a notebook card counts its rows: the reproduction groups (the two "differs" groups merged), each kind of
+#: check, and the rows it shares with a notebook they are counted under (``linked``): each claim counted once.
+CARD_GROUPS = ("reproduced", "differ", "not comparable", "too few runs", "paper only", "data check", "setup",
+               "input check", "consistency check", "timing", "linked")
+
+
+def card_counts(rows: pd.DataFrame, stem: str) -> dict[str, int]:
+    """Rows of one notebook per :data:`CARD_GROUPS`: de-duplicated rows it owns (the first notebook their
+    ``notebook`` lists) by group, and ``linked``: rows it wrote that another notebook owns (counted there)."""
+    if rows.empty:
+        return dict.fromkeys(CARD_GROUPS, 0)
+    listed = pd.Series([stem in [s.strip() for s in str(n).split(",")] for n in rows["notebook"]], index=rows.index)
+    owners = rows["owner"] if "owner" in rows.columns else rows["notebook"].map(owner_of)
+    mine = rows[listed & (owners == stem)]
+    g = mine["group"]
+    out = {"reproduced": int((g == "agrees").sum()), "differ": int(g.str.startswith("differs").sum())}
+    out.update({k: int((g == k).sum()) for k in CARD_GROUPS[2:-1]})
+    out["linked"] = int(listed.sum() - len(mine))
+    return out
+
+
+def card_line(counts: dict[str, int], owners: str = "") -> str:
+    """A card's line, e.g. ``"12 rows: 8 reproduced, 1 differs, 3 not comparable"`` (groups with no row left
+    out); ``owners``: the notebooks its linked rows are counted under.
+
+    Examples
+    --------
+    >>> card_line({"reproduced": 8, "differ": 1, "not comparable": 3, "paper only": 0})
+    '12 rows: 8 reproduced, 1 differs, 3 not comparable'
+    >>> card_line({"reproduced": 0, "differ": 0, "not comparable": 0, "paper only": 0})
     'no paper rows'
-    >>> card_line({"agree": 2, "differ": 0, "not comparable": 1, "paper only": 0, "check": 18})
-    '21 rows: 2 agree, 1 not comparable, 18 input/consistency checks'
+    >>> card_line({"reproduced": 2, "not comparable": 1, "input check": 18, "data check": 1})
+    '22 rows: 2 reproduced, 1 not comparable, 1 data check, 18 input checks'
+    >>> card_line({"linked": 6}, "01_data, 02_table2")
+    '6 rows: 6 counted under 01_data, 02_table2 (the same claims)'
     """
     n = sum(counts.values())
     if not n:
         return "no paper rows"
-    words = {"agree": ("agrees", "agree"), "differ": ("differs", "differ"),
-             "not comparable": ("not comparable",) * 2, "paper only": ("paper only",) * 2,
-             "check": ("input/consistency check", "input/consistency checks")}
+    words = {"reproduced": ("reproduced",) * 2, "differ": ("differs", "differ"),
+             "not comparable": ("not comparable",) * 2, "too few runs": ("too few runs",) * 2,
+             "paper only": ("paper only",) * 2, "data check": ("data check", "data checks"),
+             "setup": ("setup row", "setup rows"), "input check": ("input check", "input checks"),
+             "consistency check": ("consistency check", "consistency checks"),
+             "timing": ("timing row", "timing rows"),
+             "linked": (f"counted under {owners or 'another notebook'} (the same claim)",
+                        f"counted under {owners or 'other notebooks'} (the same claims)")}
     parts = [f"{counts[k]} {words[k][counts[k] != 1]}" for k in CARD_GROUPS if counts.get(k)]
     return f"{n} row{'s' if n != 1 else ''}: " + ", ".join(parts)
+
+
+def notebook_card(rows: pd.DataFrame, stem: str) -> str:
+    """:func:`card_line` of one notebook, naming the notebooks its linked rows are counted under."""
+    counts = card_counts(rows, stem)
+    owners = ""
+    if counts.get("linked"):
+        owned = rows[[stem in [s.strip() for s in str(n).split(",")] for n in rows["notebook"]]]
+        owners = ", ".join(sorted({o for o in owned["owner"] if o != stem}))
+    return card_line(counts, owners)
 
 
 # ------------------------------------------------------------------------------------------- page
@@ -233,6 +316,7 @@ h1{margin-bottom:.2em} h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-
 .totals{display:flex;gap:12px;flex-wrap:wrap;margin:1em 0}
 .total{border-radius:8px;padding:6px 12px;color:#fff;flex:1;min-width:120px;font-size:.9em}
 .total b{font-size:1.8em;display:block;line-height:1.1}
+.lead{font-size:1.3em;margin:.6em 0 0}
 .bar{display:flex;height:12px;border-radius:6px;overflow:hidden;margin:.3em 0 1em}
 .thumbs{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:10px}
 .thumb{border:1px solid #ddd;border-radius:8px;padding:6px;text-decoration:none;color:#222;background:#fafafa;font-size:.9em}
@@ -253,9 +337,12 @@ summary .c{font-weight:400;color:#555}
 """
 
 
-def _pill(group: str) -> str:
+def _pill(group: str, found: str = "") -> str:
     colour = {g: c for g, _, c in GROUPS}.get(group, "#999")
-    label = {"differs (cause measured)": "differs", "differs (cause not measured yet)": "differs"}.get(group, group)
+    label = {"differs (cause measured)": "differs", "differs (cause not measured yet)": "differs",
+             "agrees": "reproduced"}.get(group, group)
+    if found and isinstance(found, str):
+        label += f": {found}"
     return f"<span class='s' style='background:{colour}'>{html.escape(label)}</span>"
 
 
@@ -275,7 +362,7 @@ def _row_html(r, available: set[str], with_cause: bool, authors: bool = False) -
         f"<td class='num'>{html.escape(r['paper_text'])}</td>",
         f"<td class='num'>{html.escape(str(r.get('authors_text', '')))}</td>" if authors else "",
         f"<td class='num'>{html.escape(r['workbook_text'])}</td>",
-        f"<td>{_pill(r['group'])}<div class='muted'>{html.escape(str(r.get('tolerance', '') or ''))}</div></td>",
+        f"<td>{_pill(r['group'], r.get('found', ''))}<div class='muted'>{html.escape(str(r.get('tolerance', '') or ''))}</div></td>",
         f"<td>{html.escape(cause)}</td>" if (with_cause or cause) else "<td></td>",
         f"<td>{_nb_links(r['notebook'], available)}</td>",
     ]
@@ -310,9 +397,17 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     n_rows = sum(tot.values())
     available = {nb.stem for nb in notebooks if (out / f"{nb.stem}.html").is_file()}
 
-    # 1. totals
-    boxes = "".join(f"<div class='total' style='background:{c}'><b>{tot[g]}</b>{html.escape(label)}</div>"
-                    for g, label, c in GROUPS)
+    # 1. totals: the reproduction rows (reproduced first), then each kind of check with what it found
+    found = check_findings(rows)
+
+    def box(g, label, c):
+        extra = f": {_findings_text(found[g])}" if g in CHECK_GROUPS and _findings_text(found[g]) else ""
+        return f"<div class='total' style='background:{c}'><b>{tot[g]}</b>{html.escape(label + extra)}</div>"
+
+    boxes = ('<div class="totals">' + "".join(box(g, label, c) for g, label, c in GROUPS if g in REPRODUCTION_GROUPS)
+             + "</div><p class='muted'>Checks, counted apart (no reproduction of a method):</p><div class=\"totals\">"
+             + "".join(box(g, label, c) for g, label, c in GROUPS if g in CHECK_GROUPS) + "</div>")
+    n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
     bar = "".join(f"<div style='background:{c};width:{100 * tot[g] / n_rows:.2f}%' title='{tot[g]} {html.escape(label)}'>"
                   "</div>" for g, label, c in GROUPS if n_rows and tot[g])
     n_ok = sum(nb.ok for nb in notebooks)
@@ -328,7 +423,7 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
             img = f"<img src='thumbs/{nb.stem}.png' alt='{html.escape(fig.name)}'>"
         href = f"{nb.stem}.html" if nb.stem in available else f"{nb.stem}.ipynb"
         state = "" if nb.ok else " fail"
-        line = ("FAILED: " + html.escape(nb.error[:160])) if not nb.ok else html.escape(card_line(card_counts(rows, nb.stem)))
+        line = ("FAILED: " + html.escape(nb.error[:160])) if not nb.ok else html.escape(notebook_card(rows, nb.stem))
         thumbs.append(f"<a class='thumb{state}' href='{href}'>{img}<div class='t'>{html.escape(nb.stem[:2])} "
                       f"{html.escape(nb.title)}</div><div class='r'>{html.escape(nb.reproduces)}</div>"
                       f"<div class='r'>{line}</div></a>")
@@ -337,8 +432,8 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     au = has_authors(rows)
     au_th = "<th>authors' code</th>" if au else ""
     order = {g: i for i, (g, _, _) in enumerate(GROUPS)}
-    diff = rows[rows["group"].isin(["differs (cause not measured yet)", "differs (cause measured)", "not comparable"])] \
-        if not rows.empty else rows
+    diff = rows[rows["group"].isin(["differs (cause not measured yet)", "differs (cause measured)", "not comparable",
+                                    "too few runs"]) | (rows["found"] == "differ")] if not rows.empty else rows
     if not diff.empty:
         paper_order = {p: i for i, p in enumerate(PAPERS.values())}
         diff = diff.assign(_o=diff["group"].map(order), _p=diff["paper_name"].map(paper_order).fillna(99)) \
@@ -354,7 +449,7 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     groups_html = []
     for paper, prows in rows.groupby("paper_name", sort=False) if not rows.empty else []:
         t = totals(prows)
-        groups_html.append(f"<h3>{html.escape(paper)} <span class='muted'>({len(prows)} rows: {t['agrees']} agree)"
+        groups_html.append(f"<h3>{html.escape(paper)} <span class='muted'>({len(prows)} rows: {t['agrees']} reproduced)"
                            f"</span></h3>")
         for section, srows in prows.groupby("section", sort=False):
             st = totals(srows)
@@ -365,7 +460,7 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
                 f" <span class='s' style='background:{colours['not comparable']}'>{st['not comparable']} not comparable"
                 "</span>" if st["not comparable"] else "")
             groups_html.append(
-                f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} agree"
+                f"<details><summary>{html.escape(section)} <span class='c'>{len(srows)} rows, {st['agrees']} reproduced"
                 f"{', ' + str(st['paper only']) + ' paper only' if st['paper only'] else ''}</span>{badge}</summary>"
                 "<table><tr><th>item</th><th>paper</th>" + au_th + "<th>workbook</th><th>status</th><th>cause</th>"
                 "<th>nb</th></tr>"
@@ -396,14 +491,18 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>TrimTuner Workbook: what was reproduced ({html.escape(profile)})</title><style>{_CSS}</style></head><body>
 <h1>TrimTuner Workbook: what was reproduced</h1>
-<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks {'in this report ' if not_run else ''}ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows. {html.escape(settings_note)}</p>
-{partial}<div class="totals">{boxes}</div><div class="bar">{bar}</div>
-<p class="muted">A row <i>agrees</i> when the workbook's number, computed in this run from the authors' measurements,
-is within the row's stated rule of the number printed in the paper (the rules are explained <a href="#rules">below</a>).
-A row that <i>differs</i> names the cause that was measured, or says that none has been measured yet; a row is
-<i>not comparable</i> when this run used another setting than the paper (named in the row).
-<i>Input checks</i> (a paper's input beside an independent source) and <i>consistency checks</i> (a paper's own
-arithmetic recomputed) are no reproductions and are counted apart.</p>
+<p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks {'in this report ' if not_run else ''}ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows, each claim counted once. {html.escape(settings_note)}</p>
+{partial}<p class="lead"><b>{tot['agrees']} reproduced</b> of {n_rep} reproduction rows.</p>{boxes}<div class="bar">{bar}</div>
+<p class="muted">A reproduction row is <i>reproduced</i> when a method's result, computed in this run from the
+authors' measurements, is within the row's stated rule of the number printed in the paper (the rules are explained
+<a href="#rules">below</a>). A row that <i>differs</i> names the mechanism that was measured and its evidence file, or
+counts as <i>no mechanism measured yet</i>; a row is <i>not comparable</i> when this run used another setting than the
+paper (named in the row), and <i>too few runs</i> when it rests on fewer than 5 runs per compared arm.
+Checks are no reproduction of a method and are counted apart, each with what it found: <i>data checks</i> (a value
+read from the measurement tables: they check the data), <i>setup</i> (a setting the workbook chose itself),
+<i>input checks</i> (a paper's input beside an independent source), <i>consistency checks</i> (a paper's own
+arithmetic recomputed) and <i>timing</i> (times measured on this machine; <i>undetermined</i> when the interval
+crosses the row's band).</p>
 <h2>Figures and tables, by notebook</h2><div class="thumbs">{''.join(thumbs)}</div>
 <h2>Where the workbook and the papers differ</h2>{diff_html}
 <h2>Every row, by paper and section</h2>{''.join(groups_html) or '<p>(no comparison tables were written)</p>'}

@@ -9,6 +9,7 @@ summary table.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -21,24 +22,40 @@ COLUMNS = ["source", "item", "paper", "workbook", "authors", "agrees", "status",
 # columns existed gets them empty (:func:`_complete`).
 
 #: The statuses a row can have (``status`` column).
-#: ``agrees``: within the row's tolerance; ``differs``: outside it, ``cause`` names the measured cause
-#: (or says that none has been measured yet); ``not comparable``: the workbook's number comes from a
-#: setting that differs from the paper's, named in ``cause``; ``paper only``: no workbook value.
-#: Two kinds of row are no reproduction and are counted apart (:data:`CHECKS`): ``input check``: one of
-#: the paper's inputs (e.g. an instance's price) beside an independent source of the same quantity
-#: (``agrees`` says whether they match); ``consistency check``: the paper's own arithmetic recomputed
-#: from its own numbers.
-STATUSES = ("agrees", "differs", "not comparable", "paper only", "input check", "consistency check", "data check",
-            "setup", "timing")
+#: A *reproduction* row is a method's result computed here beside the paper's: ``agrees``: within the row's
+#: tolerance (the row is *reproduced*); ``differs``: outside it, ``cause`` names the measured mechanism and its
+#: evidence (:func:`names_mechanism`), or says that none has been measured yet; ``not comparable``: the
+#: workbook's number comes from a setting that differs from the paper's, named in ``cause``; ``too few runs``:
+#: computed from fewer than :data:`MIN_RUNS_PER_ARM` runs per compared arm, so its agreement or difference is
+#: no verdict (``agrees`` still records it); ``paper only``: no workbook value.
+#: The other kinds of row are no reproduction and are counted apart (:data:`CHECKS`), each still recording in
+#: ``agrees`` whether it matches: ``data check``: a value read (counted, filtered) from the measurement tables,
+#: which checks the data, not a method; ``setup``: a setting the workbook chose itself (e.g. its number of
+#: initial tests); ``input check``: one of the paper's inputs (e.g. an instance's price) beside an independent
+#: source of the same quantity; ``consistency check``: the paper's own arithmetic recomputed from its own
+#: numbers; ``timing``: a time measured on this machine (``agrees`` None: undetermined, its interval crosses
+#: the row's band).
+STATUSES = ("agrees", "differs", "not comparable", "too few runs", "paper only", "data check", "setup", "input check",
+            "consistency check", "timing")
+#: The statuses of reproduction rows (kind :data:`REPRODUCTION`).
+REPRODUCTION_STATUSES = ("agrees", "differs", "not comparable", "too few runs", "paper only")
 #: Row kind (``check`` key of :func:`comparison`) -> status.
-CHECKS = {"input": "input check", "consistency": "consistency check", "data": "data check", "setup": "setup",
+CHECKS = {"data": "data check", "setup": "setup", "input": "input check", "consistency": "consistency check",
           "timing": "timing"}
+#: The kind of a row that is no check: an independent computation of a method's result.
+REPRODUCTION = "reproduction"
+#: Below this many runs per compared arm (e.g. per beta level) a row's agreement is no verdict: ``too few runs``.
+MIN_RUNS_PER_ARM = 5
+#: Notebooks whose rows repeat other notebooks' rows (the tour recounts notebook 01-02's search space): a row
+#: they share with another notebook is counted under that notebook (:func:`deduplicate`, :func:`owner_of`).
+LINKING_NOTEBOOKS = ("00_tour",)
 NO_CAUSE_YET = "cause not measured yet"
 
 #: The sides a TrimTuner-DT row's difference from the paper can be on (``side`` column, :func:`side_of`).
 SIDE_WORKBOOK = "a deviation of the workbook from the authors' code"
 SIDE_BOTH = "the authors' public code does not produce the paper's value either"
 SIDE_UNDETERMINED = "undetermined"
+SIDE_OURS = "ours (a measured mechanism of this workbook's code)"
 
 
 def _key_value(v) -> str:
@@ -57,19 +74,30 @@ def _key_value(v) -> str:
 def deduplicate(df: pd.DataFrame) -> pd.DataFrame:
     """The rows with duplicates dropped: rows with the same source, item, paper and workbook value,
     written by several notebooks (the same item checked twice), are kept once, with every notebook
-    that wrote it listed in ``notebook`` (comma-separated). ``tt summary`` and the report count these."""
+    that wrote it listed in ``notebook`` (comma-separated), its owner first (:func:`owner_of`: a notebook of
+    :data:`LINKING_NOTEBOOKS` owns a row only when no other notebook wrote it). ``tt summary`` and the report
+    count these: each claim once."""
     if df.empty:
         return df
     df = df.copy()
     if "notebook" not in df.columns:
         df["notebook"] = ""
     df["notebook"] = df["notebook"].fillna("").astype(str)
+    # a linking notebook's copy of a row goes last: the row kept, and the first notebook listed, is its owner's
+    df = df.assign(_link=df["notebook"].isin(LINKING_NOTEBOOKS)).sort_values("_link", kind="stable").drop(columns="_link")
     df["_k"] = list(zip(df["source"].astype(str), df["item"].astype(str), df["paper"].map(_key_value),
                         df["workbook"].map(_key_value)))
     notebooks = df.groupby("_k", sort=False)["notebook"].agg(lambda s: ", ".join(dict.fromkeys(x for x in s if x)))
     df = df.drop_duplicates("_k").copy()
     df["notebook"] = df["_k"].map(notebooks)
     return df.drop(columns="_k").reset_index(drop=True)
+
+
+def owner_of(notebooks) -> str:
+    """The notebook a de-duplicated row is counted under: the first of its ``notebook`` list (""), which
+    :func:`deduplicate` makes a notebook that is not a linking one whenever there is one."""
+    names = [n.strip() for n in str(notebooks or "").split(",") if n.strip()]
+    return names[0] if names else ""
 
 
 def agree(paper, workbook, rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | None = None) -> bool | None:
@@ -110,17 +138,28 @@ def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | N
     return "within " + " or ".join(parts) if parts else "exact"
 
 
-def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = "") -> tuple[str, str]:
+def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = "",
+              runs_per_arm: int | None = None) -> tuple[str, str]:
     """``(status, cause)`` of a row from its computed agreement and what the notebook measured.
 
-    ``check`` (a key of :data:`CHECKS`) makes the row an input or consistency check whatever its
-    agreement. ``not_comparable`` (the setting that differs from the paper's) takes precedence over
-    agreement: a number computed under another setting neither agrees nor differs. A disagreeing row
-    without a ``cause`` says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
+    ``check`` (a key of :data:`CHECKS`) makes the row a check of that kind whatever its agreement (which the
+    row still records). ``runs_per_arm`` below :data:`MIN_RUNS_PER_ARM` makes a reproduction row ``too few
+    runs``: neither its agreement nor its difference is a verdict (a setting that differs is added to the
+    cause). ``not_comparable`` (the setting that differs from the paper's) takes precedence over agreement: a
+    number computed under another setting neither agrees nor differs. A disagreeing row without a ``cause``
+    says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
     if check:
         if check not in CHECKS:
             raise ValueError(f"unknown row kind {check!r}; known: {list(CHECKS)}")
         return CHECKS[check], str(cause or "")
+    if runs_per_arm is not None and not (isinstance(runs_per_arm, float) and math.isnan(runs_per_arm)) \
+            and int(runs_per_arm) < MIN_RUNS_PER_ARM:
+        text = (f"{int(runs_per_arm)} runs per arm: a verdict needs at least {MIN_RUNS_PER_ARM} (with fewer, a test "
+                "finds no significant difference almost whatever the truth, and an ordering of means rests on a "
+                "handful of runs)")
+        extra = "; ".join(x for x in (f"another setting too: {not_comparable}" if not_comparable else "",
+                                      str(cause or "")) if x)
+        return "too few runs", text + (f"; {extra}" if extra else "")
     if not_comparable:
         return "not comparable", str(not_comparable)
     if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
@@ -130,8 +169,81 @@ def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = ""
     return "differs", str(cause or NO_CAUSE_YET)
 
 
+def kind_of(status: str) -> str:
+    """The kind of a row from its status: :data:`REPRODUCTION` or a key of :data:`CHECKS`.
+
+    Examples
+    --------
+    >>> kind_of("agrees"), kind_of("too few runs"), kind_of("data check"), kind_of("timing")
+    ('reproduction', 'reproduction', 'data', 'timing')
+    """
+    for key, st in CHECKS.items():
+        if status == st:
+            return key
+    return REPRODUCTION
+
+
+def check_outcome(agrees, workbook=None) -> str:
+    """What a check row found: ``"agree"``, ``"differ"``, ``"undetermined"`` (a value whose agreement could not
+    be decided, e.g. a timing interval across its band) or ``"no value"`` (no workbook value).
+
+    Examples
+    --------
+    >>> check_outcome(True), check_outcome("False"), check_outcome(None, 1.3), check_outcome(float("nan"))
+    ('agree', 'differ', 'undetermined', 'no value')
+    """
+    if agrees in (True, "True"):
+        return "agree"
+    if agrees in (False, "False"):
+        return "differ"
+    missing = workbook is None or (isinstance(workbook, float) and math.isnan(workbook)) or str(workbook) == ""
+    return "no value" if missing else "undetermined"
+
+
+#: Words that make a cause a mechanism (how the difference arises), not only a label or a pointer to a file.
+_MECHANISM_WORDS = re.compile(
+    r"\b(because|so|since|hence|thus|therefore|which|whose|while|until|when|where|only|instead|rather|than|"
+    r"makes?|gives?|gave|decides?|favou?rs?|means|leads?|drives?|needs?|buys|charges?|costs?|pays?|spends?|"
+    r"returns?|computes?|maximises?|evaluates?|draws?|picks?|chooses|runs?|tests?|keeps?|sit|ties?|bring|reach|"
+    r"break|falls?|divides?|outrank|exceeds?|uses?|depends?|implies|imply|moves?)\b", re.I)
+#: An evidence reference: a file the notebooks write (a CSV, a figure) or a notebook's table or section.
+_EVIDENCE = re.compile(r"[\w\-/.]+\.(?:csv|png|json)\b|\bnotebook \d\d\b|\btable '[^']+' of notebook\b", re.I)
+
+
+def names_mechanism(cause) -> tuple[bool, str]:
+    """Whether a differing row's ``cause`` is a measured mechanism with its evidence: ``(ok, why not)``.
+
+    A cause must (1) name its evidence: a file the notebooks write (``*.csv``, ``*.png``, ``*.json``) or a
+    notebook's table or section ("table 'time' of notebook 16"); (2) hold, outside that reference and its
+    parentheses, a sentence of at least eight words that says how the difference arises (a verb of a mechanism:
+    *gives*, *costs*, *draws ... until*, *so*, *because*, ...), not a label ("the measurements' costs") or a
+    pointer alone ("measured in x.csv (cost columns)"). :data:`NO_CAUSE_YET` and an empty cause name none.
+
+    Examples
+    --------
+    >>> names_mechanism("measured in spottune_fig7_revpred.csv (cost columns)")[0]
+    False
+    >>> names_mechanism("the initial sampling draws until $5 is spent, so $5 buys 24 tests (budget.csv)")[0]
+    True
+    """
+    text = "" if cause is None or (isinstance(cause, float) and math.isnan(cause)) else str(cause).strip()
+    if not text or text == NO_CAUSE_YET:
+        return False, "no cause"
+    if not _EVIDENCE.search(text):
+        return False, "no evidence file or notebook section named"
+    rest = _EVIDENCE.sub(" ", text)
+    while re.search(r"\([^()]*\)", rest):
+        rest = re.sub(r"\([^()]*\)", " ", rest)
+    words = re.findall(r"[A-Za-z][A-Za-z'\-]*", rest)
+    if len(words) < 8:
+        return False, "only a pointer or a label: no sentence beside the evidence"
+    if not _MECHANISM_WORDS.search(rest):
+        return False, "no mechanism: the text says what differs, not how it arises"
+    return True, ""
+
+
 def side_of(agrees, authors_agrees, workbook_matches_authors=None, deviation: str = "", outside: str = "",
-            missing: str = "") -> str:
+            missing: str = "", ours: str = "") -> str:
     """Which side the difference of a TrimTuner-DT row from the paper is on, from the numbers.
 
     ``agrees``: the workbook's value against the paper's (the row's rule); ``authors_agrees``: the value of the
@@ -139,22 +251,27 @@ def side_of(agrees, authors_agrees, workbook_matches_authors=None, deviation: st
     the workbook's value against the authors' code's, same rule. ``deviation`` names what the workbook does
     differently from the authors' code; ``outside`` names a part of the row the authors' repository does not
     hold (e.g. "EIc is not in the authors' repository"): the authors' value then mixes their code with the
-    workbook's, and only its agreement with the paper can tell the side. ``missing``: why there is no value of
+    workbook's: shown, it decides no side. ``missing``: why there is no value of
     the authors' code. ``""`` when the workbook's value does not differ from the paper's.
 
+    * part of the row is outside the authors' code (``outside``), or there is no value of it:
+      :data:`SIDE_UNDETERMINED`, whatever the mixed value gives (a side is assigned only from like-for-like
+      values: the same quantity from the workbook and from the authors' code);
     * the authors' code gives the paper's value and the workbook does not: :data:`SIDE_WORKBOOK`, named;
-    * neither gives it, and the row is entirely the authors' code: :data:`SIDE_BOTH`;
-    * neither gives it but part of the row is outside their code, or there is no value: :data:`SIDE_UNDETERMINED`.
+    * neither gives it, and the row is entirely the authors' code: :data:`SIDE_BOTH`.
     """
     if agrees not in (False, "False"):
         return ""
+    if ours:
+        return f"{SIDE_OURS}: {ours}"
     if authors_agrees is None:
         return f"{SIDE_UNDETERMINED}: " + (missing or outside or "no value of the authors' code")
+    if outside:  # a side is assigned only from like-for-like values
+        gives = "gives" if authors_agrees in (True, "True") else "does not give"
+        return (f"{SIDE_UNDETERMINED}: {outside}; a value that mixes the workbook's code with the authors' decides "
+                f"no side (the mixed value {gives} the paper's value)")
     if authors_agrees in (True, "True"):
         return f"{SIDE_WORKBOOK}: {deviation or 'not named yet'}"
-    if outside:
-        return (f"{SIDE_UNDETERMINED}: {outside}, and with it the authors' code does not give the paper's value "
-                f"either")
     if workbook_matches_authors in (True, "True"):
         return f"{SIDE_BOTH} (the workbook's value agrees with it)"
     return f"{SIDE_BOTH}; the workbook differs from it too" + (f" ({deviation})" if deviation else "")
@@ -164,21 +281,31 @@ def comparison(rows: list[dict]) -> pd.DataFrame:
     """Build a comparison table from dicts with keys ``source, item, paper, workbook`` and optional
     ``rel_tol``, ``abs_tol``, ``factor``, ``note``, ``cause`` (the measured cause of a difference,
     naming the figure/table that shows the evidence), ``not_comparable`` (the setting that differs
-    from the paper's) and ``check`` (``"input"`` or ``"consistency"``: a row that is no reproduction,
-    :data:`CHECKS`). ``agrees`` and ``status`` are computed, never given.
+    from the paper's), ``check`` (a key of :data:`CHECKS`: a row that is no reproduction) and ``runs_per_arm``
+    (the fewest runs behind one compared arm: below :data:`MIN_RUNS_PER_ARM` the row is ``too few runs``).
+    ``agrees`` and ``status`` are computed; only a check row may give its agreement itself, as ``agrees`` or
+    ``verdict`` (e.g. a timing row read from an interval: None when the interval crosses its band, undetermined).
 
     A TrimTuner-DT row carries the key ``authors``: the same quantity from the authors' public code (None when
-    there is none), with optional ``deviation``, ``outside`` and ``missing`` (:func:`side_of`); its ``side`` is
-    computed from the three values under the row's rule. Rows without the key have an empty ``side``."""
+    there is none), with optional ``deviation``, ``outside``, ``missing`` and ``ours`` (:func:`side_of`); its
+    ``side`` is computed from the three values under the row's rule. Rows without the key have an empty ``side``."""
     out = []
     for r in rows:
         tol = (r.get("rel_tol", 0.0), r.get("abs_tol", 0.0), r.get("factor"))
         agrees = agree(r.get("paper"), r.get("workbook"), *tol)
-        status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""), r.get("check", ""))
+        given = [k for k in ("agrees", "verdict") if k in r]
+        if given:
+            if not r.get("check"):
+                raise ValueError(f"row {r['item']!r}: only a check row may give its own agreement ({given[0]}); "
+                                 "a reproduction row's is computed from its values")
+            v = r[given[0]]
+            agrees = None if v is None or (isinstance(v, float) and math.isnan(v)) else v in (True, "True")
+        status, cause = status_of(agrees, r.get("cause", ""), r.get("not_comparable", ""), r.get("check", ""),
+                                  r.get("runs_per_arm"))
         side = ""
-        if "authors" in r and not r.get("check"):
+        if "authors" in r and status != "too few runs":
             side = side_of(agrees, agree(r.get("paper"), r["authors"], *tol), agree(r["authors"], r.get("workbook"), *tol),
-                           r.get("deviation", ""), r.get("outside", ""), r.get("missing", ""))
+                           r.get("deviation", ""), r.get("outside", ""), r.get("missing", ""), r.get("ours", ""))
         out.append({
             "source": r["source"], "item": r["item"], "paper": r.get("paper"), "workbook": r.get("workbook"),
             "authors": r.get("authors"), "agrees": agrees, "status": status, "cause": cause, "side": side,
