@@ -199,7 +199,9 @@ runs
 # ## Paper vs workbook
 #
 # The tour itself reproduces no figure of the paper, but step 1 recounts the search space and the
-# affordable configurations, which must match the paper's text and Table II exactly.
+# affordable configurations, which must match the paper's text and Table II exactly. They are *data
+# checks* (values read from the measurements), the same rows as notebooks 01 and 02 write: the report
+# counts each once, under those notebooks.
 
 # %%
 summary = comparison(tour.comparison_rows(space))

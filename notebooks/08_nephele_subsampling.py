@@ -189,7 +189,10 @@ for name, bench in loaded.items():
 # ## Paper vs workbook
 #
 # Counts (and the optimum's size) must agree exactly; percentages and ratios agree when the
-# workbook's value rounds to the printed number. Statements are compared as booleans.
+# workbook's value rounds to the printed number. Statements are compared as booleans. Every row here
+# is a *data check*: a value read (filtered, counted) from the measurement tables, which checks that the
+# public data are the thesis' data, not that a method reproduces; the report counts them apart from
+# the reproductions.
 
 # %%
 statements = report.statement_rows(time_ranges, loaded, grid_accuracy_min)

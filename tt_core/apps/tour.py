@@ -472,4 +472,4 @@ def comparison_rows(space_step: TourStep) -> list[dict]:
             rows.append({"source": "TrimTuner Table II", "item": f"{label}: feasible configurations (count)",
                          "paper": pv.TABLE_II[net]["feasible"], "workbook": f["feasible"],
                          "note": f"cost <= ${pv.TABLE_II[net]['max_cost']:g} at s = 1"})
-    return rows
+    return [{**r, "check": "data"} for r in rows]

@@ -67,4 +67,4 @@ def table1_comparison_rows(benchmark: Benchmark | str | os.PathLike) -> list[dic
                       ("median_cost_increases_with_size", "median cost grows with the data-set size")):
         rows.append({"source": "TrimTuner §III (kernel assumption)", "item": f"{net}: {text} (statement)",
                      "paper": True, "workbook": facts[key]})
-    return rows
+    return [{**r, "check": "data"} for r in rows]

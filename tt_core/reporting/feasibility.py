@@ -99,7 +99,7 @@ def comparison_rows(table: pd.DataFrame, source: str) -> list[dict]:
             base = f[: -len("_pct")] if is_pct else f
             item = f"{r['network']}: {_LABELS.get(base, base)} ({'%' if is_pct else 'count'})"
             wb = None if wb is None or pd.isna(wb) else wb
-            row = {"source": source, "item": item, "paper": paper, "workbook": wb, "note": r["note"]}
+            row = {"source": source, "item": item, "paper": paper, "workbook": wb, "note": r["note"], "check": "data"}
             if is_pct:
                 row["abs_tol"] = pv.reported_tolerance(paper)
                 if wb is not None:

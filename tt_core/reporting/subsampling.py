@@ -85,7 +85,7 @@ def table6_2_comparison_rows(table: pd.DataFrame) -> list[dict]:
                 continue
             wb = None if wb is None or pd.isna(wb) else wb
             row = {"source": f"thesis {where}", "item": f"{r['network']}: {label} ({unit})",
-                   "paper": paper, "workbook": wb, "note": r["note"]}
+                   "paper": paper, "workbook": wb, "note": r["note"], "check": "data"}
             if unit in ("%", "x"):
                 row["abs_tol"] = pv.reported_tolerance(paper)
                 if wb is not None:
@@ -137,7 +137,7 @@ def crosstab_comparison_rows(comp: pd.DataFrame, network: str) -> list[dict]:
             "source": f"thesis {table}",
             "item": f"{network.upper()} {r['size']} vs full: {r['full_size_status']} at full, "
                     f"{r['subsampled_status']} at {r['size']} (count)",
-            "paper": int(r["paper"]), "workbook": int(r["workbook"]),
+            "paper": int(r["paper"]), "workbook": int(r["workbook"]), "check": "data",
         })
     return rows
 
@@ -158,7 +158,8 @@ def size_facts_comparison_rows(benchmark: Benchmark | str | os.PathLike) -> list
             continue
         wb = facts[fact]
         rows.append({"source": "thesis §6.3 text", "item": f"{bench.name.upper()}: {label} (%)", "paper": ref[key],
-                     "workbook": None if wb is None else round(wb, 4), "abs_tol": pv.reported_tolerance(ref[key])})
+                     "workbook": None if wb is None else round(wb, 4), "abs_tol": pv.reported_tolerance(ref[key]),
+                     "check": "data"})
     return rows
 
 
@@ -178,7 +179,7 @@ def statement_rows(time_ranges: dict, loaded: dict, grid_accuracy_min: float) ->
     from tt_core.analysis.subsampling import time_limit_floor
 
     ranges = [r for r in time_ranges.values() if r is not None]
-    rows = []
+    rows: list[dict] = []
     if ranges:
         rows += [
             {"source": "thesis §6.2 (Fig. 6.7)", "paper": True, "workbook": bool(min(r[0] for r in ranges) < 60),
@@ -191,4 +192,4 @@ def statement_rows(time_ranges: dict, loaded: dict, grid_accuracy_min: float) ->
                      "item": "CNN: time limit below which the full-size problem is infeasible (s)", "paper": 60,
                      "workbook": round(time_limit_floor(loaded["cnn"], grid_accuracy_min), 1), "rel_tol": 0.1,
                      "note": "thesis: 'approximately 60 seconds'; workbook at the lowest A_min of the grid"})
-    return rows
+    return [{**r, "check": "data"} for r in rows]
