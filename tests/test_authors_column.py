@@ -50,8 +50,11 @@ def test_side_by_hand():
     assert df["agrees"].tolist() == [False, False, False, False, False, True, False, False]
     assert df["side"].tolist() == [
         f"{SIDE_WORKBOOK}: {DEV}",
-        f"{SIDE_UNDETERMINED}: {EIC}, and with it the authors' code does not give the paper's value either",
-        f"{SIDE_WORKBOOK}: {DEV}",
+        # a value mixing our EIc with their DT decides no side, whether it gives the paper's value or not
+        f"{SIDE_UNDETERMINED}: {EIC}; a value that mixes the workbook's code with the authors' decides no side "
+        "(the mixed value does not give the paper's value)",
+        f"{SIDE_UNDETERMINED}: {EIC}; a value that mixes the workbook's code with the authors' decides no side "
+        "(the mixed value gives the paper's value)",
         f"{SIDE_BOTH} (the workbook's value agrees with it)",
         f"{SIDE_BOTH}; the workbook differs from it too ({DEV})",
         "",
@@ -104,7 +107,7 @@ def test_column_end_to_end(tmp_path):
     assert "a deviation of the workbook from the authors&#x27; code" in page
 
     doc = results_markdown(got, "quick")
-    assert "| nb | source | item | paper | authors' code | workbook | measured cause |" in doc
+    assert "| nb | source | item | paper | authors' code | workbook | measured mechanism (evidence) |" in doc
     assert "| 03 | TrimTuner Sec. IV-A | rnn: mean sub-sampling rate | 0.25 | 0.39 | 0.11 | side: " in doc
 
 
@@ -127,10 +130,11 @@ def test_fig1_rows_carry_the_authors_value():
          "mean_size_fraction": 0.41, "cost_per_bo_test": 0.0092}])
     df = comparison(fig1_rows(stats, steps, mix, authors=oracle))
     ratio, rate = df.iloc[0], df.iloc[1]
-    # EIc / DT: 0.0046 / 0.0023 = 2 here (10 / 2 = 5 > 2: differs); 0.0046 / 0.0089 = 0.517 with their DT
-    # (10 / 0.517 = 19 > 2): both differ and EIc is not theirs -> undetermined
-    assert math.isclose(ratio["workbook"], 2.0) and math.isclose(ratio["authors"], 0.0046 / 0.0089)
-    assert ratio["side"].startswith(SIDE_UNDETERMINED + ": EIc is not in the authors' repository")
+    # EIc / DT: 0.0046 / 0.0023 = 2 here (10 / 2 = 5 > 2: differs). EIc is not in the authors' code, so there is no
+    # like-for-like value: no authors' value, side undetermined; the mixed 0.0046 / 0.0089 = 0.517 only in the note
+    assert math.isclose(ratio["workbook"], 2.0) and pd.isna(ratio["authors"])
+    assert ratio["side"].startswith(SIDE_UNDETERMINED + ": no like-for-like value: EIc is not in the authors' repository")
+    assert "the workbook's EIc over the authors' TrimTuner-DT per BO test gives 0.5 (mixed sources" in ratio["note"]
     # sub-sampling: 0.25 / 0.11 = 2.27 > 2 differs; 0.39 / 0.25 = 1.56 agrees -> the workbook's deviation
     assert rate["authors"] == 0.39 and rate["side"].startswith(SIDE_WORKBOOK)
     assert "0.11 ($0.0023 each) here, 0.39 ($0.0089) with the authors' code" in rate["side"]
@@ -141,7 +145,8 @@ def test_fig1_rows_carry_the_authors_value():
     assert old["side"].tolist() == ["", ""] and old["cause"].iloc[1] == rate["cause"]
     # an empty oracle: the authors' code did not run, said as such
     none = comparison(fig1_rows(stats, steps, mix, authors=pd.DataFrame(columns=["benchmark", "residue"])))
-    assert none["side"].tolist() == [f"{SIDE_UNDETERMINED}: the authors' code was not run here"] * 2
+    assert none["side"].iloc[0].startswith(f"{SIDE_UNDETERMINED}: no like-for-like value")
+    assert none["side"].iloc[1] == f"{SIDE_UNDETERMINED}: the authors' code was not run here"
 
 
 def test_fig4_rows_side_by_hand():
@@ -181,11 +186,12 @@ def test_fig2_rows_side_by_hand():
     assert pd.isna(time["authors"])
     assert time["side"] == f"{SIDE_UNDETERMINED}: the authors' TrimTuner-DT mean curve never reaches the target " \
                            "(fig2_savings_authors_code.csv)"
-    # had their DT reached it at $0.012 (0.6 / 0.012 = 50, within 2 of 50.3), the side would be the workbook's
+    # had their DT reached it at $0.012 (0.6 / 0.012 = 50, within 2 of 50.3), the mixed value (our EIc over their DT)
+    # would give the paper's, yet it still decides no side: a side comes only from like-for-like values
     df2 = comparison(fig2_rows(ours, pd.DataFrame(), bars, 10, authors_sav=theirs.assign(cost_method=0.012,
                                                                                          cost_ratio=50.0)))
     c2 = df2["side"].iloc[0]  # the cost row
-    assert c2.startswith(SIDE_WORKBOOK) and "$0.0600 here, $0.0120 with the authors' code" in c2
+    assert c2.startswith(SIDE_UNDETERMINED + ": EIc is not in the authors'") and "(the mixed value gives the paper's" in c2
 
 
 def test_dt_rows_without_an_authors_value_say_undetermined():
@@ -198,11 +204,16 @@ def test_dt_rows_without_an_authors_value_say_undetermined():
                        for s, m in (("trimtuner-gp", 1.0), ("trimtuner-dt", 0.5), ("fabolas", 1.0), ("eic", 0.05))])
     t4 = pd.DataFrame(columns=["heuristic", "optimizer", "setting", "median_s", "x CEA 10%", "paper x CEA 10%"])
     rows = comparison(comparison_rows(t3, t4)).set_index("item")
-    # GP / DT = 1.0 / 0.5 = 2, the paper's 13x is 6.5x away (> 2): differs; DT / EIc = 10, the paper's
-    # 'almost on par' ratio is within 2 of 1 only: differs; both have no value of the authors' code
+    # timing rows without repeated measurements: no interval, so undetermined (agrees None) and no side
     for item in ("RNN: recommendation time trimtuner-gp / trimtuner-dt", "RNN: recommendation time trimtuner-dt / eic"):
-        assert rows.loc[item, "status"] == "differs"
-        assert rows.loc[item, "side"] == f"{SIDE_UNDETERMINED}: {NO_AUTHORS_TIMES}"
+        assert rows.loc[item, "status"] == "timing" and rows.loc[item, "agrees"] is None
+        assert rows.loc[item, "side"] == ""
+    # GP / DT = 1.0 / 0.5 = 2, the paper's 13x is 6.5x away (> 2): a differing Table III DT row has no value of
+    # the authors' code, so its side is undetermined
+    gp_dt = {"source": "TrimTuner Table III", "item": "RNN: recommendation time trimtuner-gp / trimtuner-dt",
+             "paper": 13.0, "workbook": 2.0, "factor": 2.0, "check": "timing", "verdict": False}
+    assert comparison([dt_row_without_authors(gp_dt, NO_AUTHORS_TIMES)])["side"].iloc[0] == \
+        f"{SIDE_UNDETERMINED}: {NO_AUTHORS_TIMES}"
     assert rows.loc["RNN: recommendation time fabolas / eic", "side"] == ""
     fig3 = comparison([dt_row_without_authors({"source": "TrimTuner Fig. 3", "item": "RNN trimtuner-dt: x",
                                                "paper": 2.0, "workbook": 0.5, "factor": 2.0}, NO_AUTHORS_FILTERS),

@@ -102,3 +102,55 @@ def test_fig3_median_cause_by_hand():
     assert fig3_median_cause(1.87, 9, 10, "DIRECT", False, 1.42, 7.0, "search of the acquisition: x") == \
         "search of the acquisition: x"
     assert fig3_median_cause(4.0, 9, 10, "DIRECT", False, 1.42, 7.0, "search") == ""
+
+
+def test_table_iv_dt_rows_are_ours_and_other_dt_rows_undetermined():
+    """A Table IV ratio of TrimTuner-DT is decided by this workbook's exact branch-and-bound argmax: side ours."""
+    from tt_core.reporting.summary import SIDE_OURS, SIDE_UNDETERMINED
+
+    t4 = {"source": "TrimTuner Table IV", "item": "RNN trimtuner-dt: DIRECT (10%) / CEA (10%) time", "paper": 1.53,
+          "workbook": 12.74, "factor": 2.0}          # 12.74 / 1.53 = 8.3 > 2: differs
+    t3 = {"source": "TrimTuner Table III", "item": "RNN: recommendation time trimtuner-dt / eic", "paper": 1.16,
+          "workbook": 0.34, "factor": 2.0}           # 1.16 / 0.34 = 3.4 > 2: differs
+    df = comparison([tf.dt_row_without_authors(t4, tf.NO_AUTHORS_TIMES),
+                     tf.dt_row_without_authors({**t4, "workbook": 2.0}, tf.NO_AUTHORS_TIMES),   # 1.3x: agrees
+                     tf.dt_row_without_authors(t3, tf.NO_AUTHORS_TIMES),
+                     tf.dt_row_without_authors({**t4, "check": "timing", "verdict": None}, tf.NO_AUTHORS_TIMES)])
+    assert df["side"].iloc[0] == f"{SIDE_OURS}: {tf.TABLE_IV_DT_MECHANISM}"
+    assert "branch-and-bound" in df["side"].iloc[0] and "bench_recommend.csv" in df["side"].iloc[0]
+    assert df["side"].iloc[1] == ""
+    assert df["side"].iloc[2] == f"{SIDE_UNDETERMINED}: {tf.NO_AUTHORS_TIMES}"
+    assert df["side"].iloc[3] == "" and df["status"].iloc[3] == "timing"   # an undetermined timing row takes no side
+
+
+def test_fig4_rows_from_three_runs_a_level_are_no_verdict():
+    trend = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "best_level": "no filter",
+                           "spearman_rho": 0.4, "spearman_p": 0.2, "welch_p": 0.6, "no_filter_minus_beta10": 0.01,
+                           "runs_per_level": 3}])
+    boot = pd.DataFrame(columns=["benchmark", "optimizer", "ordering", "evidence"])
+    df = comparison(tf.fig4_rows(trend, boot))
+    # all three claims hold here (no filter best, rho > 0, Welch p = 0.6), yet 3 runs a level decide nothing
+    assert df["agrees"].tolist() == [True, True, True]
+    assert df["status"].tolist() == ["too few runs"] * 3
+    assert all(c.startswith("3 runs per arm: a verdict needs at least 5") for c in df["cause"])
+    assert all("; another setting too: 3 runs per level (paper: 10)" in c for c in df["cause"])
+    ten = comparison(tf.fig4_rows(trend.assign(runs_per_level=10), boot))
+    assert ten["status"].tolist() == ["agrees"] * 3
+
+
+def test_the_paper_curves_give_their_own_per_network_ratios():
+    """Fig. 1's text: EIc/USD tests cost 2.4x TrimTuner-DT's 'on average over three networks'; the paper's own curves
+    step $0.0651 / $0.0409 (CNN), $0.0098 / $0.0081 (RNN), $0.0074 / $0.0237 (MLP) per test."""
+    from tt_core.data import paper_figures as pf
+
+    steps = tf.paper_step_costs(pf.paper_curves("fig1")).set_index(["benchmark", "optimizer"])
+    text = tf.paper_curve_ratios_text(steps, "eic-usd", "EIc-USD")
+    assert text == ("the text calls its 2.4 an average over three networks, but the paper's own curves give "
+                    "EIc-USD / TrimTuner-DT 1.6 (CNN), 1.2 (RNN), 0.3 (MLP): mean 1.0, not 2.4")
+    hand = pd.DataFrame([{"benchmark": "cnn", "optimizer": "eic", "step_cost": 0.3},
+                         {"benchmark": "cnn", "optimizer": "trimtuner-dt", "step_cost": 0.05},
+                         {"benchmark": "mlp", "optimizer": "trimtuner-dt", "step_cost": 0.02}]).set_index(
+        ["benchmark", "optimizer"])
+    assert tf.paper_curve_ratios_text(hand, "eic", "EIc") == (
+        "the text calls its 10 an average over three networks, but the paper's own curves give EIc / TrimTuner-DT "
+        "6.0 (CNN) (no EIc step on the MLP)")
