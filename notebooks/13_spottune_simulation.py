@@ -347,7 +347,7 @@ causes = {
     "st07_cheapest": "measured: cheapest approach per workload (mean of its job sets) in spottune_fig7_revpred.csv: "
                      + ", ".join(f"{r.workload}: {r.approach}" for r in ordering.itertuples()
                                  if r.approach != G.REFERENCE),
-    "st1_cheaper_than_cheapest": "measured in spottune_fig7_revpred.csv (cost columns)",
+    "st1_cheaper_than_cheapest": report.refund_cause(main_per),
     "jct_between_baselines": "measured in spottune_fig7_revpred.csv (jct_h columns)",
     "pcr_st07_highest": "measured in spottune_fig7_revpred.csv (pcr columns)",
     "pcr_st1_above_singles": "measured in spottune_fig7_revpred.csv (pcr columns)",

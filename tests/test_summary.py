@@ -80,3 +80,139 @@ def test_input_and_consistency_checks_are_their_own_statuses():
     assert df["cause"].tolist()[1] == "the paper prints 0.33"
     with pytest.raises(ValueError, match="unknown row kind"):
         comparison([{"source": "s", "item": "x", "paper": 1, "workbook": 1, "check": "sanity"}])
+
+
+def test_every_kind_of_row_has_its_status_and_still_records_its_match():
+    from tt_core.reporting.summary import check_outcome, kind_of
+
+    df = comparison([
+        {"source": "s", "item": "a count in the measurements", "paper": 288, "workbook": 288, "check": "data"},
+        {"source": "s", "item": "a count that differs", "paper": 178, "workbook": 177, "check": "data"},
+        {"source": "s", "item": "initial tests the workbook set", "paper": 4, "workbook": 4, "check": "setup"},
+        # a timing row whose interval crosses its band: its agreement is given, None (undetermined)
+        {"source": "s", "item": "time ratio", "paper": 1.16, "workbook": 0.34, "factor": 2.0, "check": "timing",
+         "agrees": None},
+        # a timing row read from an interval inside the band, though its point value is outside it
+        {"source": "s", "item": "time ratio 2", "paper": 1.0, "workbook": 2.5, "factor": 2.0, "check": "timing",
+         "verdict": True},
+    ])
+    assert df["status"].tolist() == ["data check", "data check", "setup", "timing", "timing"]
+    assert df["agrees"].tolist() == [True, False, True, None, True]
+    assert [kind_of(s) for s in df["status"]] == ["data", "data", "setup", "timing", "timing"]
+    assert [check_outcome(a, w) for a, w in zip(df["agrees"], df["workbook"])] == [
+        "agree", "differ", "agree", "undetermined", "agree"]
+    assert kind_of("agrees") == kind_of("differs") == kind_of("too few runs") == "reproduction"
+    # a reproduction row's agreement is computed, never given
+    with pytest.raises(ValueError, match="only a check row may give its own agreement"):
+        comparison([{"source": "s", "item": "x", "paper": 1, "workbook": 3, "agrees": True}])
+
+
+def test_fewer_than_five_runs_per_arm_is_no_verdict():
+    df = comparison([
+        # Welch's test on 3 runs a level finds no significant degradation: agreement, but no verdict
+        {"source": "Fig. 4", "item": "no degradation, 3 runs", "paper": True, "workbook": True, "runs_per_arm": 3},
+        {"source": "Fig. 4", "item": "best level, 3 runs, other setting", "paper": True, "workbook": False,
+         "runs_per_arm": 3, "not_comparable": "CNN (the paper's is the RNN)", "cause": "ordering in 40% (boot.csv)"},
+        {"source": "Fig. 4", "item": "no degradation, 5 runs", "paper": True, "workbook": True, "runs_per_arm": 5},
+        {"source": "Fig. 4", "item": "no degradation, 10 runs", "paper": True, "workbook": False, "runs_per_arm": 10},
+    ])
+    assert df["status"].tolist() == ["too few runs", "too few runs", "agrees", "differs"]
+    assert df["agrees"].tolist() == [True, False, True, False]          # still recorded
+    assert df["cause"].iloc[0].startswith("3 runs per arm: a verdict needs at least 5")
+    assert "another setting too: CNN (the paper's is the RNN); ordering in 40% (boot.csv)" in df["cause"].iloc[1]
+
+
+@pytest.mark.parametrize("cause, ok", [
+    # the restatement and the pointers the workbook used to print
+    ("the measurements' costs (table6_1_budget_check.csv)", False),
+    ("measured in spottune_fig7_revpred.csv (cost columns)", False),
+    ("measured in spottune_fig7_revpred.csv (jct_h columns)", False),
+    # a sentence without its evidence
+    ("the initial sampling charged in full costs more with sub-sampling on these measurements "
+     "(row 'initial-sampling cost reduction')", False),
+    # a long sentence that says only what differs
+    ("the value here is 24 and the thesis' value is 8 for the CNN network at the full size (table6_1.csv)", False),
+    ("cause not measured yet", False), ("", False), (None, False),
+    # mechanisms with their evidence
+    ("the initial sampling draws full-size configurations uniformly until B_init = $5 is spent, so its count is "
+     "B_init over the mean cost of a test (table6_1_budget_check.csv)", True),
+    ("after the initial sampling FABOLAS runs 64% of its tests at the smallest size, Fabulinus 20% (table 'sizes' "
+     "of notebook 16): both share the initial sampling, so the BO tests' sizes decide", True),
+])
+def test_a_cause_names_a_mechanism_and_its_evidence(cause, ok):
+    from tt_core.reporting.summary import names_mechanism
+
+    assert names_mechanism(cause)[0] is ok
+
+
+def test_the_causes_the_workbook_writes_name_a_mechanism():
+    """The rewritten causes of thesis Table 6.1 and of SpotTune's theta = 1 vs cheapest pass the rule."""
+    import pandas as pd
+
+    from tt_core.reporting.nephele import table_6_1_rows
+    from tt_core.reporting.summary import names_mechanism
+    from tt_core.spot.report import refund_cause
+
+    # SpotTune (θ=1.0) vs Single-Spot (cheapest) on one workload of two job sets (weights 1/2 each):
+    # usage 0.30 and 0.50 -> 0.40; cheapest 0.20 and 0.20 -> 0.20 (2.00x); refunded 10% and 30% -> 20%;
+    # cost 0.27 and 0.35 -> 0.31 against 0.20: the refunds do not make up for the dearer usage
+    per = pd.DataFrame([
+        {"job_set": "sklearn/lor#1", "approach": "spottune-1", "cost": 0.27, "usage": 0.30, "refunded_share": 0.1,
+         "free_step_share": 0.05},
+        {"job_set": "sklearn/lor#2", "approach": "spottune-1", "cost": 0.35, "usage": 0.50, "refunded_share": 0.3,
+         "free_step_share": 0.15},
+        {"job_set": "sklearn/lor#1", "approach": "single-cheapest", "cost": 0.20, "usage": 0.20, "refunded_share": 0.0,
+         "free_step_share": 0.0},
+        {"job_set": "sklearn/lor#2", "approach": "single-cheapest", "cost": 0.20, "usage": 0.20, "refunded_share": 0.0,
+         "free_step_share": 0.0},
+    ])
+    text = refund_cause(per)
+    assert ("SpotTune (θ=1.0)'s usage is worth $0.400 per job set, 2.00x Single-Spot (cheapest)'s $0.200, and refunds "
+            "return 20% of it (10% of its steps free) against 0% for Single-Spot (cheapest), leaving $0.310 against "
+            "$0.200, so its refunds do not make up for its dearer usage") in text
+    assert names_mechanism(text)[0]
+    assert refund_cause(per[per["approach"] == "spottune-1"]) == ""
+
+    # thesis Table 6.1 (CNN: B_init $5, 8 full-size samples): a full-size test costs $0.209 here, $5 buys 23.9
+    # draws (24 measured), the thesis' 8 need $0.625 each, 2.99x
+    runs = pd.DataFrame([{"benchmark": "cnn", "optimizer": "lynceus", "horizon": 0, "seed": seed, "phase": "init", "iteration": i,
+                          "charged_cost": 0.2} for seed in (1, 2) for i in range(24)])
+    check = pd.DataFrame([{"benchmark": "cnn", "expected_samples_full_size": 23.9, "mean_cost_full_size": 0.209,
+                           "expected_samples_all_sizes": 41.1, "mean_cost_all_sizes": 0.122}])
+    rows = table_6_1_rows(runs, {("cnn", "lynceus"): 288}, check)
+    assert [r["workbook"] for r in rows] == [24.0, round(100 * 24 / 288, 2)]
+    for r in rows:
+        assert names_mechanism(r["cause"])[0]
+        assert ("draws full-size configurations uniformly until B_init = $5 is spent, so its count is B_init over the "
+                "mean cost of a test; a full-size CNN test costs $0.209 on average in the public measurements, which "
+                "buys 23.9 draws (measured 24.0), while the thesis' 8 need $0.625 per test, 3.0x") in r["cause"]
+
+
+def test_the_tours_rows_are_notebook_01_02_rows_counted_there(tmp_path):
+    """The tour recounts the search space (288 configurations, 1440 points) and Table II's affordable
+    configurations: data checks, the same claims as notebooks 01-02 write, so the report counts each once,
+    under those notebooks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tt_core.apps import tour
+    from tt_core.data.benchmarks import load_benchmark
+    from tt_core.reporting import dataset, feasibility
+    from tt_core.reporting.report import card_counts, notebook_card, tidy
+    from tt_core.reporting.summary import collect, save_comparison
+
+    save_comparison(comparison(tour.comparison_rows(tour.search_space(["cnn", "rnn"]))), "00_tour", tmp_path)
+    save_comparison(comparison([r for b in ("cnn", "rnn") for r in dataset.table1_comparison_rows(load_benchmark(b))]),
+                    "01_dataset_analysis", tmp_path)
+    save_comparison(comparison(feasibility.comparison_rows(feasibility.table2(), "TrimTuner Table II")),
+                    "02_table2_feasibility", tmp_path)
+    every = collect(tmp_path)
+    tour_rows = every[every["notebook"] == "00_tour"]
+    assert len(tour_rows) == 6 and set(tour_rows["status"]) == {"data check"}
+    assert tour_rows["workbook"].astype(int).tolist() == [288, 1440, 111, 288, 1440, 178]   # Table II: 111 / 178
+    rows = tidy(every)
+    assert len(rows) == len(every) - 6                      # each of the tour's claims once
+    assert card_counts(rows, "00_tour")["linked"] == 6 and sum(card_counts(rows, "00_tour").values()) == 6
+    assert notebook_card(rows, "00_tour") == ("6 rows: 6 counted under 01_dataset_analysis, 02_table2_feasibility "
+                                              "(the same claims)")
+    assert set(rows["group"]) <= {"data check", "paper only"} and (rows["group"] == "agrees").sum() == 0

@@ -177,6 +177,45 @@ def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
             for key in ("jct_fastest_over_st07", "jct_cheapest_over_st07")]
 
 
+def refund_cause(per, approach: str = "spottune-1", baseline: str = "single-cheapest",
+                 evidence: str = "spottune_fig7_revpred.csv") -> str:
+    """The measured mechanism of ``approach``'s cost against ``baseline``'s (§IV-B1's "SpotTune (θ=1.0) is cheaper
+    than Single-Spot (cheapest)"), from :func:`tt_core.spot.grids.per_job_set` rows (seed means per job set).
+
+    A run's cost is its instances' usage (what their running time is worth at the spot prices) minus the
+    refunds of revoked instances: the text gives both approaches' usage, refunded share and free steps, means
+    over workloads (:func:`tt_core.spot.grids.job_set_weights`), and says whether the refunds make up for a
+    dearer usage. "" when a column or an approach is missing."""
+    import numpy as np
+
+    from tt_core.spot.grids import job_set_weights
+
+    need = {"job_set", "approach", "cost", "usage", "refunded_share", "free_step_share"}
+    if per is None or not need <= set(per.columns) or not {approach, baseline} <= set(per["approach"]):
+        return ""
+    w = per.pivot_table(index="job_set", columns="approach", values=sorted(need - {"job_set", "approach"}))
+    w = w[w[("cost", approach)].notna() & w[("cost", baseline)].notna()]
+    if w.empty:
+        return ""
+    wt = job_set_weights(list(w.index))
+
+    def avg(col, a):
+        return float(np.sum(w[(col, a)].to_numpy(float) * wt))
+
+    c1, cb, u1, ub = avg("cost", approach), avg("cost", baseline), avg("usage", approach), avg("usage", baseline)
+    name = {"spottune-1": "SpotTune (θ=1.0)", "spottune-0.7": "SpotTune (θ=0.7)", "single-cheapest":
+            "Single-Spot (cheapest)", "single-fastest": "Single-Spot (fastest)"}
+    a_name, b_name = name.get(approach, approach), name.get(baseline, baseline)
+    verdict = ("so its refunds do not make up for its dearer usage" if c1 >= cb and u1 > ub else
+               "so its refunds are too small to bring it below the baseline" if c1 >= cb else
+               "so it is the cheaper one")
+    return (f"a run pays its instances' usage at the spot prices minus the refunds of revoked instances: {a_name}'s "
+            f"usage is worth ${u1:.3f} per job set, {u1 / ub:.2f}x {b_name}'s ${ub:.3f}, and refunds return "
+            f"{100 * avg('refunded_share', approach):.0f}% of it ({100 * avg('free_step_share', approach):.0f}% of its "
+            f"steps free) against {100 * avg('refunded_share', baseline):.0f}% for {b_name}, leaving ${c1:.3f} against "
+            f"${cb:.3f}, {verdict} (means over workloads; usage, refunded_share, free_step_share and cost in {evidence})")
+
+
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True,
                not_comparable: dict | None = None, holds: dict | None = None, reading: str = "",
                keys=None) -> list[dict]:
