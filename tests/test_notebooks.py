@@ -27,12 +27,13 @@ NOTEBOOKS: dict[str, list[str]] = {
     ],
     "02_table2_feasibility": ["table2.csv", "table7_1.csv", "fig_table2_cost_accuracy.png"],
     "03_fig1_accuracy_vs_cost": ["fig1_accuracy_vs_cost.png", "fig1_accuracy_vs_cost.csv", "fig1_exploration_stats.csv",
-                                 "fig1_size_mix.csv", "fig1_authors_code_variants.csv"],
+                                 "fig1_size_mix.csv", "fig1_authors_code_variants.csv", "fig1_per_test_costs.csv"],
     "04_fig2_savings": ["fig2a_time_savings.png", "fig2b_cost_savings.png", "fig2_time_to_target.csv", "fig2_savings.csv",
                         "fig2_mean_curve.csv", "fig2_readings.csv", "fig2_mean_curve_savings.png",
                         "fig2_initial_design_hits.csv"],
     "05_fig3_filters": ["fig3_filters.png", "fig3_filters.csv", "fig3_filters_summary.csv", "fig3_savings.csv"],
-    "06_tables3_4_recommendation_time": ["table3.csv", "table4.csv", "table34_targets.csv", "bench_recommend.csv"],
+    "06_tables3_4_recommendation_time": ["table3.csv", "table4.csv", "table34_targets.csv", "bench_recommend.csv",
+                                         "table34_cpu_wall.csv"],
     "07_fig4_beta": ["fig4_beta.png", "fig4_beta.csv", "fig4_beta_summary.csv", "fig4_beta_trend.csv"],
     "08_nephele_subsampling": [
         "table6_2.csv", "table6_3.csv", "table6_4.csv", "fig_table6_3.png", "fig_table6_4.png",
@@ -42,6 +43,7 @@ NOTEBOOKS: dict[str, list[str]] = {
     "09_nephele_optimizer": [
         "fig6_10_cnn.png", "fig6_11_rnn.png", "fig6_13_lookahead.png", "fig6_10_6_11_curves.csv", "table6_1.csv",
         "nephele_reach.csv", "table_lookahead.csv", "table_lookahead_wall_time.csv", "nephele_shared_start.csv",
+        "nephele_random_budget.csv",
     ],
     "10_explorer": ["explorer.png", "explorer_half_limit.png"],
     "11_your_own_job": ["own_job_runs.png", "own_job_runs.csv"],

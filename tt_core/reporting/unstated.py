@@ -137,3 +137,178 @@ def settings_note(values: dict[str, float | None], verdict: Callable[[float], bo
     if missing:
         text += f" (not run here: {', '.join(missing)})"
     return text
+
+
+# ------------------------------------------------------------------------------------------------
+# TrimTuner Fig. 1 (notebook 03): which TrimTuner, and whether the initial design is counted
+# ------------------------------------------------------------------------------------------------
+#: The per-test cost the paper's Fig. 1 text quotes does not say which TrimTuner (DT or GP) nor whether
+#: the initial design's tests are counted; the row uses TrimTuner-DT's BO tests.
+FIG1_CURRENT = "TrimTuner-DT, BO tests"
+_FIG1_LABEL = {"trimtuner-dt": "TrimTuner-DT", "trimtuner-gp": "TrimTuner-GP"}
+_COUNTED = {"BO tests": ("bo",), "all tests": ("init", "bo")}
+
+
+def per_test_costs(runs, max_sizes: dict | None = None):
+    """Per benchmark, optimiser and counting (``BO tests``: after the initial design, as Fig. 1's rows;
+    ``all tests``: the initial design's tests counted too): the mean cost of one test and the mean size
+    fraction of the tests, over every run's tests (``runs``: trajectories with ``phase``, ``cost``, ``size``)."""
+    import pandas as pd
+
+    rows = []
+    for (bench, opt), rv in runs.groupby(["benchmark", "optimizer"], sort=False):
+        smax = (max_sizes or {}).get(bench, rv["size"].max())
+        for counted, phases in _COUNTED.items():
+            t = rv[rv["phase"].isin(phases)]
+            rows.append({"benchmark": bench, "optimizer": opt, "counted": counted, "tests": len(t),
+                         "cost_per_test": float(t["cost"].mean()) if len(t) else float("nan"),
+                         "mean_s": float((t["size"] / smax).mean()) if len(t) else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def fig1_settings_notes(rows: list[dict], costs) -> list[dict]:
+    """Fig. 1's rows (:func:`tt_core.reporting.trimtuner_figs.fig1_rows`) with the unstated settings named:
+    every cost-per-test ratio and sub-sampling rate recomputed with TrimTuner-GP instead of -DT and with the
+    initial design's tests counted (:func:`per_test_costs`), the verdict under each (the row's own rule)
+    and which settings flip it (:func:`settings_note`); and every factor row's verdict at 1.5x beside its
+    own (:func:`with_tolerance_note`). Settings whose runs are not here (TrimTuner-GP outside the paper
+    profile) are named as not run."""
+    import re
+
+    from tt_core.reporting.summary import agree
+
+    c = costs.set_index(["benchmark", "optimizer", "counted"])
+
+    def get(bench, opt, counted, col):
+        key = (bench, opt, counted)
+        return float(c.loc[key, col]) if key in c.index and np.isfinite(c.loc[key, col]) else None
+
+    out = []
+    for row in rows:
+        row = dict(row)
+        m_cost = re.match(r"^(\w+): cost per test, (EIc|EIc-USD) / TrimTuner-DT$", str(row.get("item", "")))
+        m_rate = re.match(r"^(\w+): mean sub-sampling rate of TrimTuner-DT tests$", str(row.get("item", "")))
+        values = {}
+        if m_cost:
+            bench, base = m_cost.group(1), {"EIc": "eic", "EIc-USD": "eic-usd"}[m_cost.group(2)]
+            for opt in ("trimtuner-dt", "trimtuner-gp"):
+                for counted in _COUNTED:
+                    b, t = get(bench, base, counted, "cost_per_test"), get(bench, opt, counted, "cost_per_test")
+                    values[f"{_FIG1_LABEL[opt]}, {counted}"] = b / t if b is not None and t else None
+        elif m_rate:
+            bench = m_rate.group(1)
+            for opt in ("trimtuner-dt", "trimtuner-gp"):
+                for counted in _COUNTED:
+                    values[f"{_FIG1_LABEL[opt]}, {counted}"] = get(bench, opt, counted, "mean_s")
+        if values and values.get(FIG1_CURRENT) is not None:
+            tol = (row.get("rel_tol", 0.0), row.get("abs_tol", 0.0), row.get("factor"))
+            text = settings_note(values, lambda v: agree(row.get("paper"), v, *tol), FIG1_CURRENT)
+            if text:
+                row["note"] = f"{row.get('note') or ''}; {text} (fig1_per_test_costs.csv)".lstrip("; ")
+        out.append(with_tolerance_note(row))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# TrimTuner Fig. 4 (notebook 07): the authors' dH residue model
+# ------------------------------------------------------------------------------------------------
+#: The residue models of the authors' code (:mod:`tt_core.experiments.authors`): their dH is a rounding
+#: residue, so a run needs a model of it; the paper states none (it ran on its own machine's last bits).
+RESIDUES = ("empirical", "pos", "zero", "neg")
+
+
+def residue_trends(runs, benchmarks: dict):
+    """:func:`tt_core.analysis.studies.beta_trend` of the authors' runs per dH residue model (``runs``: the
+    authors' beta-study runs, labelled by :func:`tt_core.analysis.studies.label_runs` and scored, with a
+    ``residue`` column), with ``residue`` and ``seeds`` (the seeds behind it) columns."""
+    import pandas as pd
+
+    from tt_core.analysis import studies as study
+
+    frames = []
+    for res, g in runs.groupby("residue", sort=False):
+        t = study.beta_trend(study.run_metrics(g, benchmarks), value="mean_accuracy_c")
+        frames.append(t.assign(residue=res, seeds=", ".join(str(s) for s in sorted(g["seed"].unique()))))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["benchmark", "residue"])
+
+
+def fig4_residue_notes(rows: list[dict], trends) -> list[dict]:
+    """Fig. 4's rows (:func:`tt_core.reporting.trimtuner_figs.fig4_rows`) with the authors' code's answer under
+    each dH residue model (:func:`residue_trends`, the same seeds for every model) and the models that flip
+    it, in the note; rows of a network without such runs are unchanged."""
+    from tt_core.reporting.trimtuner_figs import _fig4_claims
+
+    out = []
+    for row in rows:
+        row = dict(row)
+        net, _, claim = str(row.get("item", "")).partition(": ")
+        t = trends[trends["benchmark"].astype(str).str.upper() == net] if len(trends) else trends
+        if len(t) and t["residue"].nunique() > 1:
+            t = t.set_index("residue")
+            answers = {res: _fig4_claims(t.loc[res]).get(claim) for res in RESIDUES if res in t.index}
+            if any(v is not None for v in answers.values()):
+                rho = {res: float(t.loc[res, "spearman_rho"]) for res in answers}
+                base = answers.get("empirical")
+                each = "; ".join(f"{res} {verdict_word(v)}"
+                                 + (f" (rho = {rho[res]:+.2f})" if "rho" in claim and np.isfinite(rho[res]) else "")
+                                 for res, v in answers.items())
+                flips = [res for res, v in answers.items() if res != "empirical" and v is not base]
+                seeds = str(t["seeds"].iloc[0])
+                text = (f"the authors' code under its unstated dH residue model (seed(s) {seeds}, "
+                        f"{int(t['runs_per_level'].min())} run(s) per beta; claim holds = agrees): {each}; "
+                        + (f"its answer flips under: {', '.join(flips)}" if flips else "its answer holds under every model")
+                        + " (fig4_authors_code_residues.csv)")
+                row["note"] = f"{row.get('note') or ''}; {text}".lstrip("; ")
+        out.append(row)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Thesis §6.4 (notebook 09): random search's exploration budget
+# ------------------------------------------------------------------------------------------------
+RANDOM_CNO_ITEM = "CNN: random search's final CNO (ratio)"
+
+
+def random_budget_curve(df, benchmark: str = "cnn", q: float = 90.0, n_grid: int = 200):
+    """Random search's final CNO had its exploration budget B been each point of a grid: the p``q`` over
+    seeds of the CNO after spending at most B (a random-search run stopped at B is the start of a longer
+    one), on ``n_grid`` geometric points from the cheapest first test to the budget the runs had. Columns
+    ``budget``, ``cno``."""
+    import pandas as pd
+
+    from tt_core.analysis.nephele import curve_at_cost
+
+    d = df[(df["benchmark"] == benchmark) & (df["optimizer"] == "random")]
+    if "horizon" in d.columns:
+        d = d[d["horizon"] == 0]
+    if d.empty:
+        return pd.DataFrame(columns=["budget", "cno"])
+    first = d.sort_values("iteration").groupby("seed")["cumulative_cost"].first().max()
+    grid = np.geomspace(float(first), float(d["budget"].max()), n_grid)
+    c = curve_at_cost(d, grid, q)
+    return pd.DataFrame({"budget": grid, "cno": c["cno"].to_numpy(float)})
+
+
+def random_budget_notes(rows: list[dict], curve) -> list[dict]:
+    """The thesis' "random search's final CNO" row with the range of exploration budgets (a setting the
+    thesis does not state) under which its verdict holds (:func:`range_note`, the row's own rule, the
+    value rounded as the row's), from :func:`random_budget_curve`."""
+    from tt_core.reporting.summary import agree
+
+    out = []
+    for row in rows:
+        row = dict(row)
+        if row.get("item") == RANDOM_CNO_ITEM and len(curve):
+            xs = curve["budget"].to_numpy(float)
+            tol = (row.get("rel_tol", 0.0), row.get("abs_tol", 0.0), row.get("factor"))
+            ok = [agree(row.get("paper"), round(v, 2), *tol) if np.isfinite(v) else None for v in curve["cno"]]
+            text = range_note(xs, ok, "random's exploration budget B (unstated in the thesis)", fmt="${:.2f}",
+                              current=float(xs[-1]))
+            row["note"] = f"{row.get('note') or ''}; {text} (nephele_random_budget.csv)".lstrip("; ")
+        out.append(row)
+    return out
+
+
+def with_tolerance_notes(rows: list[dict], other: float = ALT_FACTOR) -> list[dict]:
+    """:func:`with_tolerance_note` of every row (factor rows get the verdict at ``other`` beside their own)."""
+    return [with_tolerance_note(r, other) for r in rows]
