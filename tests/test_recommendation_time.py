@@ -190,6 +190,9 @@ def test_timing_rows_get_the_interval_verdict_not_the_point_one():
     assert "trimtuner-dt 2 s CPU / 4 s wall" in row["note"] and "load average 0.50-0.50" in row["note"]
     table = rt.timing_comparison([row])
     assert table.iloc[0]["agrees"] is None and table.iloc[0]["status"] == "timing"
+    from tt_core.reporting.summary import comparison
+
+    assert comparison([row]).iloc[0]["agrees"] is None  # the summary reads the row's verdict too
     # without the noisy repeat, the interval is the point 2 (inside the band) and the row agrees
     quiet = _timed({("trimtuner-dt", 8): [2.0] * 3, ("eic", 8): [1.0] * 3,
                     ("trimtuner-dt", 20): [2.0] * 3, ("eic", 20): [1.0] * 3})
