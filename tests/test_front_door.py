@@ -348,3 +348,21 @@ def test_a_parser_built_for_one_command_helps_and_parses_that_command_as_the_ful
                 node = next(a for a in node._actions if isinstance(a, argparse._SubParsersAction)).choices[word]
             assert node.format_help() == parser.format_help(), path
     assert cli.build_parser().format_help() == full.format_help()  # no state is left behind
+
+
+def test_tt_summary_leads_with_reproduced_and_counts_the_kinds_apart(tmp_path, capsys):
+    save_comparison(pd_concat_rows(), "03_fig1", tmp_path)
+    assert cli.main(["summary", "--figures", str(tmp_path)]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("1 reproduced of 6 reproduction rows (1 differ, with a measured mechanism, 2 differ, no "
+                          "mechanism measured yet, 1 not comparable, 1 paper only); checks, counted apart: 1 data check "
+                          "(1 agree), 1 input check (1 differ)")
+    assert cli.main(["summary", "--figures", str(tmp_path), "--grep", "feasible"]) == 0
+    assert capsys.readouterr().err.strip().startswith("0 reproduced of 0 reproduction rows; checks, counted apart: "
+                                                      "1 data check (1 agree)")
+
+
+def pd_concat_rows():
+    import pandas as pd
+
+    return pd.concat([_rows(), _check_row()], ignore_index=True)

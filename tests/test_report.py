@@ -76,7 +76,7 @@ def test_tidy_dedupes_across_notebooks_and_groups(tmp_path):
         "eic: initial tests (count)": "agree", "rnn: cost per test, EIc / TrimTuner-DT": ""}
     assert headline(rows) == (
         "1 reproduced of 7 reproduction rows (1 differ, with a measured mechanism, 2 differ, no mechanism measured "
-        "yet, 1 not comparable, 1 too few runs, 1 paper only); checks, counted apart: 1 data checks (1 agree), "
+        "yet, 1 not comparable, 1 too few runs, 1 paper only); checks, counted apart: 1 data check (1 agree), "
         "1 setup (1 agree), 1 timing (1 undetermined)")
 
 

@@ -241,7 +241,11 @@ def headline(rows: pd.DataFrame) -> str:
     rest = [f"{tot[g]} {labels[g]}" for g in REPRODUCTION_GROUPS[1:] if tot[g]]
     line = f"{tot['agrees']} reproduced of {n_rep} reproduction rows" + (f" ({', '.join(rest)})" if rest else "")
     found = check_findings(rows)
-    checks = [f"{tot[g]} {labels[g]}" + (f" ({_findings_text(found[g])})" if _findings_text(found[g]) else "")
+
+    def one(n, label):
+        return label[:-1] if n == 1 and label.endswith("checks") else label
+
+    checks = [f"{tot[g]} {one(tot[g], labels[g])}" + (f" ({_findings_text(found[g])})" if _findings_text(found[g]) else "")
               for g in CHECK_GROUPS if tot[g]]
     return line + (f"; checks, counted apart: {', '.join(checks)}" if checks else "")
 
