@@ -216,3 +216,21 @@ def test_the_tours_rows_are_notebook_01_02_rows_counted_there(tmp_path):
     assert notebook_card(rows, "00_tour") == ("6 rows: 6 counted under 01_dataset_analysis, 02_table2_feasibility "
                                               "(the same claims)")
     assert set(rows["group"]) <= {"data check", "paper only"} and (rows["group"] == "agrees").sum() == 0
+
+
+def test_spottune_pcr_cause_decomposes_the_ratio_by_hand():
+    """PCR = 1 / (JCT x cost): SpotTune (θ=1.0) costs 0.5 vs 0.4 (1.25x) and takes 2 h vs 4 h (0.50x) of Single-Spot
+    (cheapest): PCR 1 / 1.0 = 1.0 vs 1 / 1.6 = 0.625, a ratio 1.60 = 1 / (1.25 x 0.5)."""
+    import pandas as pd
+
+    from tt_core.reporting.summary import names_mechanism
+    from tt_core.spot.report import pcr_cause
+
+    per = pd.DataFrame([{"job_set": "sklearn/svm#1", "approach": a, "cost": c, "jct_h": j, "pcr": 1 / (c * j)}
+                        for a, c, j in (("spottune-1", 0.5, 2.0), ("single-cheapest", 0.4, 4.0),
+                                        ("single-fastest", 1.0, 1.0))])
+    text = pcr_cause(per)
+    assert ("against Single-Spot (cheapest) its jobs cost 1.25x and take 0.50x as long, so its PCR is 1.60x theirs; "
+            "against Single-Spot (fastest) its jobs cost 0.50x and take 2.00x as long, so its PCR is 1.00x theirs") in text
+    assert names_mechanism(text)[0]
+    assert pcr_cause(per.drop(columns="jct_h")) == ""

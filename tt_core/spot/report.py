@@ -216,6 +216,38 @@ def refund_cause(per, approach: str = "spottune-1", baseline: str = "single-chea
             f"${cb:.3f}, {verdict} (means over workloads; usage, refunded_share, free_step_share and cost in {evidence})")
 
 
+def pcr_cause(per, approach: str = "spottune-1", baselines=("single-cheapest", "single-fastest"),
+              evidence: str = "spottune_fig7_revpred.csv") -> str:
+    """The mechanism of ``approach``'s PCR against each baseline (§IV-B1's "SpotTune (θ=1.0) has a higher PCR than
+    both Single-Spot baselines"): PCR = 1 / (JCT x cost), so its ratio is the baseline's cost over the approach's
+    times the baseline's JCT over the approach's; the text gives both factors and the PCR ratio, means over
+    workloads of the per-job-set ratios (:func:`tt_core.spot.grids.job_set_weights`). "" when a column or an
+    approach is missing."""
+    import numpy as np
+
+    from tt_core.spot.grids import job_set_weights
+
+    need = {"job_set", "approach", "cost", "jct_h", "pcr"}
+    if per is None or not need <= set(per.columns) or not {approach, *baselines} <= set(per["approach"]):
+        return ""
+    w = per.pivot_table(index="job_set", columns="approach", values=["cost", "jct_h", "pcr"]).dropna()
+    if w.empty:
+        return ""
+    wt = job_set_weights(list(w.index))
+    name = {"spottune-1": "SpotTune (θ=1.0)", "spottune-0.7": "SpotTune (θ=0.7)", "single-cheapest":
+            "Single-Spot (cheapest)", "single-fastest": "Single-Spot (fastest)"}
+    parts = []
+    for b in baselines:
+        c = float(np.sum((w[("cost", approach)] / w[("cost", b)]).to_numpy(float) * wt))
+        j = float(np.sum((w[("jct_h", approach)] / w[("jct_h", b)]).to_numpy(float) * wt))
+        r = float(np.sum((w[("pcr", approach)] / w[("pcr", b)]).to_numpy(float) * wt))
+        parts.append(f"against {name.get(b, b)} its jobs cost {c:.2f}x and take {j:.2f}x as long, so its PCR is "
+                     f"{r:.2f}x theirs")
+    return (f"PCR is 1 / (JCT x cost), so {name.get(approach, approach)}'s PCR ratio is the product of the inverse "
+            f"cost and JCT ratios: " + "; ".join(parts)
+            + f" (means over workloads of per-job-set ratios; cost, jct_h and pcr in {evidence})")
+
+
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True,
                not_comparable: dict | None = None, holds: dict | None = None, reading: str = "",
                keys=None) -> list[dict]:
