@@ -366,3 +366,16 @@ def pd_concat_rows():
     import pandas as pd
 
     return pd.concat([_rows(), _check_row()], ignore_index=True)
+
+
+def test_results_doc_says_which_causes_name_no_mechanism():
+    from tt_core.reporting.docs import results_markdown
+
+    rows = comparison([{"source": "SpotTune claims", "item": "JCT between the baselines", "paper": True,
+                        "workbook": False, "cause": "measured in spottune_fig7_revpred.csv (jct_h columns)"},
+                       {"source": "S", "item": "no cause", "paper": 1.0, "workbook": 3.0}]).assign(notebook="13_spot")
+    doc = results_markdown(rows, "quick")
+    assert ("| 13 | SpotTune claims | JCT between the baselines | yes | no | (no mechanism named yet: only a pointer "
+            "or a label: no sentence beside the evidence) measured in spottune_fig7_revpred.csv (jct_h columns) |") in doc
+    assert "| 13 | S | no cause | 1.0 | 3.0 | cause not measured yet |" in doc
+    assert "- 0 differ, with a measured mechanism\n- 2 differ, no mechanism measured yet\n" in doc

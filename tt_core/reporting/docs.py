@@ -61,7 +61,12 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     """The generated part of ``docs/results.md`` (between :data:`BEGIN` and :data:`END`)."""
     from tt_core.reporting.report import (CHECK_GROUPS, GROUPS, REPRODUCTION_GROUPS, check_findings, notebook_card, tidy,
                                           totals)
-    from tt_core.reporting.summary import has_authors
+    from tt_core.reporting.summary import NO_CAUSE_YET, has_authors, names_mechanism
+
+    def raw_cause(r) -> str:
+        """The row's cause without the side :func:`tidy` put in front of it."""
+        text, side = str(r["cause"]), str(r.get("side", "") or "")
+        return text[len(f"side: {side}. "):] if side and text.startswith(f"side: {side}. ") else text
 
     rows = tidy(summary)
     tot = totals(rows)
@@ -100,9 +105,12 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
                     "| --- | --- | --- | --- | --- | --- |" + (" --- |" if au else "")])
         for _, r in sub.iterrows():
             nbs = ", ".join(s.strip()[:2] for s in str(r["notebook"]).split(",") if s.strip())
+            cause = str(r["cause"])
+            if r["group"] == "differs (cause not measured yet)" and NO_CAUSE_YET not in cause:
+                cause = f"(no mechanism named yet: {names_mechanism(raw_cause(r))[1]}) {cause}"
             out.append(f"| {nbs} | {_cell(r['source'])} | {_cell(r['item'])} | {_cell(r['paper_text'])} | "
                        + (f"{_cell(r['authors_text'])} | " if au else "")
-                       + f"{_cell(r['workbook_text'])} | {_cell(r['cause'])} |")
+                       + f"{_cell(r['workbook_text'])} | {_cell(cause)} |")
 
     if rows.empty:
         out += ["", "No paper-vs-workbook rows were written."]
