@@ -31,9 +31,9 @@ def test_holds_ranges_and_range_note_by_hand():
     ok = [True, True, False, None, True, False]
     assert us.holds_ranges(xs, ok) == [(1.0, 2.0), (5.0, 5.0)]
     text = us.range_note(xs, ok, "B", fmt="${:g}", current=6.0)
-    # the verdict changes at 3 (True -> False), 4 (False -> None), 5 (None -> True) and 6 (True -> False)
-    assert text == ("holds for B in [$1, $2] and [$5, $5] (grid $1 to $6, 6 points); flips at $3, $4, $5, $6; "
-                    "this row: $6")
+    # decided points: 1 T, 2 T, 3 F, 5 T, 6 F -> flips at 3 (T -> F), 5 (F -> T) and 6 (T -> F); 4 has no verdict
+    assert text == ("holds for B in [$1, $2] and [$5, $5] (grid $1 to $6, 6 points); flips at $3, $5, $6; "
+                    "no verdict at 1 grid point(s), $4 to $4; this row: $6")
     assert us.range_note([1.0, 2.0], [True, True], "B") == "holds for B in [1, 2] (grid 1 to 2, 2 points); never flips on the grid"
     assert us.range_note([1.0, 2.0], [False, False], "B").startswith("holds for B in no value")
     with pytest.raises(ValueError, match="ascending"):
@@ -129,6 +129,8 @@ def test_random_budget_range_by_hand():
     df = pd.DataFrame([{"benchmark": "cnn", "optimizer": "random", "horizon": 0, "seed": 1, "iteration": i,
                         "cumulative_cost": c, "cno": v, "budget": 8.0}
                        for i, (c, v) in enumerate(((1.0, 20.0), (2.0, 8.0), (4.0, 4.9), (8.0, 3.0)))])
+    other_runs = df.assign(optimizer="nephele", cno=1.0)  # other optimisers and horizons are left out
+    df = pd.concat([df, other_runs, df.assign(horizon=1, cno=1.0)], ignore_index=True)
     curve = us.random_budget_curve(df, n_grid=4)
     assert list(curve["budget"]) == pytest.approx([1.0, 2.0, 4.0, 8.0]) and list(curve["cno"]) == [20.0, 8.0, 4.9, 3.0]
     rows = [{"item": us.RANDOM_CNO_ITEM, "paper": 10, "workbook": 3.0, "rel_tol": 0.5, "note": "n"}, {"item": "other"}]

@@ -95,16 +95,21 @@ def range_note(xs: Sequence[float], ok: Sequence[bool | None], name: str, fmt: s
                current: float | None = None) -> str:
     """``"holds for <name> in [a, b] (grid c..d); flips at e"`` from a verdict per grid point.
 
-    The flips are the grid points where the verdict changes (the first point of the new verdict);
-    ``current``: the value the row uses, named when given. "" for an empty grid."""
+    The flips are the grid points where the verdict turns from agrees to differs or back (the first point of
+    the new verdict; points without a verdict, None, are skipped and counted apart); ``current``: the value the
+    row uses, named when given. "" for an empty grid."""
     if not len(xs):
         return ""
     f = fmt.format
     runs = holds_ranges(xs, ok)
     where = " and ".join(f"[{f(a)}, {f(b)}]" for a, b in runs) if runs else "no value"
-    flips = [f(xs[i]) for i in range(1, len(xs)) if ok[i] is not ok[i - 1]]
+    decided = [(x, v) for x, v in zip(xs, ok) if v is not None]
+    flips = [f(decided[i][0]) for i in range(1, len(decided)) if decided[i][1] is not decided[i - 1][1]]
     text = f"holds for {name} in {where} (grid {f(xs[0])} to {f(xs[-1])}, {len(xs)} points)"
     text += f"; flips at {', '.join(flips)}" if flips else "; never flips on the grid"
+    none = [x for x, v in zip(xs, ok) if v is None]
+    if none:
+        text += f"; no verdict at {len(none)} grid point(s), {f(none[0])} to {f(none[-1])}"
     if current is not None:
         text += f"; this row: {f(current)}"
     return text
@@ -272,8 +277,8 @@ RANDOM_CNO_ITEM = "CNN: random search's final CNO (ratio)"
 def random_budget_curve(df, benchmark: str = "cnn", q: float = 90.0, n_grid: int = 200):
     """Random search's final CNO had its exploration budget B been each point of a grid: the p``q`` over
     seeds of the CNO after spending at most B (a random-search run stopped at B is the start of a longer
-    one), on ``n_grid`` geometric points from the cheapest first test to the budget the runs had. Columns
-    ``budget``, ``cno``."""
+    one), on ``n_grid`` geometric points from the dearest first test of a seed to the budget the runs had
+    (below it some seed has no test: infinite CNO, no verdict). Columns ``budget``, ``cno``."""
     import pandas as pd
 
     from tt_core.analysis.nephele import curve_at_cost
