@@ -64,7 +64,7 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     from tt_core.reporting.summary import NO_CAUSE_YET, has_authors, names_mechanism
 
     def raw_cause(r) -> str:
-        """The row's cause without the side :func:`tidy` put in front of it."""
+        """The row's cause without the side :func:`tt_core.reporting.report.tidy` put in front of it."""
         text, side = str(r["cause"]), str(r.get("side", "") or "")
         return text[len(f"side: {side}. "):] if side and text.startswith(f"side: {side}. ") else text
 
