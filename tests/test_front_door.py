@@ -179,7 +179,7 @@ def test_results_doc_is_generated_from_a_report_folder(tmp_path):
     assert "| `09_neph` | 2 rows: 1 differs, 1 not comparable |" in text
     assert "| `02_table2` | 1 row: 1 data check |" in text
     assert "| `04_fig2` | 2 rows: 1 reproduced, 1 differs |" in text
-    assert "### Rows that differ, with their measured mechanism (3)" in text
+    assert "### Rows that differ, with their measured mechanism (or what it lacks) (3)" in text
     assert "### Rows that are not comparable or rest on too few runs (1)" in text
     assert "### Checks that do not match (0)" in text
     assert f"| 04 | TrimTuner Fig. 2b | cost saving vs EIc | 50 | 1.7 | {CAUSE} |" in text

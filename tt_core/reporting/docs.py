@@ -116,7 +116,7 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
         out += ["", "No paper-vs-workbook rows were written."]
     else:
         differ = rows[rows["group"].str.startswith("differs")]
-        table(differ, "Rows that differ, with their measured mechanism", "measured mechanism (evidence)")
+        table(differ, "Rows that differ, with their measured mechanism (or what it lacks)", "measured mechanism (evidence)")
         table(rows[rows["group"].isin(["not comparable", "too few runs"])],
               "Rows that are not comparable or rest on too few runs", "setting that differs, or runs per arm")
         table(rows[rows["found"] == "differ"], "Checks that do not match", "what the check found")
