@@ -1,5 +1,5 @@
 """``tt spot``: SpotTune (simulated hyper-parameter tuning on spot instances): ``simulate``, ``data list``,
-``curves``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
+``curves``, ``measure-step-times``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
 and ``tt bench revpred`` time it (:mod:`tt_core.cli.bench`)."""
 
 from __future__ import annotations
@@ -69,6 +69,21 @@ def add_parser(sub, only: str | None) -> None:
     cu.add_argument("--jobs", type=count("--jobs"), default=1, help="parallel workers, at most the CPUs")
     cu.add_argument("--force", action="store_true", help="train again even if cached")
     cu.set_defaults(func=cmd_spot_curves)
+    ms = ssub.add_parser("measure-step-times", help="time every training step again and write a new step-time table",
+                         description="Train every setting of the scikit-learn curves (quick and full) and of the staged "
+                                     "workload --repeats times with BLAS on one thread, and write the CPU seconds of "
+                                     "each step (median over the repeats) with the machine's conditions to --out. The "
+                                     "simulation never measures step times itself: it reads the shipped table "
+                                     "(tt_core/spot/step_times.csv), or the one named by TT_SPOT_STEP_TIMES. Best on "
+                                     "an idle machine; the quick profile takes seconds per repeat, the full one minutes.",
+                         examples="tt spot measure-step-times --out step_times.csv && "
+                                  "TT_SPOT_STEP_TIMES=step_times.csv tt spot curves --force")
+    ms.add_argument("--out", required=True, help="the new table (CSV); the shipped one is not changed unless named")
+    ms.add_argument("--profiles", nargs="+", choices=list(C.SIZES), help="curve profiles to time (default: all)")
+    ms.add_argument("--workloads", nargs="+", metavar="WORKLOAD",
+                    help="sklearn/<algorithm> or staged/staged-digits (default: all)")
+    ms.add_argument("--repeats", type=count("--repeats"), default=3, help="timings per step, median kept (default 3)")
+    ms.set_defaults(func=cmd_spot_measure_step_times)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
                          description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
                                      "--fit-days of a price trace and score them on the next --test-days (a "
@@ -167,6 +182,14 @@ def cmd_spot_data_list(args) -> int:
     rows.append({"data": f"scikit-learn learning curves ({', '.join(C.ALGORITHMS)})",
                  "status": f"{len(cached)} cached file(s)" if cached else "not generated yet (tt spot curves)",
                  "path": str(C.cache_root())})
+    from tt_core.spot import step_times as STT
+
+    table = STT.table_path()
+    cond = STT.conditions(table)
+    rows.append({"data": "step times of the scikit-learn and staged curves (measured once; tt spot measure-step-times)",
+                 "status": f"measured {cond.get('measured', '?')} on {cond.get('cpu', '?')}, {cond.get('repeats', '?')} "
+                           f"repeats" + ("" if table == STT.TABLE else f" ({STT.ENV})"),
+                 "path": str(table)})
     if args.json:
         print(json.dumps({"data": rows, "workloads": groups}, indent=2))
         return 0
@@ -190,6 +213,33 @@ def cmd_spot_curves(args) -> int:
         print(f"{name}: {df['setting'].nunique()} settings x {int(df.groupby('setting').size().max())} steps -> "
               f"{C.cache_path(name, args.profile, args.seed)}")
     print(f"{time.process_time() - c0:.1f} s CPU in this process")
+    return 0
+
+
+def cmd_spot_measure_step_times(args) -> int:
+    from pathlib import Path
+
+    from tt_core.spot import step_times as STT
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise ValueError(f"--out {args.out} is a folder: give the path of a CSV file, e.g. {out / 'step_times.csv'}")
+    if out.suffix.lower() != ".csv":
+        raise ValueError(f"--out {args.out}: the table is a CSV file; give a name ending in .csv")
+    known = STT.workloads()
+    names = {w for w, _ in known}
+    bad = [w for w in args.workloads or () if w not in names]
+    if bad:
+        raise ValueError(f"--workloads: unknown {bad[0]!r}; known: {' '.join(sorted(names))}")
+    which = [(w, p) for w, p in known if (not args.workloads or w in args.workloads)
+             and (p == STT.STAGED_PROFILE or not args.profiles or p in args.profiles)]
+    table, cond = STT.measure(which, repeats=args.repeats)
+    STT.write(table, cond, out)
+    for w, p in which:
+        t = table[(table["workload"] == w) & (table["profile"] == p)]
+        print(f"{w} ({p}): {t['setting'].nunique()} settings x {int(t['step'].max())} steps, median "
+              f"{t['seconds'].median() * 1e3:.3f} ms per step")
+    print(f"{len(table)} rows -> {out} ({cond['load']}); use it with {STT.ENV}={out}")
     return 0
 
 

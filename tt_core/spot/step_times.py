@@ -1,0 +1,218 @@
+"""Seconds per training step of the workloads trained here: one table, measured once and shipped.
+
+The scikit-learn curves (:mod:`tt_core.spot.curves`) and the staged workload (:mod:`tt_core.spot.staged`)
+train real models, but their step times are **not** taken from that training: CPU time on a shared
+machine moves with its load and its CPU (the same seed gave SpotTune costs 2.510 and 2.441 after the
+curves were trained again), so the step times would make the simulation's results a side effect of where
+and when the curves were generated. They come from ``step_times.csv`` beside this module instead: CPU
+seconds of every step (``time.process_time`` around the step's ``partial_fit``; gradient boosting's
+whole fit divided by its trees), the median over repeats, measured once by
+``tt spot measure-step-times`` with BLAS on one thread. The file's ``#`` header records the conditions
+(CPU, load, library versions, date, repeats); :func:`conditions` reads them.
+
+Only ratios between the settings of one workload matter to the simulation (each job set is scaled so
+that its median job takes ``reference_hours``; :func:`tt_core.spot.workloads.scaled_job_set`), and the
+per-step variation is what §IV-A5's check (:func:`tt_core.spot.overhead.step_time_cov`) reads.
+
+Re-measuring is an explicit command, never a side effect: ``tt spot measure-step-times --out FILE``
+writes a new table; to use it, set ``TT_SPOT_STEP_TIMES=FILE`` (or, in a checkout, write it over the
+shipped file and commit it). The table's sha256 is one of the settings of every cached curve file
+(:func:`identity`), so curves cached with other step times are recomputed.
+
+Columns: ``workload`` (``sklearn/<algorithm>`` or ``staged/staged-digits``), ``profile`` (the curve
+profile, ``quick`` or ``full``; ``default`` for the staged workload), ``setting`` (index in the
+workload's grid), ``step`` (1, 2, ...) and ``seconds``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data import entries
+from tt_core.data.io import shown
+from tt_core.spot.catalogue import SpotError
+
+#: The shipped table.
+TABLE = Path(__file__).with_name("step_times.csv")
+#: Environment variable naming a re-measured table to use instead of the shipped one.
+ENV = "TT_SPOT_STEP_TIMES"
+#: Version of the table's layout and of the rule "step times come from the table" (in cache settings).
+VERSION = 1
+COLUMNS = ("workload", "profile", "setting", "step", "seconds")
+#: The profile name of the staged workload (it has one size).
+STAGED_PROFILE = "default"
+
+_READ: dict = {}
+
+
+def table_path() -> Path:
+    """The table in use: ``$TT_SPOT_STEP_TIMES`` if set, else the shipped ``step_times.csv``."""
+    value = os.environ.get(ENV)
+    if value:
+        path = Path(value).expanduser()
+        if not path.is_file():
+            from tt_core.data.io import why_not_a_file
+
+            raise SpotError(f"{ENV}={value} {why_not_a_file(path)}: give a table written by "
+                            "`tt spot measure-step-times --out FILE`, or unset it to use the shipped one")
+        return path
+    return TABLE
+
+
+def identity() -> dict:
+    """What the step times of a cached curve file come from (part of its settings): the rule's version
+    and the table's sha256."""
+    path = table_path()
+    return {"source": "measured table", "v": VERSION, "sha256": entries.file_sha256(path)}
+
+
+def read(path: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The table (rows of :data:`COLUMNS`); read once per file version."""
+    path = Path(path) if path is not None else table_path()
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _READ:
+        try:
+            df = pd.read_csv(path, comment="#", dtype={"workload": str, "profile": str})
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise SpotError(f"{path}: not a step-time table ({str(exc).splitlines()[0]}); write one with "
+                            "`tt spot measure-step-times --out FILE`") from None
+        if list(df.columns) != list(COLUMNS):
+            raise SpotError(f"{path}: a step-time table has the columns {list(COLUMNS)}, got {list(df.columns)}")
+        v = pd.to_numeric(df["seconds"], errors="coerce")
+        if not (np.isfinite(v) & (v > 0)).all():
+            raise SpotError(f"{path}: every 'seconds' value must be a positive number")
+        _READ[key] = df
+    return _READ[key]
+
+
+def conditions(path: str | os.PathLike | None = None) -> dict:
+    """The conditions recorded in the table's ``# key: value`` header lines."""
+    out = {}
+    with open(path if path is not None else table_path(), encoding="utf-8") as fh:
+        for line in fh:
+            if not line.startswith("#"):
+                break
+            key, sep, value = line[1:].partition(":")
+            if sep:
+                out[key.strip()] = value.strip()
+    return out
+
+
+def seconds(workload: str, profile: str, settings: int, steps: int) -> np.ndarray:
+    """Seconds per step of a workload's settings, shape ``(settings, steps)``, from the table."""
+    path = table_path()
+    df = read(path)
+    rows = df[(df["workload"] == workload) & (df["profile"] == profile)]
+    out = np.full((settings, steps), np.nan)
+    s, k = rows["setting"].to_numpy(int), rows["step"].to_numpy(int)
+    keep = (s >= 0) & (s < settings) & (k >= 1) & (k <= steps)
+    out[s[keep], k[keep] - 1] = rows["seconds"].to_numpy(float)[keep]
+    if np.isnan(out).any():
+        have = f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"
+        raise SpotError(f"{path}: no step times for {shown(workload)} ({profile}) at {settings} settings x {steps} "
+                        f"steps (it has {have}); measure them with `tt spot measure-step-times --out FILE` and "
+                        f"set {ENV}=FILE")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Measuring (only by `tt spot measure-step-times`)
+# ------------------------------------------------------------------------------------------------
+def workloads() -> list[tuple[str, str]]:
+    """Every ``(workload, profile)`` the table holds."""
+    from tt_core.spot import curves as C, staged as ST
+
+    return [(f"sklearn/{n}", p) for p in C.SIZES for n in C.ALGORITHMS] + [(f"staged/{ST.NAME}", STAGED_PROFILE)]
+
+
+def _measure_one(workload: str, profile: str, repeats: int, seed: int) -> np.ndarray:
+    """``(repeats, settings, steps)`` CPU seconds of every step (the repeats interleaved over the settings)."""
+    from tt_core.spot import curves as C, staged as ST
+
+    if workload.startswith("staged/"):
+        data = ST._data(seed)
+        grid = ST.grid()
+        run = lambda hp: ST.train_curve(hp, seed, ST.EPOCHS, data)[1]  # noqa: E731
+    else:
+        name = workload.split("/", 1)[1]
+        size = C.SIZES[profile]
+        data = C._data(name, size, seed)
+        grid = C.grid(name)
+        run = lambda hp: C.train_curve(name, hp, size, seed, data)[1]  # noqa: E731
+    return np.array([[run(hp) for hp in grid] for _ in range(repeats)])
+
+
+def measure(which=None, repeats: int = 3, seed: int = 1, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Time every step of each ``(workload, profile)`` (default :func:`workloads`) ``repeats`` times with
+    BLAS on one thread; the table (median over the repeats per setting and step) and its conditions."""
+    import datetime
+    import platform
+
+    import scipy
+    import sklearn
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from tqdm.auto import tqdm
+
+    which = list(which or workloads())
+    known = workloads()
+    for w in which:
+        if tuple(w) not in known:
+            raise SpotError(f"no step-time workload {shown(w)}; known: {[f'{a} {b}' for a, b in known]}")
+    if not (isinstance(repeats, (int, np.integer)) and repeats >= 1):
+        raise SpotError(f"repeats must be a whole number >= 1, got {shown(repeats)}")
+    load0 = os.getloadavg()[0]
+    frames = []
+    with threadpool_limits(1):
+        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
+                if i.get("user_api") == "blas"]
+        for workload, profile in tqdm(which, desc="step times", unit="workload", disable=not progress):
+            secs = np.median(_measure_one(workload, profile, repeats, seed), axis=0)
+            n_set, n_step = secs.shape
+            frames.append(pd.DataFrame({"workload": workload, "profile": profile,
+                                        "setting": np.repeat(np.arange(n_set), n_step),
+                                        "step": np.tile(np.arange(1, n_step + 1), n_set),
+                                        "seconds": secs.ravel()}))
+    load1 = os.getloadavg()[0]
+    cond = {
+        "what": "CPU seconds per training step (time.process_time; gradient boosting: the fit over its trees), "
+                "median over the repeats",
+        "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+        "command": "tt spot measure-step-times",
+        "cpu": f"{_cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "load": f"1-minute load average {load0:.2f} before, {load1:.2f} after",
+        "repeats": str(repeats),
+        "seed": str(seed),
+        "threads": "BLAS and OpenMP limited to 1 thread",
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
+    }
+    return pd.concat(frames, ignore_index=True), cond
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or "unknown CPU"
+
+
+def write(df: pd.DataFrame, cond: dict, path: str | os.PathLike) -> Path:
+    """Write a table with its conditions as ``# key: value`` lines (atomic)."""
+    path = Path(path)
+    with entries.atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            for k, v in cond.items():
+                fh.write(f"# {k}: {v}\n")
+            df.to_csv(fh, index=False, float_format="%.4g", lineterminator="\n")
+    return path
