@@ -2,7 +2,8 @@
 
 The paper's data sets (Epsilon, YearPredictionMSD, CIFAR-10) and its measurements are not available, so
 :func:`generate` actually trains small scikit-learn models, one per hyper-parameter setting, and records
-the validation metric after every step (an epoch, or a boosting stage) and the CPU seconds per step:
+the validation metric after every step (an epoch, or a boosting stage); the seconds per step come from
+the shipped table of :mod:`tt_core.spot.step_times` (measured once, never as a side effect of training):
 
 ========  ==========================================  ==================  ==================================
 name      model (substitutes the paper's)             data                metric (Table II's)
@@ -28,8 +29,10 @@ notebook 14, not assumed.
 Results are cached as one CSV per (algorithm, profile, seed) under ``data/spot_curves/`` (git-ignored),
 named by a hash of the settings: each an entry of :mod:`tt_core.data.entries` (atomic write, a sidecar
 with the settings, the identity of the data read and the CSV's sha256; a mismatching or damaged file is
-set aside and recomputed), so a run killed half-way resumes with the algorithms it had finished. Same seed, same curves (the step times
-are measured, so they vary; the job sets use their median per setting).
+set aside and recomputed), so a run killed half-way resumes with the algorithms it had finished. Same seed, same curves,
+and same step times on any machine and load: the ``seconds`` column is the step-time table's (its sha256 is
+one of the settings, so a file cached with other step times, such as the ones this module measured while
+training before, is recomputed); the job sets use their median per setting.
 """
 
 from __future__ import annotations
@@ -161,7 +164,9 @@ def _mlp_curve(hp, epochs, data, seed):
 
 
 def train_curve(name: str, hp: dict, size: dict, seed: int, data=None) -> tuple[np.ndarray, np.ndarray]:
-    """One setting's validation metric per step and CPU seconds per step."""
+    """One setting's validation metric per step and the CPU seconds per step of this run (what
+    ``tt spot measure-step-times`` times; :func:`generate` keeps the metric and takes the seconds from the
+    step-time table)."""
     data = data if data is not None else _data(name, size, seed)
     if name in ("lor", "svm", "lir"):
         metric, secs = _sgd_curve(name, hp, size["epochs"], data, seed)
@@ -182,7 +187,10 @@ def cache_root() -> Path:
 
 
 def _settings(name: str, profile: str, seed: int) -> dict:
-    return {"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 2}
+    from tt_core.spot import step_times
+
+    return {"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 3,
+            "step_times": step_times.identity()}
 
 
 def _key(name: str, profile: str, seed: int) -> str:
@@ -218,8 +226,11 @@ def _write(df: pd.DataFrame, tmp: Path) -> None:
 def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path | None = None,
              progress: bool = True, n_jobs: int = 1, force: bool = False) -> dict[str, pd.DataFrame]:
     """Train every setting of each algorithm (or reuse the cache); one long table per algorithm with
-    columns ``setting, step, metric, seconds`` and the hyper-parameters."""
+    columns ``setting, step, metric, seconds`` and the hyper-parameters. ``seconds`` is the step-time
+    table's (:mod:`tt_core.spot.step_times`), not this training's."""
     from tqdm.auto import tqdm
+
+    from tt_core.spot import step_times
 
     if profile not in SIZES:
         raise SpotError(f"unknown curve profile {shown(profile)}; known: {list(SIZES)}")
@@ -232,6 +243,8 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
                disable=not (progress and todo))
 
     def compute(n: str) -> pd.DataFrame:
+        steps = size["trees"] if n == "gbtr" else size["mlp_epochs"] if n == "mlp" else size["epochs"]
+        table = step_times.seconds(f"sklearn/{n}", profile, len(grid(n)), steps)   # before training: fail fast
         data = _data(n, size, seed)
         if n_jobs == 1:
             results = []
@@ -244,8 +257,9 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
             results = Parallel(n_jobs=n_jobs)(delayed(train_curve)(n, hp, size, seed, data) for hp in grid(n))
             bar.update(len(results))
         frames = []
-        for i, (hp, (m, s)) in enumerate(zip(grid(n), results)):
-            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, len(m) + 1), "metric": m, "seconds": s,
+        for i, (hp, (m, _)) in enumerate(zip(grid(n), results)):     # this run's own timings are dropped
+            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, len(m) + 1), "metric": m,
+                                        "seconds": table[i, :len(m)],
                                         **{k: [v] * len(m) for k, v in hp.items()}}))
         return pd.concat(frames, ignore_index=True)
 
@@ -282,6 +296,7 @@ def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_
             reference_hours if reference_hours is not None else W.DEFAULT_REFERENCE_HOURS, names=labels, hyper=hyper,
             model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC[n],
             source=f"{MODEL[n]}, trained here ({profile}, seed {seed})",
-            substitution=f"{MODEL[n]} trained here for the paper's benchmark; CPU seconds per step measured here, "
+            substitution=f"{MODEL[n]} trained here for the paper's benchmark; CPU seconds per step from the "
+                         "shipped step-time table (measured once, tt_core/spot/step_times.csv), "
                          f"scaled by the speed model (parallel fraction {sm.parallel_fraction:g})"))
     return out

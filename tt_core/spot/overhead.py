@@ -85,8 +85,9 @@ def overhead_summary(study: pd.DataFrame) -> pd.DataFrame:
 
 def step_time_cov(names, profile: str = "quick", seed: int = 1, limit: float = 0.1) -> pd.DataFrame:
     """§IV-A5's check of online profiling: per setting of each scikit-learn model, the coefficient of
-    variation (sd / mean) of its measured seconds per step across steps (the curves of
-    :func:`tt_core.spot.curves.generate`, trained here, cached), and whether it is below ``limit`` (the
+    variation (sd / mean) of its measured seconds per step across steps (the ``seconds`` of
+    :func:`tt_core.spot.curves.generate`: the shipped step-time table, measured once by ``tt spot
+    measure-step-times``, :mod:`tt_core.spot.step_times`), and whether it is below ``limit`` (the
     paper: "less than 0.1"). The first step is left out (it includes set-up). Gradient boosting is left out:
     its step time is the whole fit's CPU time divided by the trees (not measured per step)."""
     tables = C.generate([n for n in names if n != "gbtr"], profile, seed, progress=False)

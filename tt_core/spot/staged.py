@@ -22,20 +22,22 @@ The job (one hyper-parameter setting)
   over the training rows, plus ``alpha / 2 x |coef|^2`` (what the optimiser minimises; loss-like). The
   validation log loss is not used: after a cut it first dips and then rises to the new cycle's level,
   which is not the decreasing curve EarlyCurve models.
-* Seconds per step: CPU seconds of the ``partial_fit`` call (``time.process_time``); a single-threaded
-  job (scikit-learn's SGD does not use threads), so its speed model is ``f = 0``
-  (:func:`tt_core.spot.workloads.speed_model_for`).
+* Seconds per step: CPU seconds of the ``partial_fit`` call (``time.process_time``), measured once and
+  shipped in the step-time table (:mod:`tt_core.spot.step_times`, ``tt spot measure-step-times``), not
+  taken from the training that makes the curves; a single-threaded job (scikit-learn's SGD does not use
+  threads), so its speed model is ``f = 0`` (:func:`tt_core.spot.workloads.speed_model_for`).
 
 The grid (12 settings, 24 epochs): ``eta0`` in {0.2, 0.3, 0.5} x ``decay_epoch`` in {8, 12} x
 ``decay_factor`` in {0.1, 0.02}. Whether Eq. 7 splits a curve is measured, not assumed (a small rate cut
 by 0.02 drops the loss by less than 50 %: Eq. 7 leaves it one stage).
 
 Cache: one CSV (``setting, step, metric, seconds`` and the hyper-parameters) under
-``data/spot_curves/`` named by a hash of the grid, the epochs, the seed and the format version: an entry
+``data/spot_curves/`` named by a hash of the grid, the epochs, the seed, the format version and the
+step-time table's identity (:func:`tt_core.spot.step_times.identity`): an entry
 of :mod:`tt_core.data.entries` (atomic write; a sidecar with those settings, the digits file's sha256 and
 the CSV's sha256; a mismatching or damaged file is set aside and recomputed). A changed setting gives a
 new name and is recomputed.
-Same seed, same metric values (the seconds are measured, so they vary).
+Same seed, same metric values and the same seconds on any machine and load (the table's).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from tt_core.spot.catalogue import SpotError
 NAME = "staged-digits"
 EPOCHS = 24
 ALPHA_L2 = 0.05
-VERSION = 1
+VERSION = 2
 METRIC = "training objective (one-vs-rest log loss + L2)"
 MODEL = "SGD logistic regression on digits with a step-decay learning rate"
 
@@ -94,7 +96,8 @@ def objective(model, X, y, alpha: float = ALPHA_L2) -> float:
 
 
 def train_curve(hp: dict, seed: int = 1, epochs: int = EPOCHS, data=None) -> tuple[np.ndarray, np.ndarray]:
-    """One setting's metric after each epoch and the CPU seconds of each epoch's training."""
+    """One setting's metric after each epoch and the CPU seconds of each epoch's training in this run (what
+    ``tt spot measure-step-times`` times; :func:`generate` takes the seconds from the step-time table)."""
     from sklearn.linear_model import SGDClassifier
 
     X, y = data if data is not None else _data(seed)
@@ -112,7 +115,10 @@ def train_curve(hp: dict, seed: int = 1, epochs: int = EPOCHS, data=None) -> tup
 
 
 def _settings(seed: int, epochs: int) -> dict:
-    return {"name": NAME, "grid": grid(), "epochs": epochs, "alpha": ALPHA_L2, "seed": seed, "v": VERSION}
+    from tt_core.spot import step_times
+
+    return {"name": NAME, "grid": grid(), "epochs": epochs, "alpha": ALPHA_L2, "seed": seed, "v": VERSION,
+            "step_times": step_times.identity()}
 
 
 def _key(seed: int, epochs: int) -> str:
@@ -134,14 +140,17 @@ def generate(seed: int = 1, epochs: int = EPOCHS, root: Path | None = None, forc
     if not (isinstance(epochs, (int, np.integer)) and epochs > max(hp["decay_epoch"] for hp in grid())):
         raise SpotError(f"epochs must be an integer above the last decay epoch "
                         f"({max(hp['decay_epoch'] for hp in grid())}), got {shown(epochs)}")
+    from tt_core.spot import step_times
     from tt_core.spot.curves import data_identity
 
     def compute() -> pd.DataFrame:
+        table = step_times.seconds(f"staged/{NAME}", step_times.STAGED_PROFILE, len(grid()), epochs)
         data = _data(seed)
         frames = []
         for i, hp in enumerate(grid()):
-            m, s = train_curve(hp, seed, epochs, data)
-            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, epochs + 1), "metric": m, "seconds": s,
+            m, _ = train_curve(hp, seed, epochs, data)                # this run's own timings are dropped
+            frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, epochs + 1), "metric": m,
+                                        "seconds": table[i],
                                         **{k: [v] * epochs for k, v in hp.items()}}))
         return pd.concat(frames, ignore_index=True)
 
@@ -171,4 +180,5 @@ def job_set(seed: int = 1, reference_hours: float | None = None, speed=None, mod
         model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC,
         source=f"{MODEL}, trained here (seed {seed})",
         substitution=f"{MODEL} trained here for the paper's step-decay ResNet (Fig. 5, Fig. 11); CPU seconds per "
-                     "step measured here, scaled by the single-threaded speed model")
+                     "step from the shipped step-time table (measured once, tt_core/spot/step_times.csv), scaled by "
+                     "the single-threaded speed model")
