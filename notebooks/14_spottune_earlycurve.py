@@ -143,9 +143,10 @@ topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
 # ## §IV-A5: are step times stable enough to profile online?
 #
 # SpotTune learns each job's seconds per step on each type from its latest runs (Alg. 1); the paper
-# found the coefficient of variation (COV) of the step time across steps below 0.1. The scikit-learn
-# models trained here record the CPU seconds of every step (gradient boosting only the fit's mean, left
-# out): their COV per setting, on this shared 2-core machine, with steps of milliseconds.
+# found the coefficient of variation (COV) of the step time across steps below 0.1. The step-time table
+# of the scikit-learn models (`tt_core/spot/step_times.csv`, measured once by `tt spot measure-step-times`,
+# its conditions in its header) holds the CPU seconds of every step (gradient boosting only the fit's mean,
+# left out): their COV per setting, on the shared 2-core machine it was measured on, with steps of milliseconds.
 
 # %%
 cov = OH.step_time_cov(cfg["sklearn"], cfg["curves"]) if cfg["sklearn"] else pd.DataFrame(
@@ -200,8 +201,9 @@ if len(cov):
     rows.append({"source": "SpotTune §IV-A5", "item": "step time's coefficient of variation across steps below 0.1 "
                                                       "(share of settings)", "paper": 1.0,
                  "workbook": round(float(cov["below_limit"].mean()), 4),
-                 "not_comparable": "measured on this shared 2-core machine for scikit-learn models with steps of "
-                                   "milliseconds, not the paper's benchmarks on the six instance types",
+                 "not_comparable": "measured once (the shipped step-time table) on a shared 2-core machine for "
+                                   "scikit-learn models with steps of milliseconds, not the paper's benchmarks on "
+                                   "the six instance types",
                  "note": "median COV by algorithm (spottune_step_time_cov.csv): " + ", ".join(
                      f"{a} {c:.3f}" for a, c in cov.groupby("algorithm")["cov"].median().items())
                          + "; gradient boosting left out (its step time is the fit's mean)"})
