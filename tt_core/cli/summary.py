@@ -38,10 +38,17 @@ def cmd_summary(args) -> int:
         except re.error as exc:
             raise ValueError(f"--grep {args.grep!r} is not a regular expression ({exc}); escape special "
                              "characters with a backslash, e.g. '\\['") from None
+    from tt_core.data.io import check_regular
+    from tt_core.reporting.summary import summary_files
+
     if args.figures is not None and not Path(args.figures).is_dir():
         what = "is not a folder" if Path(args.figures).exists() else "does not exist"
         raise ValueError(f"--figures {args.figures} {what}; give the folder holding summary_*.csv (default figures/)")
-    every = collect(args.figures or PROJECT_DIR / "figures")
+    figures = args.figures or PROJECT_DIR / "figures"
+    for f in summary_files(figures).values():  # never opened unless regular: a FIFO would block the read
+        check_regular(f, "summary table", fix="remove it or replace it by the CSV a notebook writes "
+                                              "(tt reproduce writes them)")
+    every = collect(figures)
     df = deduplicate(every)
     if args.grep:
         df = df[df["item"].str.contains(args.grep, case=False, regex=True)

@@ -501,9 +501,12 @@ def write_bench_csv(df: pd.DataFrame, path: str | Path) -> Path:
 
 def read_bench_csv(path: str | Path) -> pd.DataFrame:
     """Measurements written by :func:`bench_recommend` / ``tt bench recommend``."""
+    from tt_core.data.io import check_regular
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise FileNotFoundError(f"{path} does not exist; measure with `tt bench recommend --out {path}`")
+    check_regular(path, "bench_recommend table", fix=f"give the CSV `tt bench recommend --out {path}` writes")
     df = pd.read_csv(path)
     missing = [c for c in KEY_COLUMNS + TIME_COLUMNS if c not in df.columns]
     if missing:
