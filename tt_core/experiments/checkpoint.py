@@ -2,9 +2,12 @@
 
 A checkpoint is one ``.npz`` file (numpy's zip of ``.npy`` arrays, read with ``allow_pickle=False``)
 holding a JSON description of the replay's state and the numeric arrays it refers to. Loading one
-never unpickles, never imports a module outside ``tt_core`` and never calls a function named by the
-file: the file can only choose among ``tt_core``'s own classes and fill their fields with numbers,
-strings, arrays and containers.
+never unpickles, never imports a module and never calls a function named by the file: the file can
+only choose among the classes a fresh replay of the same run holds (its root exactly the replay's
+class, :func:`allowed_types`), bind only the methods such a replay binds, and fill their fields with
+numbers, strings, arrays and containers. Before anything is loaded the file is bounded: a regular file,
+members expanding to at most :data:`MAX_EXPANSION` times its size (zip directory, ``.npy`` shapes and
+dtype item sizes), JSON nested at most :data:`MAX_DEPTH` levels, a finite plausible wall time.
 
 How a replay is saved (:func:`encode`) and restored (:func:`decode`):
 
@@ -30,9 +33,9 @@ A replay resumed from a checkpoint continues with the identical trajectory
 from __future__ import annotations
 
 import hashlib
-import importlib
 import io
 import json
+import os
 import re
 import types
 import zipfile
@@ -46,6 +49,16 @@ _MODULE_RE = re.compile(r"^tt_core(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _ARRAY_KINDS = "biufcUS"  # numeric, bool and fixed-width string arrays (never object arrays)
+#: Deepest nesting of the JSON state accepted (a checkpoint's is about 20 levels deep).
+MAX_DEPTH = 100
+#: The arrays and state of a checkpoint may expand to at most this many times the file's size (at least
+#: :data:`MIN_EXPANSION_BYTES`): np.savez stores them uncompressed, so a real checkpoint expands about 1x.
+MAX_EXPANSION = 10
+MIN_EXPANSION_BYTES = 1 << 20
+#: Largest wall time a checkpoint's header may carry (a year of computing, in seconds).
+MAX_WALL_S = 366 * 86400.0
+#: Most training rows a refitted model of a checkpoint may hold (a run tests at most a few hundred points).
+MAX_REFIT_ROWS = 2000
 
 
 class CheckpointError(ValueError):
@@ -195,19 +208,63 @@ def encode(obj) -> tuple[str, dict[str, np.ndarray]]:
 
 
 # ------------------------------------------------------------------------------------------ decoding
-def _class(module: str, qualname: str) -> type:
-    if not (isinstance(module, str) and isinstance(qualname, str) and _MODULE_RE.match(module)
-            and _QUALNAME_RE.match(qualname)):
-        raise CheckpointError(f"names a class outside tt_core ({module!r}, {qualname!r})")
-    try:
-        obj = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        raise CheckpointError(f"names a class tt_core does not have ({module}.{qualname})") from None
-    if not isinstance(obj, type) or obj.__module__ != module:
-        raise CheckpointError(f"{module}.{qualname} is not a tt_core class")
-    return obj
+def _reachable(root, keep: list) -> tuple[list, list]:
+    """The ``tt_core`` objects and the methods bound to them reachable from ``root`` (through fields,
+    containers and bound methods), without calling anything but ``__getstate__``."""
+    seen: set[int] = set()
+    objects, methods, stack = [], [], [root]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        keep.append(o)  # ids stay unique while the walk runs
+        if type(o) in (list, tuple, set, frozenset):
+            stack.extend(o)
+        elif type(o) is dict:
+            stack.extend(o.keys())
+            stack.extend(o.values())
+        elif isinstance(o, types.MethodType) and _is_tt_object(o.__self__):
+            methods.append(o)
+            stack.append(o.__self__)
+        elif _is_tt_object(o):
+            objects.append(o)
+            stack.extend(_fields(o).values())
+    return objects, methods
+
+
+def allowed_types(fresh) -> tuple[dict, set]:
+    """What a checkpoint of the run whose fresh replay is ``fresh`` may build: ``({(module, qualname): class},
+    {(class, method name)})``.
+
+    The classes and bound methods reachable from the fresh replay, plus those of the models its surrogate
+    builds (the models a model-based optimiser creates at its first fit: for each kind it models, one call of
+    ``parts.surrogate(kind, seed, space)``, as :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer._update`
+    makes). Nothing else: a checkpoint naming any other class or method is not used."""
+    keep: list = []
+    objects, methods = _reachable(fresh, keep)
+    for o in list(objects):
+        f = _fields(o)
+        surrogate = getattr(f.get("parts"), "surrogate", None)
+        kinds, space = f.get("model_kinds"), f.get("space")
+        if callable(surrogate) and isinstance(kinds, tuple) and space is not None:
+            for kind in kinds:
+                more_objects, more_methods = _reachable(surrogate(kind, 0, space), keep)
+                objects += more_objects
+                methods += more_methods
+    classes = {(t.__module__, t.__qualname__): t for t in {type(o) for o in objects}}
+    return classes, {(type(m.__self__), m.__func__.__name__) for m in methods}
+
+
+def _class(module, qualname, allowed: dict) -> type:
+    if not (isinstance(module, str) and isinstance(qualname, str)):
+        raise CheckpointError("its state names a class malformed")
+    cls = allowed.get((module, qualname))
+    if cls is None:
+        if not (_MODULE_RE.match(module) and _QUALNAME_RE.match(qualname)):
+            raise CheckpointError(f"names a class outside tt_core ({module!r}, {qualname!r})")
+        raise CheckpointError(f"it names the class {module}.{qualname}, which a replay of this run does not hold")
+    return cls
 
 
 class _Decoder:
@@ -216,6 +273,8 @@ class _Decoder:
         self.fresh = fresh
         self.memo: dict[int, object] = {}
         self.refit: list = []
+        self.used_arrays: set = set()
+        self.classes, self.methods = allowed_types(fresh)
 
     def _at(self, path):
         """The object at ``path`` of the fresh replay (a sequence of ('attr'|'item', key))."""
@@ -251,14 +310,28 @@ class _Decoder:
                 raise CheckpointError("its state holds a malformed number")
             return float(node["v"])
         if t == "npscalar":
-            dtype = np.dtype(node["dtype"])
+            spelled = node.get("dtype")
+            if not (isinstance(spelled, str) and len(spelled) <= 16):
+                raise CheckpointError("its state holds a scalar of a malformed dtype")
+            dtype = np.dtype(spelled)
             if dtype.kind not in _ARRAY_KINDS:
                 raise CheckpointError(f"its state holds a scalar of dtype {dtype}")
-            return np.array(self.dec(node["v"]), dtype=dtype)[()]
+            v = self.dec(node.get("v"))
+            # the item size the value needs (a str of n characters: 4n bytes), never what the file declares
+            need = 16 if dtype.kind not in "US" else max(1, len(v) if isinstance(v, (str, bytes)) else 1) * (
+                4 if dtype.kind == "U" else 1)
+            if dtype.itemsize > need:
+                raise CheckpointError(f"its state declares a scalar of dtype {spelled} ({dtype.itemsize} bytes) for a "
+                                      f"value of at most {need} bytes")
+            return np.array(v, dtype=dtype)[()]
         if t == "array":
-            arr = self.arrays.get(node.get("k"))
+            key = node.get("k")
+            arr = self.arrays.get(key) if isinstance(key, str) else None
             if arr is None:
                 raise CheckpointError("its state refers to an array the file does not hold")
+            if key in self.used_arrays:  # the encoder writes each array once (shared ones as references)
+                raise CheckpointError(f"its state uses the array {key} twice")
+            self.used_arrays.add(key)
             return self._register(node, arr.copy())
         if t == "generator":
             if node.get("bg") not in _BIT_GENERATORS:
@@ -274,6 +347,9 @@ class _Decoder:
             rs.set_state(self.dec(node["state"]))
             return self._register(node, rs)
         if t == "seedseq":
+            pool = node.get("pool_size")
+            if isinstance(pool, bool) or not isinstance(pool, int) or not 1 <= pool <= 64:
+                raise CheckpointError("its state holds a seed sequence of a malformed pool size")
             spawn_key = self.dec(node["spawn_key"])
             ss = np.random.SeedSequence(self.dec(node["entropy"]), spawn_key=tuple(spawn_key),
                                         pool_size=int(node["pool_size"]), n_children_spawned=int(node["children"]))
@@ -297,7 +373,7 @@ class _Decoder:
             values = [self.dec(v, (*path, ("item", k)), owner) for k, v in enumerate(items)]
             return self._register(node, {"set": set, "frozenset": frozenset, "tuple": tuple}[t](values))
         if t == "object":
-            cls = _class(node.get("module"), node.get("class"))
+            cls = _class(node.get("module"), node.get("class"), self.classes)
             obj = self._register(node, object.__new__(cls))
             fields = {}
             for pair in node.get("fields", []):
@@ -318,6 +394,9 @@ class _Decoder:
                     and "." not in name and not name.startswith("__")
                     and isinstance(getattr(type(owner_obj), name, None), types.FunctionType)):
                 raise CheckpointError("its state names a method tt_core does not have")
+            if (type(owner_obj), name) not in self.methods:
+                raise CheckpointError(f"its state binds the method {type(owner_obj).__name__}.{name}, which a replay "
+                                      "of this run does not hold")
             return self._register(node, getattr(owner_obj, name))
         if t == "refit":
             if owner is None or not (hasattr(type(owner), "fit")):
@@ -334,29 +413,78 @@ class _Decoder:
         raise CheckpointError(f"its state holds an unknown kind {t!r}")
 
 
-def decode(text: str, arrays: dict[str, np.ndarray], fresh):
-    """Rebuild the object described by :func:`encode`; ``fresh`` supplies what was not written."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_depth(text: str) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets inside strings do not count)."""
+    bare = _JSON_STRING.sub("", text).encode("ascii", "replace")
+    codes = np.frombuffer(bare, dtype=np.uint8)
+    steps = np.zeros(len(codes), dtype=np.int32)
+    steps[(codes == ord("[")) | (codes == ord("{"))] = 1
+    steps[(codes == ord("]")) | (codes == ord("}"))] = -1
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _loads(text: str, what: str):
+    """``json.loads`` of a checkpoint's text, refused (:class:`CheckpointError`) when it nests more than
+    :data:`MAX_DEPTH` levels (checked before parsing, so the parser never recurses that deep)."""
+    depth = _json_depth(text)
+    if depth > MAX_DEPTH:
+        raise CheckpointError(f"its {what} nests {depth} levels deep (at most {MAX_DEPTH})")
     try:
-        doc = json.loads(text)
-    except ValueError:
-        raise CheckpointError("its state is not valid JSON") from None
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise CheckpointError(f"its {what} is not valid JSON") from None
+
+
+def decode(text: str, arrays: dict[str, np.ndarray], fresh):
+    """Rebuild the object described by :func:`encode`; ``fresh`` supplies what was not written.
+
+    The root must be an object of exactly ``fresh``'s class, and the state may build only the classes and
+    bind only the methods :func:`allowed_types` finds in ``fresh``; anything else is a :class:`CheckpointError`
+    (without a ``fresh`` replay, no object of any class can be built: plain data only).
+    """
+    doc = _loads(text, "state")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CheckpointError(f"it is not a checkpoint of format {FORMAT}")
-    d = _Decoder(arrays, fresh)
+    root, want = doc.get("root"), type(fresh)
+    if fresh is not None and not (isinstance(root, dict) and root.get("t") == "object"
+            and (root.get("module"), root.get("class")) == (want.__module__, want.__qualname__)):
+        named = (f"{root.get('module')}.{root.get('class')}" if isinstance(root, dict) and root.get("t") == "object"
+                 else f"a {root.get('t') if isinstance(root, dict) else type(root).__name__}")
+        raise CheckpointError(f"its root is {shown_name(named)}, not the run's replay ({want.__module__}.{want.__qualname__})")
     try:
-        obj = d.dec(doc.get("root"))
+        d = _Decoder(arrays, fresh)
+        obj = d.dec(root)
+        if fresh is not None and type(obj) is not want:
+            raise CheckpointError(f"its root is not the run's replay ({want.__qualname__})")
+        for owner in d.refit:
+            X, y = getattr(owner, "X_", None), getattr(owner, "y_", None)
+            if not (isinstance(X, np.ndarray) and isinstance(y, np.ndarray) and X.ndim == 2 and y.ndim == 1
+                    and len(X) == len(y) and len(X) <= MAX_REFIT_ROWS and X.dtype.kind in "biuf"
+                    and y.dtype.kind in "biuf"):
+                raise CheckpointError(f"a fitted {type(owner).__name__} has no training data to refit on (at most "
+                                      f"{MAX_REFIT_ROWS} rows)")
+            owner.fit(X, y)
+    except CheckpointError:
+        raise
     except RecursionError:
         raise CheckpointError("its state is nested too deeply") from None
-    except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        if isinstance(exc, CheckpointError):
-            raise
-        raise CheckpointError(f"its state is malformed ({type(exc).__name__}: {exc})") from None
-    for owner in d.refit:
-        X, y = getattr(owner, "X_", None), getattr(owner, "y_", None)
-        if not (isinstance(X, np.ndarray) and isinstance(y, np.ndarray)):
-            raise CheckpointError(f"a fitted {type(owner).__name__} has no training data to refit on")
-        owner.fit(X, y)
+    except MemoryError:
+        raise CheckpointError("its state needs more memory than this machine has") from None
+    except Exception as exc:  # a crafted state: any failure to rebuild it means it is not used
+        raise CheckpointError(f"its state is malformed ({type(exc).__name__}: {_one_line(exc)})") from None
     return obj
+
+
+def shown_name(text: str) -> str:
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _one_line(exc: BaseException) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return shown_name(first)
 
 
 # ------------------------------------------------------------------------------------------ files
@@ -369,23 +497,96 @@ def save(path: str | Path, header: dict, obj) -> None:
         np.savez(fh, **{_STATE_KEY: np.frombuffer(blob, dtype=np.uint8)}, **arrays)
 
 
+def _bounded_members(fh, size: int) -> None:
+    """Refuse (:class:`CheckpointError`) a checkpoint whose members would take more memory to load than
+    :data:`MAX_EXPANSION` times its ``size`` (at least :data:`MIN_EXPANSION_BYTES`), judged from the zip
+    directory's sizes and each ``.npy`` header's shape and dtype item size, before anything is loaded."""
+    limit = max(MAX_EXPANSION * size, MIN_EXPANSION_BYTES)
+    with zipfile.ZipFile(fh) as zf:
+        infos = zf.infolist()
+        total = sum(i.file_size for i in infos)
+        if total > limit:
+            raise CheckpointError(f"its members would expand to {total} bytes, more than {MAX_EXPANSION} times its "
+                                  f"size of {size} bytes (a zip bomb?)")
+        for info in infos:
+            with zf.open(info) as member:
+                try:
+                    version = np.lib.format.read_magic(member)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+                    elif version in ((2, 0), (3, 0)):
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+                    else:
+                        raise ValueError(f"npy version {version}")
+                except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+                    raise CheckpointError(f"it is not a readable checkpoint (its member {shown_name(info.filename)!r} "
+                                          f"is not a numpy array: {_one_line(exc)})") from None
+                if dtype.hasobject or dtype.kind not in _ARRAY_KINDS:
+                    raise CheckpointError(f"it is not a readable checkpoint (its member {shown_name(info.filename)!r} is "
+                                          f"an array of dtype {dtype}, which tt never writes)")
+                need = dtype.itemsize
+                for n in shape:
+                    need *= int(n)
+                if need > info.file_size:
+                    raise CheckpointError(f"its member {shown_name(info.filename)!r} declares shape {shape} of "
+                                          f"{dtype} ({need} bytes) but holds {info.file_size} bytes")
+
+
+def _check_header(header: dict) -> None:
+    """The header's parts other code reads have their types, and its wall time is a plausible finite number."""
+    for key in ("spec", "data"):
+        if key in header and not isinstance(header[key], dict):
+            raise CheckpointError(f"its header's {key} is not a mapping")
+    if "wall_s" in header:
+        w = header["wall_s"]
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= MAX_WALL_S:
+            raise CheckpointError(f"its wall time {shown_name(repr(w))} is not a number of seconds in [0, "
+                                  f"{MAX_WALL_S:.0f}] (a year)")
+
+
 def read(path: str | Path) -> tuple[dict, str, dict[str, np.ndarray]]:
-    """``(header, state text, arrays)`` of a checkpoint file; raises :class:`CheckpointError`."""
+    """``(header, state text, arrays)`` of a checkpoint file; raises :class:`CheckpointError`.
+
+    Bounded before loading: the file must be a regular file (a FIFO or device is never opened for a blocking
+    read), its arrays and state may expand to at most :data:`MAX_EXPANSION` times its size (from the zip
+    directory and the arrays' declared shapes and dtype item sizes) and its JSON may nest at most
+    :data:`MAX_DEPTH` levels.
+    """
+    from tt_core.data.io import NotAFileError, open_regular, why_not_a_file
+
     try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        fh = open_regular(path, "checkpoint")
+    except NotAFileError:
+        raise CheckpointError(f"it {why_not_a_file(path)}") from None
+    try:
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            _bounded_members(fh, size)
+            fh.seek(0)
+            with np.load(fh, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+    except CheckpointError:
+        raise
+    except MemoryError:
+        raise CheckpointError("it would need more memory than this machine has") from None
+    except (OSError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, KeyError, NotImplementedError,
+            RuntimeError, TypeError) as exc:
         raise CheckpointError(f"it is not a readable checkpoint ({type(exc).__name__})") from None
     blob = arrays.pop(_STATE_KEY, None)
     if blob is None or blob.dtype != np.uint8 or blob.ndim != 1:
         raise CheckpointError("it holds no checkpoint state")
     try:
-        doc = json.loads(blob.tobytes().decode("utf-8"))
+        text = blob.tobytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CheckpointError("its state is not valid JSON") from None
+    doc = _loads(text, "header")
+    try:
         header, text = doc["header"], doc["state"]
-    except (ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         raise CheckpointError("its state is not valid JSON") from None
     if not isinstance(header, dict) or not isinstance(text, str):
         raise CheckpointError("it is not in the checkpoint format")
+    _check_header(header)
     return header, text, arrays
 
 
