@@ -52,7 +52,9 @@ def add_parser(sub, only: str | None) -> None:
     af.add_argument("--url-template", default=URL_TEMPLATE,
                     help="archive address with {owner}, {repo}, {commit} (default GitHub's codeload; only short "
                          "commit hashes are known, give a full one here if the service needs it)")
-    af.add_argument("--force", action="store_true", help="download again even if the pinned trees are installed")
+    af.add_argument("--force", action="store_true",
+                    help="download again even if the pinned trees are installed; a tree there that differs from the "
+                         "pinned code is kept aside as <tree>.aside, never deleted")
     af.set_defaults(func=cmd_authors_fetch)
     au.set_defaults(func=show_help(au))
 

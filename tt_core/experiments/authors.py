@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -97,47 +98,111 @@ def empirical_dh_file() -> Path:
 # ------------------------------------------------------------------------------------------------
 # The pinned environment
 # ------------------------------------------------------------------------------------------------
-def env_python(venv: Path = VENV_DIR) -> Path:
-    return venv / "bin" / "python"
+#: The packages the pins install, as their import names (what the harness imports from the environment).
+PIN_MODULES = ("numpy", "scipy", "sklearn", "emcee")
+#: Written into ``.venv-authors`` when tt creates it: a folder without it was not made by tt.
+CREATED = ".tt-authors-created"
 
 
-def env_ready(venv: Path = VENV_DIR) -> bool:
+def env_python(venv: Path | None = None) -> Path:
+    return (venv or VENV_DIR) / "bin" / "python"
+
+
+def env_problem(venv: Path | None = None) -> str | None:
+    """What is wrong with the authors' environment ``venv`` (default ``.venv-authors``), or None when it is
+    complete: ``"missing"`` when there is none, else which part is missing or not as tt built it."""
+    venv = venv or VENV_DIR
+    if venv.is_symlink():
+        return "it is a symlink, not a folder tt made"
+    if not venv.exists():
+        return "missing"
+    if not venv.is_dir():
+        return "it is not a folder"
+    if not env_python(venv).is_file():
+        return "it has no bin/python"
     stamp = venv / STAMP
-    return env_python(venv).is_file() and stamp.is_file() and stamp.read_text().split() == list(PINS)
+    if not stamp.is_file():
+        return f"it has no {STAMP} (the install did not finish)"
+    try:
+        pins = stamp.read_text().split()
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"its {STAMP} cannot be read ({exc})"
+    if pins != list(PINS):
+        return f"it was built for {' '.join(pins) or 'no pins'}, this code pins {' '.join(PINS)}"
+    sites = list(venv.glob("lib/python3*/site-packages"))
+    for mod in PIN_MODULES:
+        if not any((site / mod).is_dir() for site in sites):
+            return f"its site-packages lacks {mod}"
+    return None
 
 
-def ensure_env(venv: Path = VENV_DIR, progress=None, python: str | None = None) -> Path:
+def env_ready(venv: Path | None = None) -> bool:
+    return env_problem(venv) is None
+
+
+def _refuse_env(venv: Path, problem: str) -> AuthorsError:
+    if venv.is_symlink():
+        return AuthorsError(f"the authors' environment {venv} is a symlink (to {os.readlink(venv)}); tt builds it only "
+                            f"in a folder of its own and never clears a link or its target: remove the link (rm {venv}; "
+                            "its target is left alone) and run again")
+    return AuthorsError(f"the authors' environment {venv} is incomplete: {problem}; delete it (rm -r {venv}) and run "
+                        "again to rebuild it (about a minute)")
+
+
+def ensure_env(venv: Path | None = None, progress=None, python: str | None = None) -> Path:
     """Create ``.venv-authors`` with the pinned packages unless it exists; return its interpreter.
 
-    ``progress`` (a callable taking one line) is told when the install starts and ends.
+    ``progress`` (a callable taking one line) is told when the install starts and ends. An environment that
+    exists but is incomplete, or a symlink, is never cleared or rebuilt in place: an :class:`AuthorsError`
+    says which part is missing and to delete it.
     """
     from filelock import FileLock
 
+    venv = venv or VENV_DIR
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
-    if env_ready(venv):
+    problem = env_problem(venv)
+    if problem is None:
         return env_python(venv)
+    if problem != "missing":
+        raise _refuse_env(venv, problem)
     venv.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(venv) + ".lock"):  # two workers of a grid: one installs, the other waits
-        if env_ready(venv):
+        problem = env_problem(venv)
+        if problem is None:
             return env_python(venv)
+        if problem != "missing":
+            raise _refuse_env(venv, problem)
         return _install(venv, say, python)
 
 
 def _install(venv: Path, say, python: str | None) -> Path:
+    """Build the environment in ``venv``, which does not exist (so nothing of anyone's is cleared); on a
+    failure the folder this call created is removed again."""
+    import shutil
+
     say(f"tt: installing the authors' environment in {venv} ({', '.join(PINS)}; about a minute, once)")
     base = python or sys.executable
-    steps = [[base, "-m", "venv", "--clear", str(venv)],
-             [str(env_python(venv)), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *PINS]]
-    for cmd in steps:
+    steps = [("create it with", [base, "-m", "venv", str(venv)],
+              f"check that {base} can run `-m venv`"),
+             ("install the pinned packages in it", [str(env_python(venv)), "-m", "pip", "install", "--quiet",
+                                                    "--disable-pip-version-check", *PINS],
+              "check the network or the package index and run again")]
+    try:
+        venv.mkdir()            # a new folder, so tt never builds over (or clears) anything of anyone's
+    except OSError as exc:
+        raise AuthorsError(f"cannot create the authors' environment: {venv} cannot be made ({exc.strerror}); "
+                           "check that its parent folder is writable") from None
+    (venv / CREATED).write_text("made by tt authors run\n")
+    for what, cmd, fix in steps:
         try:
             done = subprocess.run(cmd, capture_output=True, text=True)
+            why = None if done.returncode == 0 else ((done.stderr.strip().splitlines() or ["no message"])[-1])
         except OSError as exc:
-            raise AuthorsError(f"cannot create the authors' environment ({exc}); check that {base} can run "
-                               "`-m venv`") from None
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise AuthorsError(f"installing the authors' environment failed ({last}); check the network or the "
-                               f"package index, delete {venv} and run again")
+            why = str(exc)
+        if why is not None:
+            if (venv / CREATED).is_file() and not venv.is_symlink():  # made by this call: not left half-built
+                shutil.rmtree(venv, ignore_errors=True)
+            raise AuthorsError(f"cannot create the authors' environment: could not {what} ({why[:300]}); {fix}")
     (venv / STAMP).write_text("\n".join(PINS) + "\n")
     say("tt: authors' environment ready")
     return env_python(venv)
@@ -163,6 +228,102 @@ def check_settings(benchmark: str, beta: float, filter: str, residue: str, itera
         raise AuthorsError(f"seed must be a whole number from 0 to 1000000, got {shown(seed)}")
 
 
+def _tree_files(folder: Path) -> tuple[dict, list]:
+    """``({relative posix path: bytes} of the regular files under folder, [relative paths of everything else])``:
+    links, FIFOs and other special files are listed, never followed or opened; ``__pycache__`` folders
+    (Python's own, never copied or run) are left out."""
+    files, other = {}, []
+    for dirpath, dirs, names in os.walk(folder, followlinks=False):
+        here = Path(dirpath)
+        for d in list(dirs):
+            if d == "__pycache__" and not (here / d).is_symlink():
+                dirs.remove(d)
+            elif (here / d).is_symlink():
+                other.append((here / d).relative_to(folder).as_posix())
+                dirs.remove(d)
+        for n in names:
+            path = here / n
+            rel = path.relative_to(folder).as_posix()
+            if stat.S_ISREG(path.lstat().st_mode):
+                files[rel] = path
+            else:
+                other.append(rel)
+    return files, other
+
+
+def inspect_tree(folder: Path, tree: str) -> tuple[list[str], dict[str, bytes]]:
+    """``(problems, {relative path: bytes of each pinned file that matches})`` of the installed tree ``tree``
+    in ``folder``: each problem names a file (``TREE/path``) that differs from its pinned sha256, is missing,
+    is not a regular file or is not pinned. No problem: ``folder`` holds exactly the pinned files."""
+    import hashlib
+
+    from tt_core.experiments.authors_manifest import FILES
+
+    files, other = _tree_files(folder)
+    pinned = FILES[tree]
+    problems, good = [], {}
+    for rel in sorted(set(pinned) - set(files)):
+        problems.append(f"{tree}/{rel} is {'not a regular file' if rel in other else 'missing'}")
+    for rel in sorted(set(files) - set(pinned)) + sorted(r for r in other if r not in pinned):
+        problems.append(f"{tree}/{rel} is not pinned")
+    for rel in sorted(set(files) & set(pinned)):
+        data = files[rel].read_bytes()
+        if hashlib.sha256(data).hexdigest() != pinned[rel]:
+            problems.append(f"{tree}/{rel} differs from the pinned sha256")
+        else:
+            good[rel] = data
+    return problems, good
+
+
+def listed(problems: list[str], most: int = 6) -> str:
+    """``problems`` joined for a one-line message, the first ``most`` of them."""
+    return "; ".join(problems[:most]) + (f"; and {len(problems) - most} more" if len(problems) > most else "")
+
+
+def copy_pinned(code: Path, into: Path) -> None:
+    """Copy the two trees of the authors' code under ``code`` into ``into``, holding only the pinned files,
+    each checked against its sha256 in :mod:`tt_core.experiments.authors_manifest` on the bytes written.
+
+    Raises :class:`AuthorsError` naming the files that differ, are missing, are not regular files or are not
+    pinned (an unpinned file could shadow a library); nothing is run then."""
+
+    from tt_core.experiments.authors_manifest import FILES
+
+    problems: list[str] = []
+    copies: dict[Path, bytes] = {}
+    for tree in (TRIMTUNER_DIR, ROBO_DIR):
+        found, data = inspect_tree(code / tree, tree)
+        problems += found
+        copies.update({into / tree / rel: b for rel, b in data.items()})
+    if problems:
+        raise AuthorsError(f"the authors' code in {code} is not the pinned code ({listed(problems)}); nothing was run: restore "
+                           "the pinned trees (`tt authors fetch --force` installs them, keeping the changed ones "
+                           "aside) or point TT_AUTHORS_CODE at them")
+    for target, data in copies.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    manifest = {tree: FILES[tree] for tree in (TRIMTUNER_DIR, ROBO_DIR)}
+    (into / MANIFEST).write_text(json.dumps(manifest))
+
+
+#: The pinned manifest as the harness reads it, beside the private copy of the trees.
+MANIFEST = "pinned.json"
+#: Environment variables passed to the harness from the caller's environment (nothing else is).
+PASSED_ENV = ("PATH", "HOME")
+#: Thread counts of the numeric libraries: one thread, as the reference runs were made.
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS")
+
+
+def harness_env(private: Path) -> dict:
+    """The harness's whole environment: PATH and HOME from the caller, one thread per numeric library, a fixed
+    hash seed, no user site-packages, no bytecode written, temporary files in the run's ``private`` folder."""
+    env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    env.update({k: "1" for k in THREAD_ENV})
+    env.update(PYTHONNOUSERSITE="1", PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(private))
+    return env
+
+
 def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea", residue: str = "empirical",
                 iterations: int = 44, dh_seed: int = 0, verbose: bool = False, progress=None) -> dict:
     """Run the authors' TrimTuner-DT once; return its tests, incumbents and BO steps.
@@ -178,10 +339,16 @@ def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea
     code = locate_code()
     csv, _ = locate(benchmark)
     dh_file = empirical_dh_file() if residue == "empirical" else None
-    python = ensure_env(progress=progress)
-    with tempfile.TemporaryDirectory(prefix="tt-authors-") as tmp:
-        out = Path(tmp) / "run.json"
-        cmd = [str(python), str(HARNESS), "--code", str(code), "--trimtuner", TRIMTUNER_DIR, "--robo", ROBO_DIR,
+    with tempfile.TemporaryDirectory(prefix="tt-authors-") as tmp:   # private: mode 0700
+        private = Path(tmp)
+        copy = private / "code"
+        copy_pinned(code, copy)     # before anything is installed or run
+        python = ensure_env(progress=progress)
+        work = private / "work"
+        work.mkdir()
+        out = private / "run.json"
+        cmd = [str(python), "-s", str(HARNESS), "--code", str(copy), "--manifest", str(copy / MANIFEST),
+               "--trimtuner", TRIMTUNER_DIR, "--robo", ROBO_DIR,
                "--csv", str(csv), "--net", benchmark, "--seed", str(seed), "--iterations", str(iterations),
                "--filter", filter, "--beta", repr(float(beta)), "--residue", residue, "--dh-seed", str(dh_seed),
                "--out", str(out)]
@@ -189,13 +356,12 @@ def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea
             cmd += ["--dh-values", str(dh_file)]
         if verbose:
             cmd.append("--verbose")
-        env = {**os.environ, "PYTHONNOUSERSITE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
-        env.pop("PYTHONPATH", None)
         done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE, text=True,
-                              env=env)
+                              env=harness_env(private), cwd=work)
         if done.returncode != 0 or not out.is_file():
-            tail = ((done.stderr or "").strip().splitlines() or ["no message"])[-1]
+            tail = ((done.stderr or "").strip().splitlines() or ["no message"])[-1][:500]
+            if not Path(python).exists() or any(f"No module named '{m}" in tail for m in PIN_MODULES):
+                raise _refuse_env(VENV_DIR, env_problem() or f"its Python cannot import the pinned packages ({tail})")
             raise AuthorsError(f"the authors' code stopped ({tail}); run with --verbose to see its output")
         raw = json.loads(out.read_text())
     return _tidy(raw, benchmark)

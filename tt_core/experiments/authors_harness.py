@@ -2,9 +2,12 @@
 
 This file is NOT imported by tt_core: :mod:`tt_core.experiments.authors` runs it as a script with the
 pinned interpreter of ``.venv-authors`` (numpy < 2, scikit-learn < 1.4, emcee 3). It only uses the
-standard library and what the authors' code itself needs. The authors' files are put on ``sys.path``
-where they lie and are never edited or copied; every change below is made at run time, in this
-process, by wrapping a function or method:
+standard library and what the authors' code itself needs. tt hands it a private copy of the authors'
+files holding only the pinned ones (``--code``) and their pinned sha256 values (``--manifest``); before
+anything of theirs is imported the harness checks the copy again (exactly the pinned files, each with
+its sha256) and only then puts it on ``sys.path``; its own folder (tt_core's) is taken off ``sys.path``.
+The files are never edited; every change below is made at run time, in this process, by wrapping a
+function or method:
 
 * ``george`` is replaced by an empty stand-in module (only their Gaussian-process variant uses it);
 * every ``emcee.EnsembleSampler`` gets its private RandomState seeded from a counter (12345, 12346,
@@ -18,7 +21,7 @@ process, by wrapping a function or method:
 
 Usage (from tt_core, not by hand)::
 
-    python authors_harness.py --code DIR --csv FILE --net rnn --seed 1 --iterations 44 \
+    python authors_harness.py --code DIR --manifest pinned.json --csv FILE --net rnn --seed 1 --iterations 44 \
         --filter cea --beta 0.1 --residue empirical --dh-values FILE --out result.json
 
 The JSON written to ``--out`` holds the tests, the incumbent after each BO test and, per BO step, the
@@ -30,13 +33,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
 import types
+
+# run as a script, Python put this file's folder (tt_core/experiments) first on sys.path: nothing there is
+# meant to be imported by the authors' code or the libraries, so it goes
+_HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 
 RESIDUES = ("exact", "zero", "pos", "neg", "empirical")
 RESIDUE_STEP = 4.440892098500626e-16  # 2 ulp of 1.0: the smallest non-zero |dH| seen in exact runs
@@ -46,6 +56,7 @@ EMCEE_SEED0 = 12345
 def _parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--code", required=True, help="folder holding TrimTuner-<commit>/ and RoBO-<commit>/")
+    p.add_argument("--manifest", required=True, help="JSON {tree: {relative path: sha256}}: the pinned files")
     p.add_argument("--trimtuner", default="TrimTuner-a9dec1f")
     p.add_argument("--robo", default="RoBO-91366b1")
     p.add_argument("--csv", required=True, help="the benchmark's CSV in the authors' format")
@@ -222,16 +233,46 @@ def _prefetch_cea_rows(np, forest, predict, cache) -> None:
 _PREFETCH = {"on": True, "batches": 0, "off_reason": None}
 
 
-def run(args) -> dict:
-    import numpy as np
+def check_pinned(folder: str, pinned: dict) -> list:
+    """What in ``folder`` is not exactly the ``pinned`` files ({relative path: sha256}): files that differ, are
+    missing or are not regular files, and anything not pinned (``__pycache__`` aside), as messages."""
+    problems, seen = [], set()
+    for dirpath, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if d != "__pycache__" or os.path.islink(os.path.join(dirpath, d))]
+        for n in names + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
+            path = os.path.join(dirpath, n)
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            if rel not in pinned:
+                problems.append(f"{rel} is not pinned")
+            elif not stat.S_ISREG(os.lstat(path).st_mode):
+                problems.append(f"{rel} is not a regular file")
+                seen.add(rel)
+            else:
+                seen.add(rel)
+                with open(path, "rb") as fh:
+                    if hashlib.sha256(fh.read()).hexdigest() != pinned[rel]:
+                        problems.append(f"{rel} differs from the pinned sha256")
+    problems += [f"{rel} is missing" for rel in sorted(set(pinned) - seen)]
+    return problems
 
+
+def run(args) -> dict:
     code = os.path.abspath(args.code)
     tt_dir = os.path.join(code, args.trimtuner)
     robo_dir = os.path.join(code, args.robo)
-    for d in (tt_dir, robo_dir):
+    with open(args.manifest) as fh:
+        manifest = json.load(fh)
+    for name, d in ((args.trimtuner, tt_dir), (args.robo, robo_dir)):
         if not os.path.isdir(d):
             raise SystemExit(f"authors' code folder missing: {d}")
-    sys.path[:0] = [tt_dir, robo_dir]
+        if name not in manifest:
+            raise SystemExit(f"the manifest {args.manifest} pins no tree {name}")
+        problems = check_pinned(d, manifest[name])
+        if problems:  # nothing of theirs was imported: refuse before it is on sys.path
+            raise SystemExit(f"refused to run {d}: " + "; ".join(problems[:6]))
+    sys.path[:0] = [tt_dir, robo_dir]   # only the pinned files, checked above
+
+    import numpy as np
 
     # george: imported at the top of trimtuner.py and RoBO's GP models; the DT variant never calls it
     george = types.ModuleType("george")
