@@ -37,6 +37,18 @@ SOURCES = {TRIMTUNER_DIR: ("pedrogbmendes", "TrimTuner", "a9dec1f"), ROBO_DIR: (
 URL_TEMPLATE = "https://codeload.github.com/{owner}/{repo}/tar.gz/{commit}"
 #: Largest archive read (the two trees are well under 1 MB of code; their repositories under 50 MB).
 MAX_BYTES = 200 * 1024 * 1024
+#: Largest total of the archive's members, as their headers declare them, read through before refusing it
+#: (an archive inflating beyond this is not the authors' code); only pinned members are ever read into memory.
+MAX_MEMBER_BYTES = 500 * 1024 * 1024
+#: Most members an archive may hold (their repositories hold a few hundred files).
+MAX_MEMBERS = 20000
+#: Largest pinned file (their largest is under 100 kB).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def _short(text: str, most: int = 200) -> str:
+    """``text`` cut to ``most`` characters for a message (an address may be padded to any length)."""
+    return text if len(text) <= most else text[:most] + f"... ({len(text)} characters)"
 
 
 def default_dest() -> Path:
@@ -70,27 +82,73 @@ def tree_ok(folder: Path, name: str) -> bool:
     return all(have.get(rel) == sha for rel, sha in FILES[name].items())
 
 
+def _local_path(url: str) -> Path | None:
+    """The file a ``file://`` address names, or None for another scheme."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() != "file":
+        return None
+    return Path(urllib.request.url2pathname(parts.path))
+
+
 def _download(url: str, timeout: float, dest: Path) -> bytes:
+    """The bytes at ``url``, read in chunks up to :data:`MAX_BYTES` (a larger download is refused, never held)."""
+    offline = (f"offline? copy the folders {TRIMTUNER_DIR}/ and {ROBO_DIR}/ into {_short(str(dest))} or point "
+               "TT_AUTHORS_CODE at them")
+    local = _local_path(url)
+    if local is not None:  # never opened unless a regular file: a FIFO or device would block the read
+        from tt_core.data.io import NotAFileError, check_regular
+
+        try:
+            os.stat(local)
+        except FileNotFoundError:
+            pass            # urllib's own message below
+        except OSError as exc:
+            raise AuthorsError(f"could not download {_short(url)} ({exc.strerror}); {offline}") from None
+        else:
+            try:
+                check_regular(local, "--url-template's file", fix="give the path of a downloaded .tar.gz archive")
+            except NotAFileError as exc:
+                raise AuthorsError(f"could not download {_short(url)}: {_short(str(exc), 400)}") from None
+    chunks, got = [], 0
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
-            data = resp.read(MAX_BYTES + 1)
+            while got <= MAX_BYTES:
+                chunk = resp.read(min(2**20, MAX_BYTES + 1 - got))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise AuthorsError(f"could not download {url} ({exc}); offline? copy the folders {TRIMTUNER_DIR}/ and "
-                           f"{ROBO_DIR}/ into {dest} or point TT_AUTHORS_CODE at them") from None
-    if len(data) > MAX_BYTES:
-        raise AuthorsError(f"{url} is larger than {MAX_BYTES // 2**20} MB; not the authors' code archive (check "
-                           "--url-template)")
-    return data
+        raise AuthorsError(f"could not download {_short(url)} ({_short(str(exc))}); {offline}") from None
+    if got > MAX_BYTES:
+        raise AuthorsError(f"{_short(url)} is larger than {MAX_BYTES // 2**20} MB; not the authors' code archive "
+                           "(check --url-template)")
+    return b"".join(chunks)
 
 
-def _members(data: bytes, url: str) -> dict:
-    """``{path inside the archive's one top folder: bytes}`` of its regular files, after checking every member."""
+def _members(data: bytes, url: str, wanted=None) -> dict:
+    """``{path inside the archive's one top folder: bytes}`` of its regular files named in ``wanted`` (all when
+    None), after checking every member. Members are listed from their headers (the archive is read through,
+    never held inflated); only wanted members of at most :data:`MAX_FILE_BYTES` are read into memory, and an
+    archive whose members add up to more than :data:`MAX_MEMBER_BYTES` is refused."""
+    url = _short(url)
+    members, declared = [], 0
     try:
         tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-        members = tar.getmembers()
-    except (tarfile.TarError, EOFError, OSError) as exc:
+        for m in tar:
+            declared += max(0, m.size)
+            if declared > MAX_MEMBER_BYTES:
+                raise AuthorsError(f"{url}: refused, its members add up to more than {MAX_MEMBER_BYTES // 2**20} MB "
+                                   "(not the authors' code; check --url-template)")
+            members.append(m)
+            if len(members) > MAX_MEMBERS:
+                raise AuthorsError(f"{url}: refused, it holds more than {MAX_MEMBERS} members (not the authors' code; "
+                                   "check --url-template)")
+    except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0].rstrip(":")
-        raise AuthorsError(f"{url} is not a readable tar archive ({first}); check --url-template") from None
+        raise AuthorsError(f"{url} is not a readable tar archive ({_short(first)}); check --url-template") from None
     tops = set()
     for m in members:
         name = m.name
@@ -113,13 +171,29 @@ def _members(data: bytes, url: str) -> dict:
     for m in members:
         if m.isfile():
             parts = [p for p in m.name.split("/") if p not in ("", ".")]
-            if len(parts) > 1 and parts[0] == top:
-                out["/".join(parts[1:])] = tar.extractfile(m).read()
+            rel = "/".join(parts[1:])
+            if len(parts) > 1 and parts[0] == top and (wanted is None or rel in wanted):
+                if m.size > MAX_FILE_BYTES:
+                    raise AuthorsError(f"{url}: refused, {rel} declares {m.size} bytes (a pinned file is under "
+                                       f"{MAX_FILE_BYTES // 2**20} MB); check --url-template")
+                try:
+                    out[rel] = tar.extractfile(m).read(MAX_FILE_BYTES + 1)
+                except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
+                    raise AuthorsError(f"{url} is not a readable tar archive ({type(exc).__name__} in {rel}); check "
+                                       "--url-template") from None
     return out
+
+
+def zlib_error():
+    import zlib
+
+    return zlib.error
+
 
 
 def _check(name: str, files: dict, url: str) -> None:
     """Every pinned file of tree ``name`` present with its pinned sha256, and the tree hash as pinned."""
+    url = _short(url)
     got = {}
     for rel, sha in FILES[name].items():
         if rel not in files:
@@ -132,16 +206,49 @@ def _check(name: str, files: dict, url: str) -> None:
         raise AuthorsError(f"the pinned manifest of {name} does not match its tree hash; reinstall the workbook")
 
 
+def _installed(final: Path, name: str) -> list[str] | None:
+    """None when ``final`` holds no tree; else what in it is not exactly the pinned files ([] when it is)."""
+    from tt_core.experiments.authors import inspect_tree
+
+    if final.is_symlink():
+        return [f"{name} is a symlink (to {os.readlink(final)})"]
+    if not final.exists():
+        return None
+    if not final.is_dir():
+        return [f"{name} is not a folder"]
+    return inspect_tree(final, name)[0]
+
+
+def aside_name(final: Path) -> Path:
+    """A free name beside ``final`` to keep a replaced tree under: ``<name>.aside``, ``<name>.aside.1``, ..."""
+    cand, k = final.with_name(final.name + ".aside"), 0
+    while cand.exists() or cand.is_symlink():
+        k += 1
+        cand = final.with_name(f"{final.name}.aside.{k}")
+    return cand
+
+
 def fetch(dest: Path | None = None, url_template: str = URL_TEMPLATE, force: bool = False,
           timeout: float = 60.0, say=None) -> Path:
     """Download, check and install both trees into ``dest`` (default :func:`default_dest`); return ``dest``.
 
-    A tree already installed with the pinned contents is kept (``force`` re-downloads it). Both archives are
-    downloaded and checked before either tree is moved into place.
+    A tree already installed with exactly the pinned files is kept (``force`` downloads it again). A tree that
+    differs (a changed, missing or extra file, a link) is never deleted: without ``force`` nothing is done and
+    the error names the files; with ``force`` it is kept aside as ``<tree>.aside`` (``.aside.1``, ...) and the
+    pinned tree installed. Both archives are downloaded and checked before either tree is moved into place.
     """
     say = say or (lambda line: None)
     dest = Path(dest) if dest is not None else default_dest()
-    todo = [n for n in SOURCES if force or not tree_ok(dest / n, n)]
+    state = {n: _installed(dest / n, n) for n in SOURCES}
+    differing = {n: p for n, p in state.items() if p}
+    if differing and not force:
+        problems = [x for p in differing.values() for x in p]
+        from tt_core.experiments.authors import listed
+
+        raise AuthorsError(f"{dest} already holds {' and '.join(differing)} that differ from the pinned code "
+                           f"({listed(problems)}); nothing changed: move your changes away, or run `tt authors fetch "
+                           "--force` (keeps the present tree aside as <tree>.aside and installs the pinned one)")
+    todo = [n for n in SOURCES if force or state[n] != []]
     for n in SOURCES:
         if n not in todo:
             say(f"{n}: already installed in {dest} (pinned contents)")
@@ -152,11 +259,11 @@ def fetch(dest: Path | None = None, url_template: str = URL_TEMPLATE, force: boo
         owner, repo, commit = SOURCES[n]
         try:
             url = url_template.format(owner=owner, repo=repo, commit=commit, folder=n)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise AuthorsError(f"--url-template {url_template!r} cannot be filled ({exc}); use the fields {{owner}}, "
-                               "{repo}, {commit} (or {folder})") from None
-        say(f"{n}: downloading {url}")
-        files = _members(_download(url, timeout, dest), url)
+        except (KeyError, IndexError, ValueError, AttributeError) as exc:
+            raise AuthorsError(f"--url-template {_short(url_template)!r} cannot be filled ({_short(str(exc))}); use "
+                               "the fields {owner}, {repo}, {commit} (or {folder})") from None
+        say(f"{n}: downloading {_short(url)}")
+        files = _members(_download(url, timeout, dest), url, wanted=set(FILES[n]))
         _check(n, files, url)
         checked[n] = files
     dest.mkdir(parents=True, exist_ok=True)
@@ -172,8 +279,12 @@ def fetch(dest: Path | None = None, url_template: str = URL_TEMPLATE, force: boo
         for n in checked:
             final = dest / n
             if final.exists() or final.is_symlink():
-                old = staging / f"{n}.old"
-                os.replace(final, old)
+                if state[n]:   # differs from the pinned code: kept, under a new name
+                    aside = aside_name(final)
+                    os.replace(final, aside)
+                    say(f"{n}: the tree there differed from the pinned code; kept aside as {aside}")
+                else:          # exactly the pinned files: nothing of anyone's is lost
+                    os.replace(final, staging / f"{n}.old")
             os.replace(staging / n, final)
             say(f"{n}: installed in {final} (tree sha256 {TREE_SHA256[n][:12]}...)")
     finally:
