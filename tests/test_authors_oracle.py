@@ -92,15 +92,20 @@ def test_residue_runs_reproduce_reference_runs(oracle, name):
 
 
 @pytest.mark.slow
-def test_exact_mode_reproduces_first_bo_steps_and_dh_is_constant(oracle):
-    """Their entropy search as it is (2 BO steps, about a minute each): same tests and choices as the
-    reference exact run, and in every step each estimator's dH is one number for all candidates, a
-    rounding residue of at most a few ulp of 1."""
+def test_exact_mode_dh_is_a_constant_residue(oracle):
+    """Their entropy search as it is (2 BO steps, about a minute each): the initial design and each step's
+    filtered set as in the reference exact run, and in every step each estimator's dH is one number for all
+    candidates, a rounding residue of at most a few ulp of 1. Which candidate their argmax then takes is decided
+    by that residue, i.e. by the machine's last bits (another CPU took another one at test 6), so it is not
+    compared with the reference, which was made on one machine."""
     ref = _reference(oracle, "out_rnn_s1_cea10_exact_14.json")
     got = A.run_authors("rnn", 1, residue="exact", iterations=6)
-    _assert_same_run(got, ref, 6)
-    assert [s["all_equal"] for s in got["steps"]] == [s["all_equal"] for s in ref["steps"][:2]]
+    assert len(got["tests"]) == 6
+    for k, (t, r) in enumerate(zip(got["tests"][:4], ref["tests"][:4])):
+        assert t["x"] == r["x"] and t["size"] == r["size"], f"test {k + 1}"
+    assert got["steps"][0]["n_kept"] == ref["steps"][0]["n_kept"]
     for step in got["steps"]:
+        assert 0 <= step["argmax"] < step["n_kept"]
         assert len(step["dh_minmax"]) == 10
         for lo, hi in step["dh_minmax"]:
             assert lo == hi                      # constant across the kept candidates

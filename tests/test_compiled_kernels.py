@@ -152,9 +152,12 @@ def test_compiled_draws_equal_randomstate(W, steps, seed):
     assert states[0][2] == states[1][2]
 
 
-def test_entropy_search_values_compiled_pass_identical(monkeypatch):
-    """Entropy search's values with the compiled pass (shifted log weights) equal the numpy passes to the
-    bit, on a fitted GP-like state of 3 samples, 20 representers and 30 candidates."""
+def test_entropy_search_values_compiled_pass_matches_numpy(monkeypatch):
+    """Entropy search's values with the compiled pass (shifted log weights) equal the numpy passes to
+    rounding, on a fitted GP-like state of 3 samples, 20 representers and 30 candidates. Not to the bit:
+    numpy's vectorised exp/log and the C library's (which the compiled pass calls) each pick their code by CPU,
+    and differ in the last bit on some (1.8e-15 seen on an AVX-512 machine); decisions compare such values with
+    a relative tolerance (tt_core.bo.ties)."""
     from tt_core.acquisitions import entropy_search as es
 
     rng = np.random.default_rng(4)
@@ -176,4 +179,4 @@ def test_entropy_search_values_compiled_pass_identical(monkeypatch):
     monkeypatch.setattr(es, "_SHIFT_KERNEL", None)
     ref = obj._values(cov, var, noise)
     assert np.all(np.isfinite(ref)) and np.any(ref != 0)
-    np.testing.assert_array_equal(new, ref)
+    np.testing.assert_allclose(new, ref, rtol=1e-12, atol=1e-14 * np.abs(ref).max())

@@ -234,8 +234,37 @@ def _filter_direct(X, k, *, models, constraints, objective, rng, **_) -> np.ndar
     return _top_up(obj.selection(), X.shape[0], k, rng)
 
 
-def _filter_cmaes(X, k, *, models, constraints, objective, rng, sigma0: float = 0.3, **_) -> np.ndarray:
+class _NumpyStableArgsort:
+    """numpy as the ``cma`` package sees it, but with a stable ``argsort``.
+
+    CMA-ES ranks a population by ``numpy.argsort`` (quicksort). numpy >= 2 sorts with SIMD code chosen by
+    CPU (AVX-512, AVX2, none), which orders *equal* values differently; equal values are common here,
+    because several sampled points snap to the same candidate. So the ranking, the weighted mean and the
+    whole CMA-ES path depended on the CPU (FABOLAS' first BO test differed with numpy's SIMD switched off).
+    A stable sort orders ties by position, everywhere; nothing else of cma's numpy changes."""
+
+    def __init__(self, numpy_module):
+        self._np = numpy_module
+
+    def __getattr__(self, name):
+        return getattr(self._np, name)
+
+    def argsort(self, a, axis=-1, kind=None, order=None):
+        return self._np.argsort(a, axis=axis, kind="stable", order=order)
+
+
+def _cma():
+    """The ``cma`` package, its ranking made CPU-independent (:class:`_NumpyStableArgsort`)."""
     import cma
+    import cma.evolution_strategy as es_module
+
+    if not isinstance(es_module.np, _NumpyStableArgsort):
+        es_module.np = _NumpyStableArgsort(es_module.np)
+    return cma
+
+
+def _filter_cmaes(X, k, *, models, constraints, objective, rng, sigma0: float = 0.3, **_) -> np.ndarray:
+    cma = _cma()
 
     dim = X.shape[1]
     if dim < 2:
@@ -353,7 +382,7 @@ def _filter_direct_raw(X, k, *, models, constraints, objective, rng, space=None,
 
 def _filter_cmaes_raw(X, k, *, models, constraints, objective, rng, space=None, sigma0: float = 0.3,
                       **_) -> np.ndarray:
-    import cma
+    cma = _cma()
 
     dim = X.shape[1]
     obj = _RawObjective(_RawBox(space), _objective_at_any_point(models, constraints, objective), k)

@@ -3,7 +3,8 @@
 The TrimTuner paper's baselines (CherryPick's EIc and Lynceus' EIc/USD) use "GPs as base models"
 (Sec. IV) at full size only. This surrogate is a plain GP on the configuration encoding: kernel
 ``c * Matern52_ARD(x, x') + noise``, targets standardised, hyperparameters by maximising the log
-marginal likelihood (type-II maximum likelihood) with a few seeded restarts.
+marginal likelihood (type-II maximum likelihood) with a few seeded restarts, computed with
+CPU-independent arithmetic (:mod:`tt_core.models.portable`).
 
 Deviation: FABOLAS-style MCMC marginalisation (:mod:`tt_core.models.fabolas_gp`) is not used here; it
 would multiply the baselines' cost per iteration by ~50 without changing what EIc measures. The size
@@ -17,6 +18,12 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 
 from tt_core.models.base import JointPosterior, check_X, check_y
+from tt_core.models.portable import JITTER
+
+#: Initial values and bounds of the hyperparameters (signal variance, length-scales, noise variance).
+_CONSTANT_INIT, _CONSTANT_BOUNDS = 1.0, (1e-3, 1e3)
+_LENGTH_INIT, _LENGTH_BOUNDS = 0.5, (1e-2, 1e2)
+_NOISE_INIT, _NOISE_BOUNDS = 1e-3, (1e-8, 1e0)
 
 
 #: Per kernel class: its constructor's argument names and its ``hyperparameter_*`` attribute names.
@@ -85,27 +92,57 @@ class MaternGP:
         X = check_X(X)
         return X if self.use_size else X[:, :-1]
 
-    def _kernel(self, d: int):
-        return (_ConstantKernel(1.0, (1e-3, 1e3)) * _Matern(np.full(d, 0.5), (1e-2, 1e2), nu=2.5)
-                + _WhiteKernel(1e-3, (1e-8, 1e0)))
-
     def fit(self, X, y, kernel=None) -> "MaternGP":
-        """Fit on inputs ``X`` (n, d+1) and targets ``y`` (n,); ``kernel`` fixes the hyperparameters."""
+        """Fit on inputs ``X`` (n, d+1) and targets ``y`` (n,); ``kernel`` fixes the hyperparameters.
+
+        The hyperparameters maximise the log marginal likelihood of the standardised targets from the
+        kernel's initial values and ``n_restarts`` starts drawn uniformly in the log bounds (seeded), as
+        scikit-learn's optimiser does, but with :func:`tt_core.models.portable.minimize_box`: an L-BFGS on
+        a likelihood computed without BLAS, so the same data give the same hyperparameters to the bit on any
+        CPU (scikit-learn's L-BFGS-B, through BLAS, stopped at CPU-dependent points of flat likelihoods).
+        Predictions then use scikit-learn's regressor with these hyperparameters fixed.
+        """
+        import warnings
+
         Xi = self._inputs(X)
         y = check_y(y, len(Xi))
         self.X_, self.y_ = np.asarray(X, float), y
-        fixed = kernel is not None
-        self.gp_ = GaussianProcessRegressor(
-            kernel=kernel if fixed else self._kernel(Xi.shape[1]), normalize_y=True,
-            optimizer=None if fixed else "fmin_l_bfgs_b", n_restarts_optimizer=0 if fixed else self.n_restarts,
-            random_state=self.seed,
-        )
-        import warnings
-
+        if kernel is None:
+            kernel = self._fitted_kernel(Xi, y)
+        self.gp_ = GaussianProcessRegressor(kernel=kernel, normalize_y=True, optimizer=None, alpha=JITTER)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # bound warnings of the optimiser are expected on few points
+            warnings.simplefilter("ignore")
             self.gp_.fit(Xi, y)
         return self
+
+    def _fitted_kernel(self, Xi: np.ndarray, y: np.ndarray):
+        """The kernel with the ML-II hyperparameters (see :meth:`fit`)."""
+        from tt_core.models import portable
+
+        n = len(y)
+        mean = 0.0
+        for v in y:
+            mean += float(v)
+        mean /= n
+        var = 0.0
+        for v in y:
+            var += (float(v) - mean) ** 2
+        std = np.sqrt(var / n)
+        ys = (y - mean) / (std if std > 0 else 1.0)  # element-wise: the same bits everywhere
+        d = Xi.shape[1]
+        bounds = np.array([[portable.log(lo), portable.log(hi)] for lo, hi in
+                           [_CONSTANT_BOUNDS] + [_LENGTH_BOUNDS] * d + [_NOISE_BOUNDS]])
+        init = np.array([portable.log(_CONSTANT_INIT)] + [portable.log(_LENGTH_INIT)] * d + [portable.log(_NOISE_INIT)])
+        rng = np.random.RandomState(0 if self.seed is None else self.seed)
+        starts = [init] + [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)]
+        best = None
+        for start in starts:
+            theta, nll, _ = portable.minimize_box(start, bounds, Xi, ys)
+            if best is None or nll < best[1]:
+                best = (theta, nll)
+        c, *length, noise = (portable.exp(t) for t in best[0])
+        return (_ConstantKernel(c, _CONSTANT_BOUNDS) * _Matern(np.array(length), _LENGTH_BOUNDS, nu=2.5)
+                + _WhiteKernel(noise, _NOISE_BOUNDS))
 
     def predict(self, X, return_std: bool = False):
         if not hasattr(self, "gp_"):
