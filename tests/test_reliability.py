@@ -226,14 +226,32 @@ def test_a_result_copied_to_another_seed_is_not_counted_as_that_seed(tmp_path):
     pd.testing.assert_frame_equal(_decisions(s3.path(tmp_path)), expected)
 
 
-def test_runs_made_by_other_code_are_reused_with_a_warning(tmp_path, monkeypatch):
+def test_runs_of_other_code_are_reused_and_of_another_results_version_recomputed(tmp_path, monkeypatch):
+    """The code hash is only recorded: a run of the same results version is reused silently, even if other
+    code made it; a run of another results version is set aside as ``.outdated`` and recomputed, never reused
+    (its numbers come from other numerics), and ``load_runs`` refuses it until then."""
+    import warnings
+
+    import tt_core
+
     spec = ex.RunSpec("rnn", "random", 1, iterations=4)
     ex.run_grid([spec], tmp_path, progress=False)
-    stamp = spec.path(tmp_path).stat().st_mtime_ns
+    path = spec.path(tmp_path)
+    stamp = path.stat().st_mtime_ns
+    assert ex.read_run(path)[1]["results_version"] == tt_core.RESULTS_VERSION
     monkeypatch.setattr("tt_core.experiments.store.code_hash", lambda: "other-code")
-    with pytest.warns(UserWarning, match="made by other tt_core code"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         ex.run_grid([spec], tmp_path, progress=False)
-    assert spec.path(tmp_path).stat().st_mtime_ns == stamp  # reused, not recomputed, and said so
+    assert path.stat().st_mtime_ns == stamp  # reused as it is, no warning
+    monkeypatch.setattr(tt_core, "RESULTS_VERSION", tt_core.RESULTS_VERSION + 1)
+    assert ex.stored_status(spec, tmp_path) == "outdated"
+    with pytest.raises(ex.StoreError, match="outdated"):
+        ex.load_runs([spec], tmp_path)
+    with pytest.warns(UserWarning, match=f"made by results version {tt_core.RESULTS_VERSION - 1}"):
+        ex.run_grid([spec], tmp_path, progress=False)
+    assert ex.read_run(path)[1]["results_version"] == tt_core.RESULTS_VERSION
+    assert path.with_name(path.name + ".outdated").is_file()
 
 
 def test_leftover_temporary_files_are_cleaned(tmp_path):

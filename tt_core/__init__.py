@@ -139,3 +139,9 @@ equations and algorithm listings were lost in its text extraction: each entry be
 """
 
 __version__ = "0.1.0"
+
+#: Version of the numerics that make stored results (runs, study tables, checkpoints). A stored result is
+#: reused only when it carries this version, and recomputed otherwise. Bump it with every change that moves
+#: a reference trajectory (``tests/reference_versions.json`` records the references' sha256 per version, and
+#: ``tests/test_results_version.py`` fails when they change without a bump). History in CHANGELOG.md.
+RESULTS_VERSION = 2

@@ -84,7 +84,7 @@ def _check_grid(specs, runs_dir) -> None:
     (:func:`tt_core.experiments.check_settings`)."""
     from tt_core import experiments as ex
 
-    ex.check_settings([s for s in specs if ex.stored_status(s, runs_dir) not in ("valid", "stale")])
+    ex.check_settings([s for s in specs if ex.stored_status(s, runs_dir) != "valid"])
 
 
 def cmd_runs(args) -> int:
@@ -136,9 +136,9 @@ def _runs_summary(specs, runs_dir) -> str:
     from tt_core import experiments as ex
     from tt_core.experiments.summaries import final_scores, runs_sentence
 
-    present = [s for s in specs if ex.stored_status(s, runs_dir) in ("valid", "stale")]
+    present = [s for s in specs if ex.stored_status(s, runs_dir) == "valid"]
     if not present:
         return "No stored runs of this grid yet."
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a stale run was announced when the grid ran
+        warnings.simplefilter("ignore")  # set-aside files were announced when the grid ran
         return runs_sentence(final_scores(ex.load_runs(present, runs_dir)))

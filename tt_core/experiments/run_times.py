@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     total = 0.0
     for nb, specs in grids.items():
         est = estimate(specs, runs_dir, table=benchmarked_seconds(args.table), stored=[s for s in specs if args.runs_dir
-                                               and stored_status(s, runs_dir) in ("valid", "stale")])
+                                               and stored_status(s, runs_dir) == "valid"])
         total += est.cpu_s
         print(f"notebook {nb}: {describe(est)}")
     print(f"total: {total / 60:.1f} CPU-min")

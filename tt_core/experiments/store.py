@@ -253,7 +253,8 @@ def content_sha256(table) -> str:
 
 
 def stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
-    """What is stored for ``spec``: ``missing``, ``valid``, ``stale`` (made by other tt_core code),
+    """What is stored for ``spec``: ``missing``, ``valid``, ``outdated`` (made by another results version,
+    :data:`tt_core.RESULTS_VERSION`: recomputed),
     ``corrupt`` (not a readable run file, or its content does not match its own checksum) or
     ``mismatch`` (a run file of another spec, or made from other data than the benchmark's now)."""
     return _stored_status(spec, runs_dir)[0]
@@ -287,7 +288,19 @@ def _stored_status(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> tu
         return "corrupt", "not a readable run file"
     if meta.get("content_sha256") != content_sha256(table):
         return "corrupt", "its values do not match its own checksum (edited or damaged)"
-    return ("valid" if meta.get("code") == code_hash() else "stale"), ""
+    return results_version_status(meta)
+
+
+def results_version_status(meta: dict) -> tuple[str, str]:
+    """``("valid", "")`` when a stored result's metadata carry this code's results version, else
+    ``("outdated", why)``: numbers of other numerics are never reused (the code hash is only recorded)."""
+    from tt_core import RESULTS_VERSION
+
+    made = meta.get("results_version")
+    if made == RESULTS_VERSION and not isinstance(made, bool):
+        return "valid", ""
+    return "outdated", (f"made by results version {made if made is not None else 'none (older code)'}, this code "
+                        f"makes version {RESULTS_VERSION}")
 
 
 def set_aside(path: Path, why: str, reason: str = "") -> Path:
@@ -304,7 +317,10 @@ def checkpoint_path(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> P
 
 
 def _checkpoint_header(spec: RunSpec) -> dict:
-    return {"spec": asdict(spec), "code": code_hash(), "data": data_identity(spec.benchmark)}
+    from tt_core import RESULTS_VERSION
+
+    return {"spec": asdict(spec), "code": code_hash(), "results_version": RESULTS_VERSION,
+            "data": data_identity(spec.benchmark)}
 
 
 def _load_checkpoint(spec: RunSpec, ckpt: Path):
@@ -322,8 +338,9 @@ def _load_checkpoint(spec: RunSpec, ckpt: Path):
     try:
         header, text, arrays = checkpoint.read(ckpt)
         want = _checkpoint_header(spec)
-        if header.get("code") != want["code"] or not _same_spec(header.get("spec", {}), spec):
-            raise checkpoint.CheckpointError("it was written by other tt_core code or for another run")
+        if (header.get("code") != want["code"] or header.get("results_version") != want["results_version"]
+                or not _same_spec(header.get("spec", {}), spec)):
+            raise checkpoint.CheckpointError("it was written by other tt_core code, another results version or for another run")
         if (header.get("data") or {}).get("sha256") != want["data"]["sha256"]:
             raise checkpoint.CheckpointError("it was made from other data than the benchmark's file now")
         replay = checkpoint.decode(text, arrays, spec.replay())
@@ -385,7 +402,7 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
     return None at once (``wait=False``). A stored file is reused only if its metadata names this
     spec and the benchmark data now on disk (sha256) and its content matches its own checksum; a
     corrupt file, or one holding another run or made from other data, is set aside (renamed, never
-    over an earlier copy) and recomputed; a file made by other tt_core code is reused with a warning. The run checkpoints (at most once a second) and resumes
+    over an earlier copy) and recomputed, and so is a file of another results version (``.outdated``). The run checkpoints (at most once a second) and resumes
     from the checkpoint after a kill, with the identical trajectory. Leftover temporary files of a
     killed writer are removed.
 
@@ -408,7 +425,6 @@ def run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: b
 def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: bool = False, *,
              wait: bool = True, parent: int | None = None, checkpoint: bool = True) -> tuple[Path | None, str]:
     """The work of :func:`run_one`; also says what happened: ``computed``, ``reused`` or ``busy``."""
-    import warnings
 
     from filelock import Timeout
 
@@ -426,12 +442,9 @@ def _run_one(spec: RunSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR, overwrite: 
         return None, "busy"
     try:
         status, reason = _stored_status(spec, runs_dir)  # another process may have finished it meanwhile
-        if status in ("valid", "stale") and not overwrite:
-            if status == "stale":
-                warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it "
-                              "to recompute", stacklevel=2)
+        if status == "valid" and not overwrite:
             return path, "reused"
-        if status in ("corrupt", "mismatch"):
+        if status in ("corrupt", "mismatch", "outdated"):
             set_aside(path, status, reason)
         ckpt = checkpoint_path(spec, runs_dir)
         for leftover in temporary_files(path) + temporary_files(ckpt):
@@ -471,7 +484,10 @@ def write_run(spec: RunSpec, traj: pd.DataFrame, path: Path, *, wall_s: float, r
     """
     import pyarrow as pa
 
-    meta = {"spec": asdict(spec), "versions": versions(), "code": code_hash(), "data": data_identity(spec.benchmark),
+    from tt_core import RESULTS_VERSION
+
+    meta = {"spec": asdict(spec), "versions": versions(), "code": code_hash(), "results_version": RESULTS_VERSION,
+            "data": data_identity(spec.benchmark),
             "wall_s": float(wall_s), "resumed": bool(resumed), "machine": platform.machine(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), **extra_meta}
     traj = traj.copy()
@@ -631,11 +647,7 @@ def run_grid(
     if runs_dir.exists() and not runs_dir.is_dir():
         raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")
     status = {s: stored_status(s, runs_dir) for s in specs}
-    stale = [s for s, st in status.items() if st == "stale"]
-    if stale:
-        warnings.warn(f"{len(stale)} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
-                      f"(this is {code_hash()}); they are reused: delete them to recompute", stacklevel=2)
-    todo = [s for s, st in status.items() if st not in ("valid", "stale")]
+    todo = [s for s, st in status.items() if st != "valid"]
     check_settings(todo)  # every setting to compute is valid before the first run starts
     if len(todo) > 1 and not (backend == "sequential" or (backend == "loky" and n_jobs == 1)):
         from tt_core.experiments.schedule import longest_first
@@ -751,7 +763,6 @@ def list_runs(runs_dir: str | Path = DEFAULT_RUNS_DIR, benchmark: str | None = N
 
 def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> pd.DataFrame:
     """Concatenate the stored trajectories of ``specs`` (a missing or untrustworthy one raises with what to do)."""
-    import warnings
 
     status = {s: stored_status(s, runs_dir) for s in specs}
     missing = [s for s, st in status.items() if st == "missing"]
@@ -759,14 +770,10 @@ def load_runs(specs: list[RunSpec], runs_dir: str | Path = DEFAULT_RUNS_DIR) -> 
         raise FileNotFoundError(
             f"{len(missing)} run(s) missing, e.g. {missing[0].path(runs_dir)}; run them with run_grid(specs)"
         )
-    bad = [s for s, st in status.items() if st in ("corrupt", "mismatch")]
+    bad = [s for s, st in status.items() if st in ("corrupt", "mismatch", "outdated")]
     if bad:
-        raise StoreError(f"{len(bad)} stored run(s) cannot be trusted ({status[bad[0]]}: {bad[0].path(runs_dir)}); "
+        raise StoreError(f"{len(bad)} stored run(s) cannot be trusted or were made by another results version ({status[bad[0]]}: {bad[0].path(runs_dir)}); "
                          "run the grid again (run_grid / tt runs) to recompute them")
-    stale = sum(st == "stale" for st in status.values())
-    if stale:
-        warnings.warn(f"{stale} of {len(specs)} stored runs under {runs_dir} were made by other tt_core code "
-                      f"(this is {code_hash()}); delete them to recompute with the current code", stacklevel=2)
     return pd.concat([read_run(s.path(runs_dir))[0] for s in specs], ignore_index=True)
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from tt_core import RESULTS_VERSION
 from tt_core.data import entries
-from tt_core.experiments.store import (DEFAULT_RUNS_DIR, StoreError, code_hash, content_sha256, set_aside,
-                                       versions)
+from tt_core.experiments.store import (DEFAULT_RUNS_DIR, StoreError, code_hash, content_sha256, results_version_status,
+                                       set_aside, versions)
 
 #: Sub-folder of a runs folder holding study tables (``<runs_dir>/tables/<study>/<key>.parquet``).
 TABLES_SUBDIR = "tables"
@@ -50,7 +51,7 @@ class TableSpec:
 
 
 def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
-    """As :func:`tt_core.experiments.store.stored_status` for a run: ``missing``, ``valid``, ``stale`` (other tt_core code), ``corrupt``
+    """As :func:`tt_core.experiments.store.stored_status` for a run: ``missing``, ``valid``, ``outdated`` (another results version), ``corrupt``
     or ``mismatch`` (another table's settings, or made from other data), and why."""
     import pyarrow.parquet as pq
 
@@ -75,7 +76,7 @@ def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
         return "corrupt", "not a readable table file"
     if meta["content_sha256"] != content_sha256(table):
         return "corrupt", "its values do not match its own checksum (edited or damaged)"
-    return ("valid" if meta.get("code") == code_hash() else "stale"), ""
+    return results_version_status(meta)
 
 
 def table_status(spec: TableSpec, runs_dir: str | Path = DEFAULT_RUNS_DIR) -> str:
@@ -90,7 +91,7 @@ def write_table(spec: TableSpec, df: pd.DataFrame, path: Path, *, wall_s: float)
 
     table = pa.Table.from_pandas(df, preserve_index=False)
     meta = {"table": {"study": spec.study, "settings": spec.settings}, "data": spec.data, "versions": versions(),
-            "code": code_hash(), "wall_s": float(wall_s), "machine": platform.machine(),
+            "code": code_hash(), "results_version": RESULTS_VERSION, "wall_s": float(wall_s), "machine": platform.machine(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
     entries.write_parquet(table, path, b"tt_table", meta)
     return path
@@ -103,10 +104,9 @@ def ensure_table(spec: TableSpec, compute, runs_dir: str | Path = DEFAULT_RUNS_D
     The rules of :func:`tt_core.experiments.store.run_one`: a per-table lock (several processes compute it once), an atomic write,
     reuse only of a table whose metadata name these settings and data and whose values match their
     checksum; a corrupt or mismatching file is set aside (renamed) and recomputed; one made by other
-    tt_core code is reused with a warning. The table is always returned as read back from the store, so
+    tt_core code of another results version is set aside as ``.outdated`` and recomputed. The table is always returned as read back from the store, so
     a computed and a reused table are the same. Returns ``(table, "computed" | "reused")``.
     """
-    import warnings
 
     import pyarrow.parquet as pq
 
@@ -117,11 +117,8 @@ def ensure_table(spec: TableSpec, compute, runs_dir: str | Path = DEFAULT_RUNS_D
     with entries.lock(path):
         status, reason = _table_status(spec, runs_dir)
         what = "reused"
-        if status == "stale" and not overwrite:
-            warnings.warn(f"{path}: reused, but made by other tt_core code (this is {code_hash()}); delete it to "
-                          "recompute", stacklevel=2)
-        elif status != "valid" or overwrite:
-            if status in ("corrupt", "mismatch"):
+        if status != "valid" or overwrite:
+            if status in ("corrupt", "mismatch", "outdated"):
                 set_aside(path, status, reason)
             for leftover in temporary_files(path):
                 leftover.unlink(missing_ok=True)  # we hold the table's lock: no writer is using them
