@@ -606,3 +606,68 @@ def test_the_regular_file_helper(tmp_path):
         with pytest.raises(NotAFileError) as info:
             call()
         assert str(info.value) == words or words in str(info.value), str(info.value)
+
+
+def _find_objects(node, cls: str, out: list) -> list:
+    if isinstance(node, dict):
+        if node.get("t") == "object" and node.get("class") == cls:
+            out.append(node)
+        for v in node.values():
+            _find_objects(v, cls, out)
+    elif isinstance(node, list):
+        for v in node:
+            _find_objects(v, cls, out)
+    return out
+
+
+def test_a_replay_with_missing_or_mistyped_fields_is_refused(tmp_path):
+    """A root of the right class whose fields a replay's code reads are missing (AttributeError when the run
+    resumed) or of another type: refused when loaded, the run computed from the start."""
+    spec = _spec()
+    root = {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay", "fields": []}
+    _not_used(spec, _checkpoint(tmp_path, spec, root=root), "its Replay lacks the field 'optimizer'")
+    part = spec.replay()
+    for _ in range(3):
+        part.step()
+    text, arrays = C.encode(part)
+    doc = json.loads(text)
+    for pair in doc["root"]["fields"]:
+        if pair[0] == "rows":
+            pair[1] = {"t": "dict", "i": 10**6, "v": []}
+    with pytest.raises(C.CheckpointError, match="its Replay.rows is a dict, where a replay of this run holds a list"):
+        C.decode(json.dumps(doc), arrays, spec.replay())
+    C.decode(text, arrays, spec.replay())          # the untouched state loads
+
+
+def test_a_model_to_refit_on_too_many_rows_is_refused():
+    """A tree model whose stored training data has more rows than any run tests (refitting a GP on them could
+    take hours): refused before fitting."""
+    spec = ex.RunSpec("rnn", "trimtuner-dt", 2, iterations=12)
+    part = spec.replay()
+    for _ in range(6):
+        part.step()
+    text, arrays = C.encode(part)
+    node = _find_objects(json.loads(text)["root"], "ExtraTreesEnsemble", [])[0]
+    fields = dict((k, v) for k, v in node["fields"])
+    X, y = arrays[fields["X_"]["k"]], arrays[fields["y_"]["k"]]
+    arrays = {**arrays, fields["X_"]["k"]: np.zeros((C.MAX_REFIT_ROWS + 1, X.shape[1])),
+              fields["y_"]["k"]: np.zeros(C.MAX_REFIT_ROWS + 1)}
+    with pytest.raises(C.CheckpointError, match=f"no training data to refit on \\(at most {C.MAX_REFIT_ROWS} rows\\)"):
+        C.decode(text, arrays, spec.replay())
+    assert len(X) == len(y) <= 12
+
+
+def test_a_fifo_where_the_checkpoint_belongs_never_blocks_the_run(tmp_path):
+    code = f"""
+import os, warnings
+from tt_core import experiments as ex
+from tt_core.experiments import store
+spec = ex.RunSpec("rnn", "random", 2, iterations=8)
+ckpt = store.checkpoint_path(spec, {str(tmp_path / "runs")!r})
+ckpt.parent.mkdir(parents=True)
+os.mkfifo(ckpt)
+print(len(ex.read_run(ex.run_one(spec, {str(tmp_path / "runs")!r}))[0]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT,
+                          cwd=A.PROJECT_DIR)
+    assert done.returncode == 0 and done.stdout.strip() == "8", done.stderr

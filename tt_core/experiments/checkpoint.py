@@ -241,6 +241,13 @@ def allowed_types(fresh) -> tuple[dict, set]:
     builds (the models a model-based optimiser creates at its first fit: for each kind it models, one call of
     ``parts.surrogate(kind, seed, space)``, as :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer._update`
     makes). Nothing else: a checkpoint naming any other class or method is not used."""
+    classes, methods, _ = _allowed(fresh)
+    return classes, methods
+
+
+def _allowed(fresh) -> tuple[dict, set, dict]:
+    """:func:`allowed_types` and, per class, the fields every object of it in the fresh replay has, each with
+    the one type all of them hold there (None when it varies, is None or is a number: not checked)."""
     keep: list = []
     objects, methods = _reachable(fresh, keep)
     for o in list(objects):
@@ -253,7 +260,14 @@ def allowed_types(fresh) -> tuple[dict, set]:
                 objects += more_objects
                 methods += more_methods
     classes = {(t.__module__, t.__qualname__): t for t in {type(o) for o in objects}}
-    return classes, {(type(m.__self__), m.__func__.__name__) for m in methods}
+    rules: dict[type, dict] = {}
+    for o in objects:
+        fields = {k: (None if v is None or isinstance(v, (int, float, np.number)) else type(v))
+                  for k, v in _fields(o).items()}
+        seen = rules.get(type(o))
+        rules[type(o)] = fields if seen is None else {k: (t if fields[k] is t else None)
+                                                     for k, t in seen.items() if k in fields}
+    return classes, {(type(m.__self__), m.__func__.__name__) for m in methods}, rules
 
 
 def _class(module, qualname, allowed: dict) -> type:
@@ -274,7 +288,7 @@ class _Decoder:
         self.memo: dict[int, object] = {}
         self.refit: list = []
         self.used_arrays: set = set()
-        self.classes, self.methods = allowed_types(fresh)
+        self.classes, self.methods, self.rules = _allowed(fresh)
 
     def _at(self, path):
         """The object at ``path`` of the fresh replay (a sequence of ('attr'|'item', key))."""
@@ -381,6 +395,12 @@ class _Decoder:
                         or pair[0].startswith("__"):
                     raise CheckpointError("its state holds a malformed field")
                 fields[pair[0]] = self.dec(pair[1], (*path, ("attr", pair[0])), obj)
+            for k, want in self.rules.get(cls, {}).items():  # the fields a replay's code reads, of their types
+                if k not in fields:
+                    raise CheckpointError(f"its {cls.__qualname__} lacks the field {k!r} a replay of this run has")
+                if want is not None and fields[k] is not None and type(fields[k]) is not want:
+                    raise CheckpointError(f"its {cls.__qualname__}.{k} is a {type(fields[k]).__name__}, where a "
+                                          f"replay of this run holds a {want.__name__}")
             if hasattr(obj, "__dict__"):
                 obj.__dict__.update(fields)
             else:
