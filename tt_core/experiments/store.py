@@ -333,7 +333,7 @@ def _load_checkpoint(spec: RunSpec, ckpt: Path):
     if legacy.exists():
         warnings.warn(f"{legacy}: a checkpoint in the old pickle format is never loaded (a pickle can run code); "
                       "delete it", stacklevel=3)
-    if not ckpt.is_file():
+    if not (ckpt.exists() or ckpt.is_symlink()):  # a FIFO or device there is named by checkpoint.read below
         return None, 0.0
     try:
         header, text, arrays = checkpoint.read(ckpt)
