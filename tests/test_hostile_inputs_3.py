@@ -679,3 +679,18 @@ print(*[w.message for w in got], sep="\\n")
     ckpt = store.checkpoint_path(_spec(), tmp_path / "runs")
     assert said == [f"{ckpt}: checkpoint not used because it is not a regular file (a FIFO); the run starts from "
                     "the beginning"]
+
+
+@needs_shared
+def test_a_padded_pinned_file_is_refused_unread(tmp_path, monkeypatch, capsys, no_install):
+    """A pinned file padded to 2 GiB (sparse: nothing on disk) is named, never read into memory."""
+    code = _tree_copy(tmp_path)
+    target = code / A.TRIMTUNER_DIR / "trimtuner" / "models" / "trimtuner_dt.py"
+    with open(target, "r+b") as fh:
+        fh.truncate(2 * 2**30)
+    monkeypatch.setenv("TT_AUTHORS_CODE", str(code))
+    args = ("authors", "run", "--benchmark", "rnn", "--seed", "1", "--residue", "zero", "--iterations", "5")
+    peak = _peak(lambda: assert_one_line_error(*tt_cli(capsys, *args), f"{A.TRIMTUNER_DIR}/trimtuner/models/"
+                                               f"trimtuner_dt.py differs from the pinned sha256 ({2 * 2**30} bytes, "
+                                               "never read)"))
+    assert peak < 64 * 2**20, peak
