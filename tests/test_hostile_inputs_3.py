@@ -573,6 +573,11 @@ def test_a_fifo_price_trace_and_history_are_one_line_and_never_block(tmp_path):
     os.mkfifo(fifo)
     code_, err = tt_subprocess("spot", "simulate", "--workload", "cnn/t2.small-x8", "--prices", fifo)
     assert_one_line_error(code_, err, str(fifo), "is not a regular file (a FIFO")
+    history = tmp_path / "history.tsv"          # a post-2017 history: another reader
+    os.mkfifo(history)
+    code_, err = tt_subprocess("spot", "simulate", "--workload", "cnn/t2.small-x8", "--prices", history,
+                               "--billing", "aws-today")
+    assert_one_line_error(code_, err, str(history), "is not a regular file (a FIFO")
 
 
 def test_a_fifo_benchmark_csv_is_one_line_and_never_blocks(tmp_path):
