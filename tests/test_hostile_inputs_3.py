@@ -699,3 +699,21 @@ def test_a_padded_pinned_file_is_refused_unread(tmp_path, monkeypatch, capsys, n
                                                f"trimtuner_dt.py differs from the pinned sha256 ({2 * 2**30} bytes, "
                                                "never read)"))
     assert peak < 64 * 2**20, peak
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seed", "2000000"], "--seed must be at most 1000000, got '2000000'"),     # as the help says: 1 to 1000000
+    (["--seed", "1", "--residue", "zero", "--dh-seed", "3"], "--dh-seed 3 applies to --residue empirical only"),
+    (["--seed", "1", "--runs-dir", "elsewhere"], "--runs-dir elsewhere applies with --store only"),
+    (["--seed", "1", "--filter", "nofilter", "--beta", "0.5"], "--beta 0.5 applies to --filter cea only"),
+])
+def test_authors_run_options_that_do_not_apply_are_refused(argv, words, capsys, monkeypatch):
+    ran = []
+    monkeypatch.setattr(A, "run_authors", lambda *a, **k: ran.append(a))
+    assert_one_line_error(*tt_cli(capsys, "authors", "run", "--benchmark", "rnn", *argv), words)
+    assert ran == []
+
+
+def test_an_empty_benchmark_is_called_empty(capsys):
+    assert_one_line_error(*tt_cli(capsys, "authors", "run", "--benchmark", " ", "--seed", "1"),
+                          "the benchmark is empty; the authors' code runs rnn or cnn")

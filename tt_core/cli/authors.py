@@ -27,13 +27,14 @@ def add_parser(sub, only: str | None) -> None:
                                      "that value is: exact (their code as is, minutes per BO step), zero, pos, neg, "
                                      "empirical (drawn from the values of an exact run).")
     ar.add_argument("--benchmark", required=True, help="rnn or cnn")
-    ar.add_argument("--seed", type=whole("--seed", 1), required=True, help="the authors' seed (1 to 1000000)")
-    ar.add_argument("--beta", type=float, default=0.1, help="fraction kept by the CEA filter (default 0.1)")
+    ar.add_argument("--seed", type=whole("--seed", 1, 1_000_000), required=True,
+                    help="the authors' seed (1 to 1000000)")
+    ar.add_argument("--beta", type=float, help="fraction kept by the CEA filter (cea only; default 0.1)")
     ar.add_argument("--filter", default="cea", help="cea (default) or nofilter")
     ar.add_argument("--residue", default="empirical", help=f"one of {', '.join(A.RESIDUES)} (default empirical)")
     ar.add_argument("--iterations", type=count("--iterations"), default=44, help="tests in total (default 44)")
     ar.add_argument("--dh-seed", type=whole("--dh-seed", 0), default=0,
-                    help="empirical only: 0 (default) draws as the reference runs did")
+                    help="--residue empirical only: 0 (default) draws as the reference runs did")
     ar.add_argument("--store", action="store_true", help="also store the run in the run store as optimiser authors-dt")
     ar.add_argument("--runs-dir", help="with --store (default: runs/)")
     ar.add_argument("--verbose", action="store_true", help="show the authors' own output")
@@ -62,7 +63,18 @@ def add_parser(sub, only: str | None) -> None:
 def cmd_authors_run(args) -> int:
     from tt_core.experiments import authors as A
 
-    res = A.run_authors(args.benchmark, args.seed, beta=args.beta, filter=args.filter, residue=args.residue,
+    # options that do not apply to the chosen settings are refused, not ignored
+    if args.beta is not None and args.filter == "nofilter":
+        raise ValueError(f"--beta {args.beta:g} applies to --filter cea only (nofilter keeps every candidate); drop "
+                         "--beta or use --filter cea")
+    if args.dh_seed != 0 and args.residue != "empirical":
+        raise ValueError(f"--dh-seed {args.dh_seed} applies to --residue empirical only (--residue {args.residue} "
+                         "draws no dH values); drop --dh-seed or use --residue empirical")
+    if args.runs_dir is not None and not args.store:
+        raise ValueError(f"--runs-dir {args.runs_dir} applies with --store only; add --store to keep the run there, "
+                         "or drop --runs-dir")
+    res = A.run_authors(args.benchmark, args.seed, beta=0.1 if args.beta is None else args.beta,
+                        filter=args.filter, residue=args.residue,
                         iterations=args.iterations, dh_seed=args.dh_seed, verbose=args.verbose)
     res["summary"] = A.summary(res)
     if args.store:

@@ -212,6 +212,8 @@ def _install(venv: Path, say, python: str | None) -> Path:
 # Running it
 # ------------------------------------------------------------------------------------------------
 def check_settings(benchmark: str, beta: float, filter: str, residue: str, iterations: int, seed: int) -> None:
+    if isinstance(benchmark, str) and not benchmark.strip():
+        raise AuthorsError(f"the benchmark is empty; the authors' code runs {' or '.join(BENCHMARKS)}")
     if benchmark not in BENCHMARKS:
         raise AuthorsError(f"the authors' code runs the benchmarks {list(BENCHMARKS)}, not {shown(benchmark)}")
     if residue not in RESIDUES:
