@@ -167,11 +167,11 @@ def run(
     check_profile(profile)
     out = Path(out_dir) if out_dir else PROJECT_DIR / "reports" / profile
     figs = Path(figures_dir) if figures_dir else PROJECT_DIR / "figures"
-    out.mkdir(parents=True, exist_ok=True)
-    figs.mkdir(parents=True, exist_ok=True)
-    entries = available_notebooks(only)
+    entries = available_notebooks(only)  # an unknown --only is refused before any folder is created
     if not entries:
         raise ValueError(f"no notebooks found in {NOTEBOOK_DIR}")
+    out.mkdir(parents=True, exist_ok=True)
+    figs.mkdir(parents=True, exist_ok=True)
 
     expected = notebook_times.expected_seconds(
         [e.stem for e in entries], notebook_times.table_times(notebook_times.read_table(), "smoke" if smoke else profile),
@@ -284,14 +284,34 @@ def merge_earlier(out: Path, results: list[NotebookResult]) -> list[NotebookResu
     """``results`` plus the notebooks an earlier ``tt reproduce`` into the same folder ran and this one did
     not (read from its ``status.json``, kept only where the executed notebook is still there), in running
     order. A notebook run again replaces its earlier entry (never counted twice), so a long profile can be
-    run in parts (``--only``) and the report lists every part."""
+    run in parts (``--only``) and the report lists every part. An earlier entry that is malformed (``ok`` not
+    true or false, ``seconds`` not a number >= 0, ...) is left out with a warning naming it: the new results
+    are never lost to it."""
+    import math
+    import warnings
+
     earlier = notebook_times.read_status(out / "status.json")
     now = {r.entry.stem for r in results}
     by_stem = {e.stem: e for e in NOTEBOOKS}
-    kept = [NotebookResult(by_stem[d["notebook"]], bool(d["ok"]), float(d["seconds"]), d.get("error") or "",
-                           float(d.get("cpu_seconds", float("nan"))))
-            for d in earlier if isinstance(d, dict) and d.get("notebook") in by_stem and d["notebook"] not in now
-            and (out / f"{d['notebook']}.ipynb").is_file()]
+    kept, bad = [], []
+    for d in earlier:
+        stem = d.get("notebook")
+        if stem not in by_stem or stem in now or not (out / f"{stem}.ipynb").is_file():
+            continue
+        seconds, cpu, error = d.get("seconds"), d.get("cpu_seconds", float("nan")), d.get("error") or ""
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (seconds, cpu))
+        if not (isinstance(d.get("ok"), bool) and numbers and math.isfinite(seconds) and seconds >= 0
+                and isinstance(error, str)):
+            bad.append(d)
+            continue
+        kept.append(NotebookResult(by_stem[stem], d["ok"], float(seconds), error, float(cpu)))
+    if bad:  # kept aside, so that the status.json written next (without them) loses nothing unseen
+        aside = out / "status.json.malformed"
+        write_text(aside, json.dumps(bad, indent=2, default=str))
+        warnings.warn(f"{out / 'status.json'}: the earlier entries of {', '.join(d['notebook'] for d in bad)} are "
+                      "malformed (ok must be true or false, seconds a number >= 0, cpu_seconds a number, error text); "
+                      f"left out and kept aside in {aside}; run those notebooks again (tt reproduce --only ...) to "
+                      "record them", stacklevel=2)
     order = {e.stem: i for i, e in enumerate(NOTEBOOKS)}
     return sorted(results + kept, key=lambda r: order[r.entry.stem])
 
