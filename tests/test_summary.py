@@ -234,3 +234,27 @@ def test_spottune_pcr_cause_decomposes_the_ratio_by_hand():
             "against Single-Spot (fastest) its jobs cost 0.50x and take 2.00x as long, so its PCR is 1.00x theirs") in text
     assert names_mechanism(text)[0]
     assert pcr_cause(per.drop(columns="jct_h")) == ""
+
+
+def test_runs_are_counted_per_arm_and_the_fewest_decides():
+    import pandas as pd
+
+    from tt_core.reporting.summary import fewest_runs, runs_by_arm
+
+    # seeds 1, 2, 2, 3 of a (3 distinct); 1, 1 of b (1); a seed repeated over iterations counts once
+    runs = pd.DataFrame({"benchmark": "rnn", "optimizer": ["a", "a", "a", "a", "b", "b"], "seed": [1, 2, 2, 3, 1, 1]})
+    counts = runs_by_arm(runs, ["benchmark", "optimizer"])
+    assert counts == {("rnn", "a"): 3, ("rnn", "b"): 1}
+    assert fewest_runs(counts, [("rnn", "a")]) == 3 and fewest_runs(counts, [("rnn", "a"), ("rnn", "b")]) == 1
+    assert fewest_runs(counts, [("cnn", "a")]) == 0          # an arm without runs
+    assert fewest_runs(None, [("rnn", "a")]) is None and fewest_runs(6, ["x"]) == 6
+    assert runs_by_arm(runs.iloc[:0], "optimizer") == {}
+
+
+def test_a_row_without_a_workbook_value_keeps_its_status_whatever_its_runs():
+    df = comparison([
+        {"source": "S", "item": "no value", "paper": 2.0, "workbook": None, "runs_per_arm": 2},
+        {"source": "S", "item": "not run", "paper": 2.0, "workbook": None, "runs_per_arm": 0, "not_comparable": "not run"},
+        {"source": "S", "item": "value", "paper": 2.0, "workbook": 2.0, "runs_per_arm": 4},
+    ])
+    assert df["status"].tolist() == ["paper only", "not comparable", "too few runs"]

@@ -143,16 +143,18 @@ def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = ""
     """``(status, cause)`` of a row from its computed agreement and what the notebook measured.
 
     ``check`` (a key of :data:`CHECKS`) makes the row a check of that kind whatever its agreement (which the
-    row still records). ``runs_per_arm`` below :data:`MIN_RUNS_PER_ARM` makes a reproduction row ``too few
-    runs``: neither its agreement nor its difference is a verdict (a setting that differs is added to the
-    cause). ``not_comparable`` (the setting that differs from the paper's) takes precedence over agreement: a
-    number computed under another setting neither agrees nor differs. A disagreeing row without a ``cause``
+    row still records). ``runs_per_arm`` below :data:`MIN_RUNS_PER_ARM` makes a reproduction row that agrees or
+    differs ``too few runs``: neither its agreement nor its difference is a verdict (a setting that differs is
+    added to the cause); a row without a workbook value keeps its status. ``not_comparable`` (the setting that
+    differs from the paper's) takes precedence over agreement: a number computed under another setting neither
+    agrees nor differs. A disagreeing row without a ``cause``
     says so (:data:`NO_CAUSE_YET`) instead of staying silent."""
     if check:
         if check not in CHECKS:
             raise ValueError(f"unknown row kind {check!r}; known: {list(CHECKS)}")
         return CHECKS[check], str(cause or "")
-    if runs_per_arm is not None and not (isinstance(runs_per_arm, float) and math.isnan(runs_per_arm)) \
+    has_verdict = not (agrees is None or (isinstance(agrees, float) and math.isnan(agrees)))
+    if has_verdict and runs_per_arm is not None and not (isinstance(runs_per_arm, float) and math.isnan(runs_per_arm)) \
             and int(runs_per_arm) < MIN_RUNS_PER_ARM:
         text = (f"{int(runs_per_arm)} runs per arm: a verdict needs at least {MIN_RUNS_PER_ARM} (with fewer, a test "
                 "finds no significant difference almost whatever the truth, and an ordering of means rests on a "
@@ -167,6 +169,39 @@ def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = ""
     if agrees in (True, "True"):
         return "agrees", str(cause or "")
     return "differs", str(cause or NO_CAUSE_YET)
+
+
+def runs_by_arm(runs: pd.DataFrame, by, seed: str = "seed") -> dict:
+    """``arm -> number of runs``: the distinct ``seed`` values of each group of ``runs`` by ``by`` (a column, or a
+    list of columns: the keys are then tuples), counted from the runs a row is computed from, never typed.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"optimizer": ["a", "a", "a", "b"], "seed": [1, 1, 2, 1]})
+    >>> runs_by_arm(t, "optimizer")
+    {'a': 2, 'b': 1}
+    """
+    if runs is None or len(runs) == 0:
+        return {}
+    counts = runs.groupby(by, sort=False)[seed].nunique()
+    return {k: int(v) for k, v in counts.items()}
+
+
+def fewest_runs(counts: dict | int | None, arms) -> int | None:
+    """The fewest runs behind the compared ``arms`` (keys of a :func:`runs_by_arm` dict; an arm without runs
+    counts 0), the ``runs_per_arm`` of a row; ``counts`` an int: that number for every arm; None: not known.
+
+    Examples
+    --------
+    >>> fewest_runs({"a": 5, "b": 3}, ["a", "b"]), fewest_runs({"a": 5}, ["a", "c"]), fewest_runs(7, ["a"])
+    (3, 0, 7)
+    """
+    if counts is None:
+        return None
+    if isinstance(counts, (int, float)) and not isinstance(counts, bool):
+        return int(counts)
+    arms = list(arms)
+    return min(int(counts.get(a, 0)) for a in arms) if arms else None
 
 
 def kind_of(status: str) -> str:
