@@ -45,8 +45,13 @@ def test_fig2_rows_mark_a_baseline_that_never_reaches_the_target():
     assert cost["workbook"] == float("inf") and cost["status"] == "differs" and "never" in cost["cause"]
     time = rows[rows["item"].str.contains("time")].iloc[0]
     assert time["workbook"] == 3.0 and "300 s" in time["cause"]
-    nc = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 3, not_comparable="3 runs (paper: 10)"))
+    nc = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 8, not_comparable="8 runs (paper: 10)"))
     assert set(nc["status"]) == {"not comparable"}
+    # with 3 runs a curve the rows are no verdict, the other setting still named beside their cause
+    few = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, 3, not_comparable="3 runs (paper: 10)"))
+    assert set(few["status"]) == {"too few runs"}
+    assert few["cause"].iloc[0].startswith("3 runs per arm: a verdict needs at least 5")
+    assert "; another setting too: 3 runs (paper: 10); the mean curves over 3 runs reach" in few["cause"].iloc[0]
 
 
 def test_test_costs_by_variant_by_hand():
@@ -154,3 +159,61 @@ def test_the_paper_curves_give_their_own_per_network_ratios():
     assert tf.paper_curve_ratios_text(hand, "eic", "EIc") == (
         "the text calls its 10 an average over three networks, but the paper's own curves give EIc / TrimTuner-DT "
         "6.0 (CNN) (no EIc step on the MLP)")
+
+
+def _fig1_runs(seeds_dt, seeds_eic):
+    """A hand-made run table: per seed, one initial test and two BO tests; TrimTuner-DT's BO tests cost $0.01 at
+    1/60 of the size, EIc's $0.06 at full size (a ratio of 6)."""
+    rows = []
+    for opt, seeds, cost, size in (("trimtuner-dt", seeds_dt, 0.01, 1000), ("eic", seeds_eic, 0.06, 60000)):
+        for seed in seeds:
+            for it, phase in enumerate(("init", "bo", "bo"), start=1):
+                rows.append({"benchmark": "rnn", "optimizer": opt, "seed": seed, "iteration": it, "phase": phase,
+                             "cost": cost, "size": size, "accuracy_c": 0.9, "cumulative_cost": cost * it,
+                             "overhead_s": 0.1})
+    return pd.DataFrame(rows)
+
+
+def test_fig1_rows_from_three_seeds_are_no_verdict_and_from_five_a_verdict():
+    from tt_core.analysis.trajectories import exploration_stats
+
+    mix = pd.DataFrame({"benchmark": ["rnn"], "s": [1 / 60], "share": [1.0]})
+    steps = pd.DataFrame(columns=["benchmark", "optimizer", "step_cost"])
+
+    def table(seeds_dt, seeds_eic):
+        stats = exploration_stats(_fig1_runs(seeds_dt, seeds_eic), {"rnn": 60000}, key="optimizer")
+        return comparison(tf.fig1_rows(stats, steps, mix)).set_index("item")
+
+    few = table([1, 2, 3], [1, 2, 3])
+    ratio = few.loc["rnn: cost per test, EIc / TrimTuner-DT"]
+    rate = few.loc["rnn: mean sub-sampling rate of TrimTuner-DT tests"]
+    # EIc / DT = 0.06 / 0.01 = 6, within 2x of the paper's 10 -> agrees; rate 1/60 vs 1/4 (15x) -> differs
+    assert ratio["workbook"] == pytest.approx(6.0) and bool(ratio["agrees"])
+    assert rate["workbook"] == pytest.approx(1 / 60) and not bool(rate["agrees"])
+    assert ratio["status"] == rate["status"] == "too few runs"
+    assert ratio["cause"].startswith("3 runs per arm: a verdict needs at least 5")
+    five = table([1, 2, 3, 4, 5], [1, 2, 3, 4, 5])
+    assert five["status"].tolist() == ["agrees", "differs"]
+    # the fewer arm decides: 5 TrimTuner-DT runs against 4 of EIc is too few for the ratio, not for the rate
+    mixed = table([1, 2, 3, 4, 5], [1, 2, 3, 4])
+    assert mixed["status"].tolist() == ["too few runs", "differs"]
+    assert mixed["cause"].iloc[0].startswith("4 runs per arm")
+
+
+def test_fig2_rows_count_the_fewer_arm_per_curve():
+    from tt_core.reporting.summary import runs_by_arm
+
+    ours = pd.DataFrame([{"benchmark": "rnn", "method": "trimtuner-dt", "baseline": "eic", "target": 0.88,
+                          "cost_method": 0.02, "cost_baseline": 0.6, "cost_ratio": 30.0,
+                          "time_method": 100.0, "time_baseline": 3000.0, "time_ratio": 30.0}])
+    bars = pd.DataFrame([{"benchmark": "rnn", "baseline": "eic", "time": 65.4, "cost": 50.3}])
+    runs = pd.DataFrame({"benchmark": "rnn", "optimizer": ["trimtuner-dt"] * 5 + ["eic"] * 3 + ["random"] * 9,
+                         "seed": list(range(1, 6)) + [1, 2, 3] + list(range(1, 10))})
+    counts = runs_by_arm(runs, ["benchmark", "optimizer"])
+    assert counts == {("rnn", "trimtuner-dt"): 5, ("rnn", "eic"): 3, ("rnn", "random"): 9}
+    few = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, counts))
+    # 50.3 / 30 = 1.7 (cost agrees), 65.4 / 30 = 2.2 (time differs); EIc's 3 runs decide: no verdict
+    assert few["agrees"].tolist() == [True, False] and few["status"].tolist() == ["too few runs"] * 2
+    assert "the mean curves over 3 runs" in few["cause"].iloc[0]
+    five = comparison(tf.fig2_rows(ours, pd.DataFrame(), bars, {**counts, ("rnn", "eic"): 5}))
+    assert five["status"].tolist() == ["agrees", "differs"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tt_core.reporting.summary import fewest_runs
+
 #: The paper's Fig. 1 text: one TrimTuner test costs ~10x less than an EIc test and 2.4x less than an
 #: EIc/USD test; TrimTuner's average sub-sampling rate is ~1/4 (the text calls them averages over the three
 #: networks; its own curves give other per-network ratios: :func:`paper_curve_ratios_text`).
@@ -138,7 +140,9 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
 
     Parameters
     ----------
-    stats : :func:`tt_core.analysis.trajectories.exploration_stats` with ``key="optimizer"``.
+    stats : :func:`tt_core.analysis.trajectories.exploration_stats` with ``key="optimizer"``; its ``runs`` column
+        (seeds per optimiser) gives each row's ``runs_per_arm``: the fewest runs of the optimisers the row compares
+        (below :data:`tt_core.reporting.summary.MIN_RUNS_PER_ARM`: *too few runs*).
     paper_steps : :func:`paper_step_costs` of the paper's Fig. 1 (may be empty: no figure data).
     size_mix : :func:`size_mix` (the share of TrimTuner-DT's BO tests at each size).
     alpha_trace : dict, optional
@@ -158,6 +162,8 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
     if authors is not None and len(authors):
         a = authors[authors["residue"] == "empirical"].set_index("benchmark")
     s = stats.set_index(["benchmark", "optimizer"])
+    # runs (seeds) behind each optimiser, as exploration_stats counted them from the runs
+    counts = {k: int(v) for k, v in s["runs"].items()} if "runs" in s.columns else None
     p = paper_steps.set_index(["benchmark", "optimizer"]) if len(paper_steps) else None
     rows = []
     for bench in stats["benchmark"].unique():
@@ -186,7 +192,8 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                 cause += f"; why EIc/USD costs about as much as EIc: {eic_usd[bench]} (fig1_eic_usd_mechanism.csv)"
             row = {"source": "TrimTuner Sec. IV-A", "item": f"{bench}: cost per test, {label} / TrimTuner-DT",
                    "paper": FIG1_TEXT[base], "workbook": b / tt, "factor": 2.0,
-                   "note": "paper's text: an average over three networks", "cause": cause}
+                   "note": "paper's text: an average over three networks", "cause": cause,
+                   "runs_per_arm": fewest_runs(counts, [(bench, base), (bench, "trimtuner-dt")])}
             if authors is not None:
                 row.update(authors=None, missing=no_like_for_like(base))
                 if a is not None and bench in a.index:
@@ -202,7 +209,8 @@ def fig1_rows(stats: pd.DataFrame, paper_steps: pd.DataFrame, size_mix: pd.DataF
                         f"(1/60) (fig1_size_mix.csv): "
                         + (f"{alpha_trace[bench]} (fig1_alpha_trace.csv)" if (alpha_trace or {}).get(bench) else
                            "in the workbook's code the trees' information gain hardly depends on the size, so "
-                           "information per cost favours the cheapest size (a mechanism of this workbook's code)")}
+                           "information per cost favours the cheapest size (a mechanism of this workbook's code)"),
+               "runs_per_arm": fewest_runs(counts, [(bench, "trimtuner-dt")])}
         if authors is not None:
             row.update(_authors_fig1(a, authors, bench, mean_s, tt, "mean_size_fraction", "{:.2f}"))
         rows.append(_join_note(row))
@@ -243,7 +251,7 @@ def size_mix(runs: pd.DataFrame, benchmarks: dict, optimizer: str = "trimtuner-d
     return pd.DataFrame(rows)
 
 
-def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, runs_per_method: int,
+def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, runs_per_method: int | dict,
               not_comparable: str = "", authors_sav: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of Fig. 2 under the paper's reading (mean curves, :func:`tt_core.analysis.savings.curve_savings`).
 
@@ -252,7 +260,10 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
     ours : curve savings of this run's mean curves (``cost_*`` and ``time_*`` columns).
     paper_sav : curve savings of the paper's own Fig. 1 curves (cost only; may be empty).
     bars : the paper's Fig. 2 bar heights (:func:`tt_core.data.paper_figures.paper_fig2_bars`).
-    runs_per_method : runs behind each of our mean curves.
+    runs_per_method : runs behind each of our mean curves: ``(benchmark, optimizer) -> runs``
+        (:func:`tt_core.reporting.summary.runs_by_arm` of the runs), or one number for every curve. Each row's
+        ``runs_per_arm`` is the fewer of TrimTuner-DT's and the baseline's (below
+        :data:`tt_core.reporting.summary.MIN_RUNS_PER_ARM`: *too few runs*).
     not_comparable : the settings that differ from the paper's ("" for the paper profile); when given
         the rows are *not comparable* and name it.
     authors_sav : the same reading with the authors' TrimTuner-DT as the method (``method`` "authors-dt",
@@ -268,6 +279,7 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
         if b is None or key not in b.index:
             continue
         label = {"eic": "EIc", "eic-usd": "EIc/USD", "trimtuner-gp": "TrimTuner-GP"}.get(r["baseline"], r["baseline"])
+        n_runs = fewest_runs(runs_per_method, [(r["benchmark"], r.get("method", "trimtuner-dt")), key])
         for q, fig in (("cost", "2b"), ("time", "2a")):
             paper_val = float(b.loc[key, q])
             mine = r[f"{q}_ratio"]
@@ -275,7 +287,7 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
                 mine = float("inf")  # the baseline's mean curve never reaches the target within its tests
             reach = (lambda v: f"${v:.4f}" if pd.notna(v) else "never") if q == "cost" else \
                 (lambda v: f"{v:.0f} s" if pd.notna(v) else "never")
-            cause = (f"the mean curves over {runs_per_method} runs reach 90% of the optimum at "
+            cause = (f"the mean curves over {n_runs} runs reach 90% of the optimum at "
                      f"{reach(r[f'{q}_baseline'])} ({label}) and {reach(r[f'{q}_method'])} (TrimTuner-DT) here")
             if q == "cost":
                 p_dt = float(ps.loc[key, "cost_method"]) if ps is not None and key in ps.index else np.nan
@@ -287,8 +299,8 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
                    "item": f"{r['benchmark'].upper()}: {q} saving vs {label} (mean-curve reading)",
                    "paper": paper_val, "workbook": None if pd.isna(mine) else float(mine), "factor": 2.0,
                    "note": f"bar height read from the PDF; 'up to 65x / 50x' is the RNN EIc bar; "
-                           f"{runs_per_method} runs here" + (f"; {cause}" if not_comparable else ""),
-                   "cause": cause, "not_comparable": not_comparable}
+                           f"{n_runs} runs here" + (f"; {cause}" if not_comparable else ""),
+                   "cause": cause, "not_comparable": not_comparable, "runs_per_arm": n_runs}
             if authors_sav is not None:
                 row["outside"] = outside_authors(r["baseline"])
                 if a is None or key not in a.index:
