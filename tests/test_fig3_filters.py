@@ -114,3 +114,40 @@ def test_a_filter_that_never_reaches_leaves_a_paper_only_row_out():
     rows = f3.fig3_rows(cr, _ratios(o, 10).iloc[:0], _levels(o).iloc[:0], _ordering(o), pd.DataFrame(columns=RAW_COLUMNS),
                         {o: 10})
     assert rows == []
+
+
+def _metrics(optimizer, seeds_by_filter):
+    """A hand-made run-metrics table: one row per (filter, seed)."""
+    return pd.DataFrame([{"benchmark": "rnn", "optimizer": optimizer, "variant": v, "seed": s}
+                         for v, seeds in seeds_by_filter.items() for s in seeds])
+
+
+def test_three_seeds_a_filter_are_too_few_runs_and_five_a_verdict():
+    from tt_core.reporting.summary import runs_by_arm
+
+    o = "trimtuner-gp"
+    args = (_curve_ratios(o), _ratios(o, 10), _levels(o), _ordering(o), pd.DataFrame(columns=RAW_COLUMNS), {o: 10})
+    three = runs_by_arm(_metrics(o, {f: [1, 2, 3] for f in ("CEA", "DIRECT", "CMA-ES", "Random")}),
+                        ["optimizer", "variant"])
+    assert three[(o, "CEA")] == 3
+    verdicts = comparison(f3.fig3_rows(*args)).set_index("item")
+    t = comparison(f3.fig3_rows(*args, runs_per_arm=three)).set_index("item")
+    # every row with a paper value agrees or differs without a count (test_rows_of_the_papers_setting_by_hand);
+    # with 3 runs a filter none is a verdict, its agreement still recorded; the random rows (no paper number)
+    # stay paper only (10 rows: 8 decided, 2 on random)
+    decided = verdicts["status"].isin(["agrees", "differs"])
+    assert decided.sum() == 8 and set(verdicts.loc[~decided, "status"]) == {"paper only"}
+    assert (t.loc[decided, "status"] == "too few runs").all() and (t.loc[~decided, "status"] == "paper only").all()
+    assert t["agrees"].tolist() == verdicts["agrees"].tolist()
+    assert t.loc[decided, "cause"].str.startswith("3 runs per arm: a verdict needs at least 5").all()
+    # five seeds of every filter: the verdicts of the paper's setting come back
+    five = runs_by_arm(_metrics(o, {f: [1, 2, 3, 4, 5] for f in ("CEA", "DIRECT", "CMA-ES", "Random")}),
+                       ["optimizer", "variant"])
+    assert comparison(f3.fig3_rows(*args, runs_per_arm=five))["status"].tolist() == verdicts["status"].tolist()
+    # the fewer of CEA and the other filter decides: DIRECT with 4 seeds makes only its rows too few
+    mixed = runs_by_arm(_metrics(o, {"CEA": [1, 2, 3, 4, 5], "DIRECT": [1, 2, 3, 4], "CMA-ES": [1, 2, 3, 4, 5],
+                                     "Random": [1, 2, 3, 4, 5]}), ["optimizer", "variant"])
+    m = comparison(f3.fig3_rows(*args, runs_per_arm=mixed)).set_index("item")
+    few = m.index[m["status"] == "too few runs"]
+    assert len(few) and all("DIRECT" in i for i in few)
+    assert all(m.loc[i, "status"] == verdicts.loc[i, "status"] for i in m.index if "DIRECT" not in i)

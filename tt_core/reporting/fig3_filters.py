@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from tt_core.reporting import paper_values as pv
+from tt_core.reporting.summary import fewest_runs
 from tt_core.reporting.trimtuner_figs import (NO_AUTHORS_FILTERS, dt_row_without_authors, fig3_median_cause,
                                               fig3_raw_box_causes, study_not_comparable)
 
@@ -25,8 +26,14 @@ def _nc(optimizer: str, runs_per_optimizer: dict) -> str:
     return study_not_comparable(optimizer, int(runs_per_optimizer[optimizer]), "rnn", paper_optimizer="trimtuner-gp")
 
 
+def _runs(runs_per_arm: dict | None, optimizer: str, baseline: str) -> int | None:
+    """The fewer runs of CEA and ``baseline`` for ``optimizer`` (``runs_per_arm``: ``(optimizer, filter) -> runs``,
+    :func:`tt_core.reporting.summary.runs_by_arm` of the run metrics; None: not known)."""
+    return fewest_runs(runs_per_arm, [(optimizer, "CEA"), (optimizer, baseline)])
+
+
 def mean_curve_rows(curve_ratios: pd.DataFrame, runs_per_optimizer: dict, raw_causes: dict,
-                    paper: dict | None = None) -> list[dict]:
+                    paper: dict | None = None, runs_per_arm: dict | None = None) -> list[dict]:
     """One row per optimiser and paper baseline (CMA-ES, DIRECT) of the mean-curve reading.
 
     ``curve_ratios``: :func:`tt_core.analysis.savings.curve_savings` rows (``optimizer, baseline,
@@ -50,12 +57,13 @@ def mean_curve_rows(curve_ratios: pd.DataFrame, runs_per_optimizer: dict, raw_ca
                      f"{r['baseline']} / CEA (mean-curve reading, the paper's)", "paper": paper[key],
                      "workbook": workbook, "factor": 2.0,
                      "note": note + (f"; {raw_cause}" if raw_cause and nc else ""),  # in the note too when not comparable
-                     "not_comparable": nc, "cause": raw_cause})
+                     "not_comparable": nc, "cause": raw_cause,
+                     "runs_per_arm": _runs(runs_per_arm, r["optimizer"], r["baseline"])})
     return rows
 
 
 def median_rows(ratios: pd.DataFrame, curve_ratios: pd.DataFrame, runs_per_optimizer: dict, raw_causes: dict,
-                paper: dict | None = None) -> list[dict]:
+                paper: dict | None = None, runs_per_arm: dict | None = None) -> list[dict]:
     """Rows of the median-over-runs reading (:func:`tt_core.analysis.studies.cost_ratio`, both definitions):
     for CMA-ES and DIRECT the saving itself, and for every baseline whether CEA reaches the target cheaper.
     A ratio that is NaN (both medians infinite) gives no row (:func:`no_ratio_lines` says why)."""
@@ -66,6 +74,7 @@ def median_rows(ratios: pd.DataFrame, curve_ratios: pd.DataFrame, runs_per_optim
             continue
         key = PAPER_KEY.get(r["baseline"])
         nc = _nc(r["optimizer"], runs_per_optimizer)
+        n_runs = _runs(runs_per_arm, r["optimizer"], r["baseline"])
         how = "" if r["definition"] == "first" else " (held to the end)"
         note = (f"{r['optimizer']}: on target in {r['method_reached']}/{r['runs']} CEA runs vs "
                 f"{r['baseline_reached']}/{r['runs']}" + ("; paper: TrimTuner-GP" if r["optimizer"] != "trimtuner-gp" else "")
@@ -79,10 +88,12 @@ def median_rows(ratios: pd.DataFrame, curve_ratios: pd.DataFrame, runs_per_optim
             rows.append({"source": SOURCE, "item": f"RNN {r['optimizer']}: cost to 90% of optimum{how}, "
                          f"{r['baseline']} / CEA (median over runs)", "paper": paper[key],
                          "workbook": float(r["ratio"]), "factor": 2.0,
-                         "note": note + (f"; {cause}" if cause and nc else ""), "not_comparable": nc, "cause": cause})
+                         "note": note + (f"; {cause}" if cause and nc else ""), "not_comparable": nc, "cause": cause,
+                         "runs_per_arm": n_runs})
         rows.append({"source": SOURCE, "item": f"RNN {r['optimizer']}: CEA reaches 90% of optimum{how} "
                      f"cheaper than {r['baseline']}", "paper": True if key else None, "workbook": bool(r["ratio"] > 1.0),
-                     "note": note + ("" if key else "; the paper plots random without a number"), "not_comparable": nc})
+                     "note": note + ("" if key else "; the paper plots random without a number"), "not_comparable": nc,
+                     "runs_per_arm": n_runs})
     return rows
 
 
@@ -93,7 +104,8 @@ def no_ratio_lines(ratios: pd.DataFrame) -> list[str]:
             for _, r in ratios.iterrows() if pd.isna(r["ratio"])]
 
 
-def ordering_rows(levels: pd.DataFrame, ordering_share: pd.DataFrame, runs_per_optimizer: dict) -> list[dict]:
+def ordering_rows(levels: pd.DataFrame, ordering_share: pd.DataFrame, runs_per_optimizer: dict,
+                  runs_per_arm: dict | None = None) -> list[dict]:
     """Per optimiser and filter other than CEA: is CEA's BO-phase mean Accuracy_C above it
     (:func:`tt_core.analysis.studies.level_summary`)? The paper says so for DIRECT and CMA-ES (random: no
     claim); a differing ordering carries its bootstrap share (:func:`tt_core.analysis.studies.ordering_bootstrap`)."""
@@ -115,12 +127,13 @@ def ordering_rows(levels: pd.DataFrame, ordering_share: pd.DataFrame, runs_per_o
                      "note": f"{cea['mean_accuracy_c'].iloc[0]:.3f} vs {r['mean_accuracy_c']:.3f}; paper: 'the plot "
                              "confirms the cost-efficiency of the proposed heuristic'"
                              + (f"; {evidence}" if evidence and nc else ""),
-                     "not_comparable": nc, "cause": evidence})
+                     "not_comparable": nc, "cause": evidence,
+                     "runs_per_arm": _runs(runs_per_arm, r["optimizer"], r["variant"])})
     return rows
 
 
 def fig3_rows(curve_ratios: pd.DataFrame, ratios: pd.DataFrame, levels: pd.DataFrame, ordering_share: pd.DataFrame,
-              raw_table: pd.DataFrame, runs_per_optimizer: dict) -> list[dict]:
+              raw_table: pd.DataFrame, runs_per_optimizer: dict, runs_per_arm: dict | None = None) -> list[dict]:
     """Comparison rows of notebook 05 (rows without a workbook value left out), in the notebook's order:
     the mean-curve savings, the median-over-runs savings and orderings, the filters' ordering; a differing
     TrimTuner-DT row's side is *undetermined* (the authors' code has no DIRECT / CMA-ES filter to run).
@@ -133,12 +146,15 @@ def fig3_rows(curve_ratios: pd.DataFrame, ratios: pd.DataFrame, levels: pd.DataF
     ordering_share : :func:`tt_core.analysis.studies.ordering_bootstrap` by filter.
     raw_table : :func:`tt_core.reporting.trimtuner_figs.fig3_raw_box_table` (``fig3_raw_box.csv``).
     runs_per_optimizer : optimiser -> runs (seeds) per filter, for the *not comparable* setting.
+    runs_per_arm : ``(optimizer, filter) -> runs`` (:func:`tt_core.reporting.summary.runs_by_arm` of the run
+        metrics): each row's ``runs_per_arm`` is the fewer of CEA's and the other filter's runs; below
+        :data:`tt_core.reporting.summary.MIN_RUNS_PER_ARM` the row is *too few runs*. None: rows state no count.
     """
     paper = pv.FIG3["savings_vs"]
     raw_causes = {o: fig3_raw_box_causes(raw_table, o, paper) for o in curve_ratios["optimizer"].unique()}
-    rows = mean_curve_rows(curve_ratios, runs_per_optimizer, raw_causes)
-    rows += median_rows(ratios, curve_ratios, runs_per_optimizer, raw_causes)
-    rows += ordering_rows(levels, ordering_share, runs_per_optimizer)
+    rows = mean_curve_rows(curve_ratios, runs_per_optimizer, raw_causes, runs_per_arm=runs_per_arm)
+    rows += median_rows(ratios, curve_ratios, runs_per_optimizer, raw_causes, runs_per_arm=runs_per_arm)
+    rows += ordering_rows(levels, ordering_share, runs_per_optimizer, runs_per_arm=runs_per_arm)
     # a TrimTuner-DT row has no value of the authors' code (their DIRECT / CMA-ES are commented out): its side,
     # when it differs, is undetermined
     rows = [dt_row_without_authors(r, NO_AUTHORS_FILTERS) if " trimtuner-dt:" in r["item"] else r for r in rows]
