@@ -8,14 +8,16 @@ warning and the correct result); nothing is created before a refusal."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
 from tt_core.reporting import reproduce
-from tt_core.reporting.summary import comparison
+from tt_core.reporting.summary import comparison, save_comparison
 
 
 def _row(**kw) -> dict:
@@ -80,3 +82,145 @@ def test_an_unknown_only_creates_no_folder(tmp_path, capsys):
     code, err = tt_cli(capsys, "reproduce", "--only", "zz", "--out", str(out), "--figures", str(figs))
     assert_one_line_error(code, err, "no notebook matches ['zz']")
     assert not (tmp_path / "new").exists() and not figs.exists()
+
+
+# ============================================================== tt docs results: report files of the wrong type
+FIX = "run `tt reproduce` again to rewrite it, or delete it"
+
+
+@pytest.mark.parametrize("name, text, needles", [
+    ("status.json", '["01_dataset_analysis"]', ["status.json: entry 1 is a string (\"01_dataset_analysis\")",
+                                                "not an object with a notebook name"]),
+    ("status.json", '{"notebook": "01_dataset_analysis"}', ["status.json holds an object, not the list"]),
+    ("status.json", "42", ["status.json holds a number (42), not the list"]),
+    ("status.json", '"done"', ["status.json holds a string (\"done\"), not the list"]),
+    ("status.json", '[{"notebook": 5, "ok": "yes"}]', ["status.json: entry 1 has notebook a number (5) and ok a "
+                                                       "string (\"yes\")"]),
+    ("status.json", "[" * 100000 + "]" * 100000, ["status.json is not readable JSON (nested too deep)"]),
+    ("status.json", "{not json", ["status.json is not readable JSON ("]),
+    ("report.json", "[1, 2]", ["report.json holds a list, not the object"]),
+    ("report.json", '"quick"', ["report.json holds a string (\"quick\"), not the object"]),
+    ("report.json", '{"profile": 5}', ["report.json: profile is a number (5), not a profile's name"]),
+    ("report.json", '{"profile": "quick", "notebooks_not_run": "a, b"}',
+     ["report.json: notebooks_not_run is a string (\"a, b\"), not a list of notebook names"]),
+    ("report.json", '{"profile": "quick", "notebooks_run": [1]}', ["report.json: notebooks_run is a list, not a list"]),
+])
+def test_docs_results_names_a_report_file_of_the_wrong_type(tmp_path, capsys, name, text, needles):
+    """Each once gave an AttributeError/TypeError/RecursionError traceback (or, for notebooks_not_run as a string,
+    "the notebooks a, ,, b did not run"); now one line naming the file, what it holds and the fix, exit 2, and
+    docs/results.md (here --out) is not written."""
+    folder = _report(tmp_path / "quick", **{"status" if name == "status.json" else "meta": text})
+    out = tmp_path / "results.md"
+    code, err = tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(out))
+    assert_one_line_error(code, err, str(folder / name), FIX, *needles)
+    assert not out.exists()
+
+
+def test_docs_results_names_a_summary_csv_with_other_columns(tmp_path, capsys):
+    folder = _report(tmp_path / "quick")
+    pd.DataFrame({"a": [1], "b": [2]}).to_csv(folder / "summary.csv", index=False)
+    code, err = tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(tmp_path / "r.md"))
+    assert_one_line_error(code, err, f"summary table {folder / 'summary.csv'} lacks the columns source, item, paper, "
+                                     "workbook, status (it has a, b)", FIX)
+
+
+def test_docs_results_on_a_fifo_status_json_does_not_block(tmp_path):
+    """A FIFO where status.json belongs: named at once (a subprocess with a timeout, so a hang fails the test)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = _report(tmp_path / "quick")
+    os.mkfifo(folder / "status.json")
+    done = subprocess.run([sys.executable, "-m", "tt_core.cli", "docs", "results", "--report", str(folder), "--out",
+                           str(tmp_path / "r.md")], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert_one_line_error(done.returncode, done.stderr, "status.json", "is not a regular file (a FIFO)")
+
+
+def test_docs_results_writes_no_raw_html_nor_line_breaks_from_a_row(tmp_path, capsys):
+    """A row's text (item, source, cause) and a notebook's name in status.json with HTML, a newline, a pipe and a
+    backtick: docs/results.md holds them as text (entities), one table row per line, and the generated block's
+    end marker cannot be forged."""
+    evil = "<script>alert(1)</script>\n| x | `y` <!-- END GENERATED -->"
+    rows = [_row(item=evil, workbook=11, cause=evil), _row(item="fine", source="TrimTuner <b>Fig</b>")]
+    folder = _report(tmp_path / "quick", rows=rows,
+                     status=[{"notebook": "02_table2_feasibility", "ok": True},
+                             {"notebook": "<img src=x onerror=alert(1)>", "ok": False}],
+                     meta={"profile": "<i>quick</i>", "notebooks_not_run": ["<u>16</u>"]})
+    out = tmp_path / "results.md"
+    code, err = tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(out))
+    assert code == 0, err
+    text = out.read_text()
+    generated = text[text.index("<!-- BEGIN"):]
+    body = generated[generated.index("\n"):generated.rindex("<!-- END GENERATED -->")]
+    for raw in ("<script", "<img", "<b>", "<i>", "<u>", "<!--"):
+        assert raw not in body, raw
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert generated.count("<!-- END GENERATED -->") == 1
+    row = [ln for ln in body.splitlines() if "alert(1)&lt;/script" in ln and "feasible" not in ln][0]
+    assert row.startswith("| 02 | TrimTuner Table II | &lt;script&gt;") and "\\| x \\| 'y'" in row
+    assert len(re.split(r"(?<!\\)\|", row)) == 6 + 2   # 6 cells: no extra column from the row's pipes
+    # the generated part is rewritten in place: the next run still finds exactly one block
+    assert tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(out))[0] == 0
+    assert out.read_text() == text
+
+
+# ============================================================== tt summary: summary CSVs that are no summary table
+def _figures(tmp_path: Path, rows=None, name="02_table2_feasibility") -> Path:
+    figs = tmp_path / "figures"
+    save_comparison(comparison(rows or [_row()]), name, figs)
+    return figs
+
+
+def test_summary_names_a_summary_csv_with_other_columns(tmp_path, capsys):
+    """Once a KeyError: 'agrees' traceback."""
+    figs = _figures(tmp_path)
+    pd.DataFrame({"x": [1], "y": [2]}).to_csv(figs / "summary_05_fig3_filters.csv", index=False)
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs))
+    assert_one_line_error(code, err, f"summary table {figs / 'summary_05_fig3_filters.csv'} lacks the columns source, "
+                                     "item, paper, workbook, status (it has x, y)",
+                          "delete it, or run its notebook again (tt reproduce --only 05)")
+
+
+@pytest.mark.parametrize("content, needles", [
+    (b"", ["cannot be read as CSV (No columns to parse from file)"]),
+    (b'source,item,paper,workbook,status\n"unclosed,1,2,3,agrees\n', ["cannot be read as CSV ("]),
+    (b"\xff\xfe\x00binary\x00\x81", ["cannot be read as CSV ("]),
+    (b"source,item,paper,workbook,status\n\n\nS,i,1,1,agrees\nS,j,1,2,<b>won</b>\n",
+     ["line 5: status '<b>won</b>' is none of agrees, differs"]),
+])
+def test_summary_names_an_unreadable_summary_csv_and_the_line(tmp_path, capsys, content, needles):
+    """Unreadable CSVs once gave pandas' message without the file; a status no notebook writes is named with its
+    line as a text editor counts it (blank lines included)."""
+    figs = _figures(tmp_path)
+    (figs / "summary_05_fig3_filters.csv").write_bytes(content)
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs))
+    assert_one_line_error(code, err, f"summary table {figs / 'summary_05_fig3_filters.csv'}", *needles,
+                          "(tt reproduce --only 05)")
+
+
+def test_summary_grep_on_numbers_in_item_and_source(tmp_path, capsys):
+    """A table whose item and source columns hold only numbers (pandas reads them as numbers): --grep once raised
+    'Can only use .str accessor with string values'; now they are text and match."""
+    figs = _figures(tmp_path)
+    (figs / "summary_05_fig3_filters.csv").write_text("source,item,paper,workbook,status\n7,42,1,1,agrees\n")
+    from tt_core.cli import main
+
+    assert main(["summary", "--figures", str(figs), "--grep", "^42$"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[1].split()[:3] == ["05", "7", "42"]
+
+
+def test_summary_grep_without_a_match_says_so(tmp_path, capsys):
+    """Rows exist, none matches: the message says that no row matches the pattern (it once said to run
+    `tt reproduce` first); an empty --grep is refused as empty."""
+    figs = _figures(tmp_path)
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs), "--grep", "Fig. 99")
+    assert_one_line_error(code, err, "no row matches --grep 'Fig. 99' (in item or source, ignoring case) among the 1 "
+                                     "rows of", "try a shorter pattern, or `tt summary` for every row")
+    assert "tt reproduce" not in err
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs), "--grep", "")
+    assert_one_line_error(code, err, "--grep is empty (it would match every row)")
+    code, err = tt_cli(capsys, "summary", "--figures", str(tmp_path))   # no summary_*.csv there: none exist
+    assert_one_line_error(code, err, "no paper-vs-workbook rows found; run `tt reproduce`")

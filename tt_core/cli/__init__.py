@@ -85,7 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = lambda message, category, *a, **k: print(f"tt: warning: {message}", file=sys.stderr)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that closed the pipe early (`tt summary | head`) shows here, not at exit
+        return code
+    except BrokenPipeError as exc:
+        if not stdout_closed():  # a pipe of the command's own (a worker, a subprocess): an error like any other
+            print(f"tt: error: {os_error(exc)}", file=sys.stderr)
+            return 2
+        quiet_stdout()  # as Unix tools do: the reader has what it wanted, nothing to report
+        return 0
     except (BenchmarkError, ValueError) as exc:
         print(f"tt: error: {exc}", file=sys.stderr)
         return 2
@@ -104,6 +112,37 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         warnings.showwarning = shown
+
+
+def stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (``tt summary | head`` after ``head`` exits): the
+    write end of such a pipe polls as an error. Not a file descriptor (a test's capture): False."""
+    import io
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+    if not hasattr(select, "poll"):  # Windows: a broken pipe while printing is the common case
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def quiet_stdout() -> None:
+    """Point standard output at the null device, so that what is still buffered for a closed pipe is dropped at
+    exit instead of ending in "Exception ignored ... BrokenPipeError" (Python's documented recipe)."""
+    import io
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        pass
 
 
 def os_error(exc: OSError) -> str:

@@ -15,6 +15,7 @@ written by hand below it (the narrative of the causes) is kept.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,30 +31,95 @@ END = "<!-- END GENERATED -->"
 
 
 def _cell(text) -> str:
-    """A value as one markdown table cell (no line break, no column separator)."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """A value as one markdown table cell or inline text: no line break, no column separator, no raw HTML (``<``,
+    ``>`` and ``&`` as entities, which markdown shows as the characters), no backtick (a code span's end).
+
+    Examples
+    --------
+    >>> _cell("a <b>bold</b>\\n| & `x`")
+    "a &lt;b&gt;bold&lt;/b&gt; \\\\| &amp; 'x'"
+    """
+    text = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+#: A report's status.json or report.json larger than this is none ``tt reproduce`` writes (a few KB).
+MAX_JSON_BYTES = 4 * 2**20
+
+
+def _read_json(path: Path, default):
+    """The JSON value of ``path`` (``default`` when there is no such file): a regular file (never blocks on a
+    FIFO) of at most :data:`MAX_JSON_BYTES`, valid JSON nested no deeper than Python can read."""
+    from tt_core.data.io import open_regular
+
+    if not os.path.lexists(path):
+        return default
+    fix = "run `tt reproduce` again to rewrite it, or delete it"
+    with open_regular(path, path.name, fix=fix) as f:
+        data = f.read(MAX_JSON_BYTES + 1)
+    if len(data) > MAX_JSON_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_JSON_BYTES // 2**20} MB, more than `tt reproduce` writes; {fix}")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deep
+        why = "nested too deep" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise ValueError(f"{path} is not readable JSON ({why}); {fix}") from None
+
+
+def _texts(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def read_report(report_dir: str | Path) -> tuple[pd.DataFrame, list[dict], dict]:
-    """``(summary, status, meta)`` of a ``tt reproduce`` folder; a clear ValueError when it is not one."""
-    import pandas as pd
-
-    from tt_core.reporting.summary import _complete
+    """``(summary, status, meta)`` of a ``tt reproduce`` folder; a clear ValueError when it is not one: every
+    file is checked to be of the type ``tt reproduce`` writes (status.json a list of objects, each with a
+    notebook name and ``ok`` true or false; report.json an object whose ``profile`` is text and whose
+    ``notebooks_run``/``notebooks_not_run`` are lists of names), naming the file, what is wrong and the fix."""
+    from tt_core.reporting.summary import _complete, read_summary
 
     folder = Path(report_dir)
     path = folder / "summary.csv"
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ValueError(f"{folder} holds no summary.csv: give the folder `tt reproduce` wrote (e.g. reports/paper)")
-    summary = _complete(pd.read_csv(path, keep_default_na=False, na_values=[""]))
-    try:
-        status = json.loads((folder / "status.json").read_text()) if (folder / "status.json").is_file() else []
-        meta = json.loads((folder / "report.json").read_text()) if (folder / "report.json").is_file() else {}
-    except ValueError as exc:
-        raise ValueError(f"{folder}: unreadable status.json or report.json ({exc}); run `tt reproduce` again") from None
+    fix = "run `tt reproduce` again to rewrite it, or delete it"
+    summary = _complete(read_summary(path, fix=f"give the folder `tt reproduce` wrote, or {fix}"))
+    status = _read_json(folder / "status.json", [])
+    if not isinstance(status, list):
+        raise ValueError(f"{folder / 'status.json'} holds {_json_kind(status)}, not the list of notebooks "
+                         f"`tt reproduce` writes; {fix}")
+    for i, d in enumerate(status, 1):
+        if not isinstance(d, dict):
+            raise ValueError(f"{folder / 'status.json'}: entry {i} is {_json_kind(d)}, not an object with a notebook "
+                             f"name and ok true or false; {fix}")
+        if not (isinstance(d.get("notebook"), str) and isinstance(d.get("ok", True), bool)):
+            raise ValueError(f"{folder / 'status.json'}: entry {i} has notebook {_json_kind(d.get('notebook'))} and "
+                             f"ok {_json_kind(d.get('ok'))}; a notebook's name (text) and ok true or false are "
+                             f"needed; {fix}")
+    meta = _read_json(folder / "report.json", {})
+    if not isinstance(meta, dict):
+        raise ValueError(f"{folder / 'report.json'} holds {_json_kind(meta)}, not the object `tt reproduce` writes; "
+                         f"{fix}")
+    if "profile" in meta and not isinstance(meta["profile"], str):
+        raise ValueError(f"{folder / 'report.json'}: profile is {_json_kind(meta['profile'])}, not a profile's name; "
+                         f"{fix}")
+    for key in ("notebooks_run", "notebooks_not_run"):
+        if key in meta and not _texts(meta[key]):
+            raise ValueError(f"{folder / 'report.json'}: {key} is {_json_kind(meta[key])}, not a list of notebook "
+                             f"names; {fix}")
     if "profile" not in meta:
         meta["profile"] = folder.name  # reports/<profile> by default
         meta["profile_guessed"] = True
     return summary, status, meta
+
+
+def _json_kind(value) -> str:
+    """A JSON value for a message: its kind and, when short, itself (``a string ('abc')``, ``a number (5)``)."""
+    kind = {dict: "an object", list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
+        type(value), "a number")
+    if isinstance(value, (dict, list)):
+        return kind
+    text = json.dumps(value)
+    return f"{kind} ({text[:40]}{'...' if len(text) > 40 else ''})"
 
 
 def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] | None = None,
@@ -72,13 +138,15 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     tot = totals(rows)
     status = status or []
     ran = [d.get("notebook", "") for d in status]
-    failed = [d.get("notebook", "") for d in status if not d.get("ok", True)]
+    failed = [_cell(d.get("notebook", "")) for d in status if not d.get("ok", True)]
     out = [BEGIN, "",
-           f"Produced by the **{profile}** profile" + (" (read from the report folder's name)" if profile_guessed else "")
+           f"Produced by the **{_cell(profile)}** profile" + (" (read from the report folder's name)" if profile_guessed else "")
            + (f": {len(ran) - len(failed)} of {len(ran)} notebooks ran" if ran else "")
            + (f" ({', '.join(failed)} failed)" if failed else "") + "."]
     if not_run:
-        out.append(f"Partial: the notebooks {', '.join(not_run)} did not run, and the numbers below cover only "
+        if isinstance(not_run, str) or not all(isinstance(n, str) for n in not_run):
+            raise ValueError(f"not_run must be a list of notebook names, got {not_run!r}")
+        out.append(f"Partial: the notebooks {', '.join(map(_cell, not_run))} did not run, and the numbers below cover only "
                    "those that did.")
     found = check_findings(rows)
     n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
@@ -93,7 +161,7 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     out += ["", "| notebook | rows |", "| --- | --- |"]
     stems = ran or sorted({s.strip() for n in rows.get("notebook", []) for s in str(n).split(",") if s.strip()})
     for stem in stems:
-        out.append(f"| `{stem}` | {notebook_card(rows, stem)} |")
+        out.append(f"| `{_cell(stem)}` | {_cell(notebook_card(rows, stem))} |")
 
     def table(sub, heading: str, what: str) -> None:
         out.extend(["", f"### {heading} ({len(sub)})", ""])
@@ -104,7 +172,7 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
         out.extend([f"| nb | source | item | paper |{' authors' + chr(39) + ' code |' if au else ''} workbook | {what} |",
                     "| --- | --- | --- | --- | --- | --- |" + (" --- |" if au else "")])
         for _, r in sub.iterrows():
-            nbs = ", ".join(s.strip()[:2] for s in str(r["notebook"]).split(",") if s.strip())
+            nbs = _cell(", ".join(s.strip()[:2] for s in str(r["notebook"]).split(",") if s.strip()))
             cause = str(r["cause"])
             if r["group"] == "differs (cause not measured yet)" and NO_CAUSE_YET not in cause:
                 cause = f"(no mechanism named yet: {names_mechanism(raw_cause(r))[1]}) {cause}"

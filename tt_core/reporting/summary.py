@@ -9,6 +9,7 @@ summary table.
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -386,15 +387,61 @@ def summary_files(figures_dir: str | Path) -> dict[str, Path]:
     return {f.stem.removeprefix("summary_"): f for f in sorted(Path(figures_dir).glob("summary_*.csv"))}
 
 
+#: The columns every summary table holds (a table written before ``status`` existed has ``agrees`` instead);
+#: the others are added empty when missing (:func:`_complete`).
+REQUIRED_COLUMNS = ("source", "item", "paper", "workbook")
+#: A summary table larger than this is no table a notebook writes (the largest holds a few hundred rows).
+MAX_SUMMARY_BYTES = 64 * 2**20
+
+
+def read_summary(path: str | Path, fix: str) -> pd.DataFrame:
+    """One summary table (a notebook's ``summary_<notebook>.csv`` or a report's ``summary.csv``), checked: a
+    regular file (never blocks on a FIFO) of at most :data:`MAX_SUMMARY_BYTES`, readable as CSV, with the
+    :data:`REQUIRED_COLUMNS` and ``status`` (or ``agrees``), every status one of :data:`STATUSES`; ``source``,
+    ``item``, ``cause`` and ``note`` as text. Otherwise a ValueError of one line naming the file (and the line, as
+    a text editor counts it, of a bad status), what is wrong and ``fix``."""
+    from tt_core.data.io import open_regular
+
+    with open_regular(path, "summary table", fix=fix) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_SUMMARY_BYTES:
+            raise ValueError(f"summary table {path} holds {size / 2**20:.0f} MB, more than any notebook writes "
+                             f"({MAX_SUMMARY_BYTES // 2**20} MB at most); {fix}")
+        try:
+            df = pd.read_csv(f, keep_default_na=False, na_values=[""], skip_blank_lines=False)
+        except (ValueError, pd.errors.ParserError) as exc:  # empty, unbalanced quotes, not UTF-8, ...
+            why = " ".join(str(exc).split())[:200]
+            raise ValueError(f"summary table {path} cannot be read as CSV ({why}); {fix}") from None
+    df = df[~df.isna().all(axis=1)] if len(df.columns) else df  # blank lines: kept in the index, so line = index + 2
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if "status" not in df.columns and "agrees" not in df.columns:
+        missing.append("status")
+    if missing:
+        has = ", ".join(map(str, df.columns[:8])) + (", ..." if len(df.columns) > 8 else "")
+        raise ValueError(f"summary table {path} lacks the column{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)} (it has {has or 'none'}): it is no table a notebook writes; {fix}")
+    if "status" in df.columns:
+        for i, v in df["status"].items():
+            if not (v is None or (isinstance(v, float) and math.isnan(v)) or v in STATUSES):
+                raise ValueError(f"summary table {path}, line {int(i) + 2}: status {str(v)[:60]!r} is none of "
+                                 f"{', '.join(STATUSES)}; {fix}")
+    df = df.reset_index(drop=True)
+    for col in ("source", "item", "cause", "note"):
+        if col in df.columns:
+            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
+    return df
+
+
 def collect(figures_dir: str | Path) -> pd.DataFrame:
     """All ``summary_*.csv`` under a folder, concatenated (empty table if none), with a ``notebook``
-    column: the notebook that wrote each row (from the file name ``summary_<notebook>.csv``)."""
+    column: the notebook that wrote each row (from the file name ``summary_<notebook>.csv``). A file that is
+    no summary table (:func:`read_summary`) is a ValueError naming it and how to rewrite it."""
     files = summary_files(figures_dir)
     if not files:
         return pd.DataFrame(columns=COLUMNS + ["notebook"])
     frames = []
     for notebook, f in files.items():
-        df = pd.read_csv(f, keep_default_na=False, na_values=[""])
+        df = read_summary(f, fix=f"delete it, or run its notebook again (tt reproduce --only {notebook[:2]})")
         df["notebook"] = notebook
         frames.append(df)
     return _complete(pd.concat(frames, ignore_index=True))
