@@ -197,11 +197,15 @@ def test_missing_file_message_says_how_to_get_it(tmp_path, monkeypatch):
 
 
 class _FakeResponse:
+    headers = {}
+
     def __init__(self, payload):
         self.payload = payload
 
-    def read(self):
-        return self.payload
+    def read(self, n=-1):
+        n = len(self.payload) if n < 0 else n
+        out, self.payload = self.payload[:n], self.payload[n:]
+        return out
 
     def __enter__(self):
         return self
@@ -227,5 +231,5 @@ def test_fetch_offline_says_where_to_put_files(tmp_path, monkeypatch):
         raise bm.urllib.error.URLError("no network")
 
     monkeypatch.setattr(bm.urllib.request, "urlopen", offline)
-    with pytest.raises(BenchmarkError, match=r"Offline\? Copy cnn.csv .* into .* TT_DATA_DIR"):
+    with pytest.raises(BenchmarkError, match=r"Offline\? To get the data by hand, put cnn.csv .* into .* TT_DATA_DIR"):
         bm.fetch("cnn", dest=tmp_path)

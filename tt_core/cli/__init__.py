@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = lambda message, category, *a, **k: print(f"tt: warning: {message}", file=sys.stderr)
     try:
+        fetch_missing(args)
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that closed the pipe early (`tt summary | head`) shows here, not at exit
         return code
@@ -112,6 +113,34 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         warnings.showwarning = shown
+
+
+def needed_benchmarks(args) -> list[str]:
+    """The registered benchmarks a command line will load: ``tt reproduce`` (its notebooks) and ``tt runs
+    --profile`` without ``--benchmarks`` every public one; the commands with ``--benchmark``/``--benchmarks``
+    those named (a CSV path or an unknown name is left to the command). ``tt data``, ``tt authors`` (whose
+    code reads its own copy), ``tt summary`` and ``tt spot`` load none."""
+    from tt_core.data.benchmarks import REGISTRY
+
+    command = getattr(args, "command", None)
+    if command in ("data", "authors", "summary", "docs", "spot"):
+        return []
+    if command == "reproduce" or (command == "runs" and getattr(args, "profile", None) and not getattr(args, "report", False)
+                                  and not getattr(args, "benchmarks", None)):
+        return [name for name, spec in REGISTRY.items() if spec.public]
+    named = getattr(args, "benchmarks", None) or [getattr(args, "benchmark", None)]
+    return [n for n in named if isinstance(n, str) and n.lower() in REGISTRY]
+
+
+def fetch_missing(args) -> None:
+    """Download, once and before the command starts (before any notebook runs), the registered benchmarks it
+    needs that are found nowhere (:func:`tt_core.data.benchmarks.ensure`; progress on stderr). A notebook's
+    kernel never downloads: it finds what this step fetched."""
+    names = needed_benchmarks(args)
+    if names:
+        from tt_core.data.benchmarks import ensure
+
+        ensure(names, say=lambda line: print(f"tt: data: {line}", file=sys.stderr, flush=True))
 
 
 def stdout_closed() -> bool:

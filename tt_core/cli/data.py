@@ -18,7 +18,8 @@ def add_parsers(sub, only: str | None) -> None:
     dl.set_defaults(func=cmd_data_list)
     df = dsub.add_parser("fetch", help="download benchmarks (sha256-checked) into the data/ cache",
                          examples="tt data fetch            # both public benchmarks (nothing downloaded if present)\n"
-                                  "  tt data fetch rnn --force")
+                                  "  tt data fetch rnn --force\n"
+                                  "  TT_DATA_URL='file:///srv/mirror/{file}' tt data fetch   # from a mirror")
     df.add_argument("names", nargs="*", help="benchmarks (default: all public ones)")
     df.add_argument("--dest", help="folder to download into (default: the data/ cache)")
     df.add_argument("--force", action="store_true", help="download even if a valid copy exists")
@@ -49,7 +50,7 @@ def add_parsers(sub, only: str | None) -> None:
 def cmd_data_list(args) -> int:
     import os
 
-    from tt_core.data.benchmarks import data_dir_problem, list_benchmarks, search_dirs
+    from tt_core.data.benchmarks import NO_SHARED_ENV, data_dir_problem, list_benchmarks, search_dirs, shared_data_dir
 
     df = list_benchmarks()
     if args.json:
@@ -60,17 +61,23 @@ def cmd_data_list(args) -> int:
     print(f"Search order: explicit path, {env}{dirs}")
     if data_dir_problem():
         print(f"Note: {data_dir_problem()}")
+    if shared_data_dir() is None:
+        print(f"Note: ../shared is left out ({NO_SHARED_ENV} is set)")
     for _, r in df.iterrows():
         print(f"\n{r['benchmark']:<4} {r['description']}\n     {r['status']}  {r['path']}\n     {r['note']}")
     return 0
 
 
 def cmd_data_fetch(args) -> int:
+    import functools
+    import sys
+
     from tt_core.data.benchmarks import REGISTRY, fetch
 
     names = args.names or [n for n, s in REGISTRY.items() if s.public]
+    say = functools.partial(print, file=sys.stderr, flush=True)  # what is downloaded, its size, progress
     for name in names:
-        print(fetch_one(name, args.dest, args.force, fetch))
+        print(fetch_one(name, args.dest, args.force, functools.partial(fetch, say=say)))
     return 0
 
 

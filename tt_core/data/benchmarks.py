@@ -13,12 +13,20 @@ Two input formats are understood (see ``data/README.md``):
   and/or ``time`` (seconds).
 
 Files are looked up in this order: an explicit path, ``$TT_DATA_DIR``, the git-ignored download
-cache ``data/`` of the workbook, then ``../shared/data/trimtuner`` beside the workbook.
+cache ``data/`` of the workbook, then ``../shared/data/trimtuner`` beside the workbook (left out when
+``$TT_DATA_NO_SHARED`` is set to anything but ``0``: a bare machine, as the tests and CI make it).
+
+A registered benchmark that is found nowhere is downloaded by :func:`fetch` (``tt data fetch``, and
+automatically, once, by :func:`ensure` before ``tt reproduce`` starts its notebooks and before the
+commands that load a registered benchmark): from :data:`TRIMTUNER_URL` (the authors' repository at a
+pinned commit) or from the address template in ``$TT_DATA_URL`` (a mirror, e.g.
+``file:///srv/mirror/{file}``), its sha256 checked against the pinned one before anything is written.
 """
 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import urllib.error
 import urllib.request
@@ -39,6 +47,14 @@ TRIMTUNER_COMMIT = "8dfbc972cf492ffe8f9ce35de6b69fa746f52cd7"
 TRIMTUNER_URL = (
     "https://raw.githubusercontent.com/pedrogbmendes/TrimTuner/" + TRIMTUNER_COMMIT + "/dataset_NN_Tensorflow/{file}"
 )
+#: Environment variable naming a mirror: an address template with ``{file}`` (http, https or file).
+DATA_URL_ENV = "TT_DATA_URL"
+#: Environment variable that, set to anything but ``0``, leaves ``../shared`` out of the search (a bare machine).
+NO_SHARED_ENV = "TT_DATA_NO_SHARED"
+#: Largest download accepted (the two files are 2.2 and 2.0 MiB): a larger answer is not the data.
+MAX_DOWNLOAD_BYTES = 64 * 2**20
+#: Seconds a whole download may take (``timeout`` bounds each network wait; this bounds a trickle).
+DOWNLOAD_DEADLINE = 600.0
 
 
 class BenchmarkError(ValueError):
@@ -56,20 +72,23 @@ class BenchmarkSpec:
     max_cost: float | None
     public: bool = True
     reason_unavailable: str = ""
+    #: size in bytes of the published file (announced before a download)
+    size: int | None = None
 
     @property
     def url(self) -> str | None:
+        """The published address (the authors' repository at :data:`TRIMTUNER_COMMIT`)."""
         return TRIMTUNER_URL.format(file=self.file) if self.file and self.public else None
 
 
 REGISTRY: dict[str, BenchmarkSpec] = {
     "cnn": BenchmarkSpec(
         "cnn", "CNN on MNIST, TensorFlow on AWS t2 (TrimTuner paper)", "cnn.csv",
-        "07c8b6cd381c1c8d580f3dc8b3688e6c535e5e8b870b5ea685989d1cd948556f", max_cost=0.10,
+        "07c8b6cd381c1c8d580f3dc8b3688e6c535e5e8b870b5ea685989d1cd948556f", max_cost=0.10, size=2302744,
     ),
     "rnn": BenchmarkSpec(
         "rnn", "RNN (LSTM) on MNIST, TensorFlow on AWS t2 (TrimTuner paper)", "rnn.csv",
-        "1d6e806c77c252fc1d4ff71afa3f54b7afc0c996bcf690f4089f669e6ccee221", max_cost=0.02,
+        "1d6e806c77c252fc1d4ff71afa3f54b7afc0c996bcf690f4089f669e6ccee221", max_cost=0.02, size=2118230,
     ),
     "mlp": BenchmarkSpec(
         "mlp", "Multilayer perceptron on MNIST (TrimTuner paper)", "multilayer.csv", None, max_cost=0.06,
@@ -102,13 +121,22 @@ def data_dir_problem() -> str | None:
     return None
 
 
+def shared_data_dir() -> Path | None:
+    """``../shared/data`` beside the workbook checkout, or None when ``$TT_DATA_NO_SHARED`` hides it."""
+    if os.environ.get(NO_SHARED_ENV, "").strip() not in ("", "0"):
+        return None
+    return PROJECT_DIR.parent / "shared" / "data"
+
+
 def search_dirs() -> list[tuple[str, Path]]:
     """Directories searched for benchmark files, in order, with a label for each."""
     dirs: list[tuple[str, Path]] = []
     if os.environ.get("TT_DATA_DIR"):
         dirs.append(("TT_DATA_DIR", Path(os.environ["TT_DATA_DIR"]).expanduser()))
     dirs.append(("cache", cache_dir()))
-    dirs.append(("shared", PROJECT_DIR.parent / "shared" / "data" / "trimtuner"))
+    shared = shared_data_dir()
+    if shared is not None:
+        dirs.append(("shared", shared / "trimtuner"))
     return dirs
 
 
@@ -142,6 +170,15 @@ def _spec(name: str) -> BenchmarkSpec:
     return REGISTRY[key]
 
 
+def _find(spec: BenchmarkSpec) -> tuple[Path, str] | None:
+    """``(path, where)`` of the first file of ``spec`` in :func:`search_dirs`, or None (no warning, no hashing)."""
+    for label, d in search_dirs():
+        for candidate in (d / spec.file, d / "trimtuner" / spec.file):
+            if candidate.is_file():
+                return candidate, label
+    return None
+
+
 def locate(name: str) -> tuple[Path, str]:
     """Return ``(path, where)`` of a registered benchmark's file, or raise with how to get it."""
     spec = _spec(name)
@@ -152,14 +189,14 @@ def locate(name: str) -> tuple[Path, str]:
     problem = data_dir_problem()
     if problem:
         warnings.warn(problem, stacklevel=2)
-    for label, d in search_dirs():
-        for candidate in (d / spec.file, d / "trimtuner" / spec.file):
-            if candidate.is_file():
-                if spec.sha256 and _sha256_cached(candidate) != spec.sha256:
-                    warnings.warn(f"{candidate} (found via {label}) differs from the published {spec.name} data "
-                                  f"(sha256 {_sha256_cached(candidate)[:12]}..., expected {spec.sha256[:12]}...); "
-                                  "results will not match the paper's data", stacklevel=2)
-                return candidate, label
+    found = _find(spec)
+    if found is not None:
+        candidate, label = found
+        if spec.sha256 and _sha256_cached(candidate) != spec.sha256:
+            warnings.warn(f"{candidate} (found via {label}) differs from the published {spec.name} data "
+                          f"(sha256 {_sha256_cached(candidate)[:12]}..., expected {spec.sha256[:12]}...); "
+                          "results will not match the paper's data", stacklevel=2)
+        return candidate, label
     where = "\n  ".join(str(d) for _, d in search_dirs())
     raise BenchmarkError(
         f"benchmark {shown(spec.name)}: file {spec.file} not found. Searched:\n  {where}\n"
@@ -168,8 +205,93 @@ def locate(name: str) -> tuple[Path, str]:
     )
 
 
-def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: float = 30.0) -> Path:
-    """Download a registered benchmark into the cache, verify its sha256, write it atomically."""
+def _mb(n: int | None) -> str:
+    return "size unknown" if n is None else f"{n / 1e6:.1f} MB"
+
+
+def _short(text: str, most: int = 160) -> str:
+    """``text`` cut to ``most`` characters for a message (an address may be padded to any length)."""
+    return text if len(text) <= most else text[:most] + f"... ({len(text)} characters)"
+
+
+def download_url(spec: BenchmarkSpec) -> str:
+    """Where :func:`fetch` downloads ``spec`` from: ``$TT_DATA_URL`` (an address template with ``{file}``;
+    http, https or file) when set, else the published address :data:`TRIMTUNER_URL`."""
+    template = os.environ.get(DATA_URL_ENV, "").strip()
+    if not template:
+        return TRIMTUNER_URL.format(file=spec.file)
+    import urllib.parse
+
+    scheme = urllib.parse.urlsplit(template).scheme.lower()
+    if "{file}" not in template or scheme not in ("http", "https", "file"):
+        why = "has no {file} placeholder" if "{file}" not in template else f"has the scheme {shown(scheme)}"
+        raise BenchmarkError(f"{DATA_URL_ENV}={shown(_short(template))} {why}; set it to an address template such as "
+                             "https://mirror.example.org/trimtuner/{file} or file:///path/to/folder/{file}, or unset "
+                             f"it to download from the authors' repository")
+    return template.replace("{file}", spec.file)
+
+
+def _manual_route(spec: BenchmarkSpec, dest_dir: Path, url: str) -> str:
+    """The end of an offline message: how to get the file by hand."""
+    where = "the address above" if url == spec.url else spec.url
+    return (f"put {spec.file} ({_mb(spec.size)}, sha256 {spec.sha256[:16]}...) into {dest_dir} or into a folder "
+            f"named by TT_DATA_DIR; or, online, run `tt data fetch` (tt_core/data/benchmarks.py fetch, from "
+            f"TRIMTUNER_URL: {where}), or point {DATA_URL_ENV} at a mirror (e.g. file:///path/{{file}})")
+
+
+def _download(url: str, spec: BenchmarkSpec, timeout: float, say, announce: str) -> bytes:
+    """The bytes at ``url``, read in chunks (at most :data:`MAX_DOWNLOAD_BYTES`, within
+    :data:`DOWNLOAD_DEADLINE` seconds). ``announce`` is said once the address answers (offline, the error
+    is the only line), then a progress line per quarter when the download is slow."""
+    import time
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() == "file":  # never opened unless a regular file: a FIFO or a device would block
+        from tt_core.data.io import why_not_a_file
+
+        local = Path(urllib.request.url2pathname(parts.path))
+        if not local.is_file():
+            raise OSError(f"{local} {why_not_a_file(local)}")
+    start = time.monotonic()
+    chunks, got = [], 0
+    with urllib.request.urlopen(url, timeout=timeout) as resp:
+        length = resp.headers.get("Content-Length") if getattr(resp, "headers", None) is not None else None
+        total = int(length) if length and length.isdigit() else spec.size
+        if total and total > MAX_DOWNLOAD_BYTES:
+            raise OSError(f"the answer is {_mb(total)}, more than {_mb(MAX_DOWNLOAD_BYTES)}: not the data")
+        say(announce)
+        next_report, last_said = 0.25, start
+        while True:
+            chunk = resp.read(min(2**18, MAX_DOWNLOAD_BYTES + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            now = time.monotonic()
+            if got > MAX_DOWNLOAD_BYTES:
+                raise OSError(f"more than {_mb(MAX_DOWNLOAD_BYTES)} received: not the data")
+            if now - start > DOWNLOAD_DEADLINE:
+                raise OSError(f"{_mb(got)} received in {DOWNLOAD_DEADLINE:.0f} s, too slow to finish")
+            if total and got / total >= next_report:
+                if now - last_said > 1.0:
+                    say(f"  {spec.file}: {_mb(got)} of {_mb(total)} ({100 * got / total:.0f}%)")
+                    last_said = now
+                while got / total >= next_report:
+                    next_report += 0.25
+    return b"".join(chunks)
+
+
+def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: float = 30.0, say=None,
+          why: str = "") -> Path:
+    """Download a registered benchmark into the cache, verify its sha256, write it atomically.
+
+    The address is :func:`download_url` (``$TT_DATA_URL`` or the published one); ``timeout`` bounds each
+    network wait, :data:`DOWNLOAD_DEADLINE` the whole download. ``say`` (a function of one line) is told
+    what is downloaded (and ``why``), its size and progress. Nothing is written unless the sha256 is the
+    pinned one.
+    """
+    say = say or (lambda line: None)
     spec = _spec(name)
     if not spec.public:
         raise BenchmarkError(f"cannot fetch {shown(spec.name)}: {spec.reason_unavailable}")
@@ -177,23 +299,54 @@ def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: flo
     target = dest_dir / spec.file
     if target.is_file() and not force and sha256_of(target) == spec.sha256:
         return target
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    url = download_url(spec)
+    announce = f"downloading {spec.file} ({_mb(spec.size)}) from {_short(url)} into {dest_dir}"
+    import time
+
+    start = time.monotonic()
     try:
-        with urllib.request.urlopen(spec.url, timeout=timeout) as resp:
-            payload = resp.read()
-    except (urllib.error.URLError, OSError) as exc:
+        payload = _download(url, spec, timeout, say, announce + (f" ({why})" if why else ""))
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
         raise BenchmarkError(
-            f"could not download {spec.url} ({exc}). Offline? Copy {spec.file} (sha256 {spec.sha256}) "
-            f"into {dest_dir} or into a folder named by TT_DATA_DIR."
+            f"could not download {_short(url)} ({_short(str(reason), 200)}). Offline? To get the data by hand, "
+            f"{_manual_route(spec, dest_dir, url)}"
         ) from None
     digest = hashlib.sha256(payload).hexdigest()
     if digest != spec.sha256:
         raise BenchmarkError(
-            f"downloaded {spec.file} has sha256 {digest}, expected {spec.sha256}; the file was not saved"
+            f"the {spec.file} downloaded from {_short(url)} has sha256 {digest}, expected {spec.sha256}; the file was "
+            "not saved (a wrong or altered copy: check TT_DATA_URL, or unset it to download from the authors' "
+            "repository)"
         )
+    dest_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(target) as tmp:  # tt_core.data.entries: atomic, and honouring the umask
         Path(tmp).write_bytes(payload)
+    say(f"  {spec.file}: {_mb(len(payload))} in {time.monotonic() - start:.1f} s, sha256 verified -> {target}")
     return target
+
+
+def ensure(names, say=None, timeout: float = 30.0) -> list[Path]:
+    """Download, once and up front, the registered public benchmarks among ``names`` that are found nowhere.
+
+    Other names (CSV paths, ``mlp``, unknown names) are left to the command that loads them. Returns the
+    files downloaded. Offline, a :class:`BenchmarkError` in one line names what is missing, where it was
+    searched and the manual route (``TT_DATA_DIR``, ``tt data fetch``, ``TRIMTUNER_URL``, ``TT_DATA_URL``).
+    """
+    say = say or (lambda line: None)
+    got = []
+    for name in dict.fromkeys(str(n).lower() for n in names):
+        spec = REGISTRY.get(name)
+        if spec is None or not spec.public or _find(spec) is not None:
+            continue
+        searched = ", ".join(str(d) for _, d in search_dirs())
+        if not os.environ.get("TT_DATA_DIR"):
+            searched = "TT_DATA_DIR (unset), " + searched
+        try:
+            got.append(fetch(spec.name, timeout=timeout, say=say, why=f"not found in {searched}"))
+        except BenchmarkError as exc:
+            raise BenchmarkError(f"{spec.file} is not on this machine (searched {searched}), and {exc}") from None
+    return got
 
 
 def list_benchmarks() -> pd.DataFrame:

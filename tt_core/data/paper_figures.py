@@ -58,13 +58,14 @@ class PaperFiguresError(ValueError):
 
 def search_paths() -> list[tuple[str, Path]]:
     """Candidate locations of :data:`FILE`, in search order, with a label for each."""
-    from tt_core.data.benchmarks import PROJECT_DIR, cache_dir
+    from tt_core.data.benchmarks import cache_dir, shared_data_dir
 
     dirs: list[tuple[str, Path]] = []
     if os.environ.get("TT_DATA_DIR"):
         dirs.append(("TT_DATA_DIR", Path(os.environ["TT_DATA_DIR"]).expanduser()))
     dirs.append(("cache", cache_dir()))
-    dirs.append(("shared", PROJECT_DIR.parent / "shared" / "data"))
+    if shared_data_dir() is not None:  # None: $TT_DATA_NO_SHARED hides ../shared (a bare machine)
+        dirs.append(("shared", shared_data_dir()))
     return [(label, d / sub / FILE) for label, d in dirs for sub in (".", "paper_figures")]
 
 
