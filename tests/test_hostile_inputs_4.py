@@ -224,3 +224,29 @@ def test_summary_grep_without_a_match_says_so(tmp_path, capsys):
     assert_one_line_error(code, err, "--grep is empty (it would match every row)")
     code, err = tt_cli(capsys, "summary", "--figures", str(tmp_path))   # no summary_*.csv there: none exist
     assert_one_line_error(code, err, "no paper-vs-workbook rows found; run `tt reproduce`")
+
+
+def test_run_folder_json_nested_too_deep_or_a_fifo_counts_as_absent(tmp_path):
+    """`tt reproduce` reads the run folder's earlier status.json and report.json for its time estimate: nested
+    too deep (once a RecursionError traceback), larger than any it writes, or a FIFO (once a blocking read: run in
+    a subprocess with a timeout) they count as absent, as a malformed file does."""
+    import os
+    import subprocess
+    import sys
+
+    from tt_core.reporting import notebook_times as nt
+
+    (tmp_path / "status.json").write_text("[" * 100000 + "]" * 100000)
+    (tmp_path / "report.json").write_text('{"profile": ' + "[" * 100000 + "]" * 100000 + "}")
+    assert nt.read_status(tmp_path / "status.json") == [] and nt.earlier_times(tmp_path, "quick") == {}
+    (tmp_path / "status.json").write_text(json.dumps([{"notebook": "a", "ok": True, "seconds": 1.0, "pad": "x" * 5_000_000}]))
+    assert nt.read_status(tmp_path / "status.json") == []
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "status.json")
+    os.mkfifo(fifo / "report.json")
+    code = ("from tt_core.reporting import notebook_times as nt; import sys; "
+            "print(nt.read_status(sys.argv[1] + '/status.json'), nt.earlier_times(sys.argv[1], 'quick'))")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stdout.strip() == "[] {}", done.stderr

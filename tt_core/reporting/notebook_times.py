@@ -104,13 +104,29 @@ def table_times(rows: list[dict], profile: str) -> dict[str, float]:
     return out
 
 
+#: A status.json or report.json larger than this is none ``tt reproduce`` writes: read as absent.
+MAX_JSON_BYTES = 4 * 2**20
+
+
+def _read_json(path: str | Path):
+    """The JSON value of a run folder's file, or None when it is missing, not a regular file (a FIFO is never
+    opened for a blocking read), larger than :data:`MAX_JSON_BYTES`, not UTF-8 JSON or nested too deep."""
+    from tt_core.data.io import open_regular
+
+    try:
+        with open_regular(path, Path(path).name) as f:
+            data = f.read(MAX_JSON_BYTES + 1)
+        if len(data) > MAX_JSON_BYTES:
+            return None
+        return json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # NotAFileError and UnicodeDecodeError are ValueErrors
+        return None
+
+
 def read_status(path: str | Path) -> list[dict]:
     """The entries of a ``status.json`` (a list of ``{"notebook", "ok", "seconds", "cpu_seconds", ...}``);
-    a missing, unreadable or malformed file gives none, and malformed entries are skipped."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return []
+    a missing, unreadable or malformed file (:func:`_read_json`) gives none, and malformed entries are skipped."""
+    data = _read_json(path)
     if not isinstance(data, list):
         return []
     return [d for d in data if isinstance(d, dict) and isinstance(d.get("notebook"), str)]
@@ -120,12 +136,9 @@ def earlier_times(out: str | Path, profile: str) -> dict[str, float]:
     """``{notebook: wall seconds}`` of the notebooks an earlier run into the folder ``out`` finished
     (``ok``), from its ``status.json``. Not used when the folder's ``report.json`` names another profile."""
     out = Path(out)
-    try:
-        report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-        if isinstance(report, dict) and report.get("profile") not in (None, profile):
-            return {}
-    except (OSError, UnicodeDecodeError, ValueError):
-        pass
+    report = _read_json(out / "report.json")
+    if isinstance(report, dict) and report.get("profile") not in (None, profile):
+        return {}
     times = {}
     for d in read_status(out / "status.json"):
         s = _seconds(d.get("seconds"))
