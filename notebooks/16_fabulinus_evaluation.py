@@ -196,15 +196,21 @@ ceiling_table
 #
 # Cost reductions agree within ±10 percentage points, time ratios within a factor of 1.5, statements
 # exactly. Totals after the run are not comparable when the profile runs fewer than the thesis' 100 tests.
+# A row computed from fewer than 5 runs per compared method (counted from the runs above) is *too few runs*:
+# its agreement is recorded, but it is no verdict.
 # The factors are this workbook's choice: each factor row's note gives its verdict at 1.5x beside its own
 # factor and the factor where it flips (`tt_core.reporting.unstated`).
 
 # %%
 from tt_core.reporting import unstated
 
-rows = report.cost_rows(reduction, initial_reduction, expected, study["iterations"], mix=mix, ceiling=ceiling)
-rows += report.time_rows(times, overhead, study["iterations"])
-rows += report.statement_rows(compliance, times, initial, reach)
+from tt_core.reporting.summary import runs_by_arm
+
+n_runs = runs_by_arm(runs, ["benchmark", "optimizer"])   # seeds per network and method, counted from the runs
+rows = report.cost_rows(reduction, initial_reduction, expected, study["iterations"], mix=mix, ceiling=ceiling,
+                        runs=n_runs)
+rows += report.time_rows(times, overhead, study["iterations"], runs=n_runs)
+rows += report.statement_rows(compliance, times, initial, reach, runs=n_runs)
 summary = comparison(unstated.with_tolerance_notes(rows))
 save_comparison(summary, "16_fabulinus_evaluation", out)
 summary

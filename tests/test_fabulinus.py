@@ -216,3 +216,55 @@ def test_a_reduction_beyond_the_cost_ceiling_names_the_measurements_as_cause():
     assert "$50.00" in cause and "($40.00: at most 87.5%)" in cause and "$20.00" in cause
     assert freport._ceiling_cause(red, ceil, "cnn", "ei", 70.0) == ""
     assert freport._ceiling_cause(red, None, "cnn", "ei", 90.0) == ""
+
+
+def _runs_seeds(n_fab: int, n_eic: int):
+    """``_runs``' two seeds repeated: seeds 1..n of each method alternate seed 1's and seed 2's trajectories, so
+    every mean is the same as with two seeds when n is even (and the rows' values do not depend on n otherwise)."""
+    base = _runs()
+    frames = []
+    for opt, n in (("fabulinus", n_fab), ("eic", n_eic)):
+        for s in range(1, n + 1):
+            frames.append(base[(base["optimizer"] == opt) & (base["seed"] == 2 - s % 2)].assign(seed=s))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_rows_from_fewer_than_five_runs_per_method_are_no_verdict():
+    from tt_core.reporting import fabulinus as freport
+    from tt_core.reporting import paper_values as pv
+    from tt_core.reporting.summary import comparison, runs_by_arm
+
+    def rows(n_fab, n_eic):
+        runs = _runs_seeds(n_fab, n_eic)
+        counts = runs_by_arm(runs, ["benchmark", "optimizer"])
+        red = fab.cost_reduction(runs, baselines=("eic",))
+        out = freport.cost_rows(red, fab.initial_cost_reduction(runs, baselines=("eic",)), {},
+                                pv.SECTION_7_2["iterations"], networks=("rnn",), runs=counts)
+        out += freport.time_rows(fab.time_ratio(runs, baselines=("eic",)), fab.overhead_profile(runs),
+                                 pv.SECTION_7_2["iterations"], networks=("rnn",), runs=counts)
+        out += freport.statement_rows(fab.constraint_compliance(runs, {"rnn": 0.02}), fab.time_ratio(runs, baselines=("eic",)),
+                                      fab.initial_phase(runs), runs=counts)
+        return comparison(out).set_index("item")
+
+    four, six = rows(4, 4), rows(6, 6)
+    item = "RNN: optimisation cost reduction of Fabulinus vs BO with EIc (%)"
+    # mean totals (1 + 3) / 2 = 2 vs (4 + 6) / 2 = 5 with any even number of seeds: 60% in both
+    assert four.loc[item, "workbook"] == six.loc[item, "workbook"] == pytest.approx(60.0)
+    assert four.loc[item, "status"] == "too few runs" and four.loc[item, "cause"].startswith("4 runs per arm")
+    assert six.loc[item, "status"] in ("agrees", "differs")
+    # the initial-sampling reduction (20%), the total-time ratio (2.0), "EIc always recommends ..." and "sub-sampling
+    # gives more initial tests ..." are read from the runs: too few with four seeds a method, verdicts with six
+    read = [i for i in four.index if four.loc[i, "workbook"] is not None and pd.notna(four.loc[i, "workbook"])
+            and pd.notna(four.loc[i, "paper"])]
+    runs_rows = [i for i in read if "overhead at the" not in i]
+    assert "RNN: initial-sampling cost reduction of Fabulinus vs BO without sub-sampling (%)" in runs_rows
+    assert "RNN: BO with EIc always recommends a high-accuracy (> 85%) configuration within the limit" in runs_rows
+    assert (four.loc[runs_rows, "status"] == "too few runs").all()
+    assert six.loc[runs_rows, "status"].isin(["agrees", "differs"]).all()
+    assert four.loc[runs_rows, "agrees"].tolist() == six.loc[runs_rows, "agrees"].tolist()
+    # the fewer method decides: six Fabulinus runs against four of EIc are too few for a comparison of the two
+    mixed = rows(6, 4)
+    assert mixed.loc[item, "status"] == "too few runs"
+    # a row of FABOLAS, not run here, stays not comparable whatever the counts
+    fabolas = "RNN: optimisation cost reduction of Fabulinus vs Fabolas (%)"
+    assert four.loc[fabolas, "status"] == "not comparable"

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.reporting import paper_values as pv
+from tt_core.reporting.summary import fewest_runs
 
 SOURCE = "thesis §7.3"
 NAMES = {"fabulinus": "Fabulinus", "fabolas": "Fabolas", "eic": "BO with EIc", "ei": "BO with EI"}
@@ -60,9 +61,18 @@ def _ceiling_cause(reduction: pd.DataFrame, ceil: dict | None, bench: str, base:
             f"its runs here ${cb:.2f} (table 'cost ceiling' of notebook 16)")
 
 
+def _with_runs(row: dict, runs: dict | None, bench: str, *methods) -> dict:
+    """``row`` with ``runs_per_arm``: the fewest runs (seeds) of ``methods`` on ``bench`` (``runs``:
+    ``(benchmark, optimizer) -> runs``, :func:`tt_core.reporting.summary.runs_by_arm` of the runs; None: not
+    known). A row without a workbook value is left as it is."""
+    if runs is not None and row.get("workbook") is not None:
+        row["runs_per_arm"] = fewest_runs(runs, [(bench, m) for m in methods])
+    return row
+
+
 def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, iterations: int,
               networks=("cnn", "rnn", "mlp"), mix: pd.DataFrame | None = None,
-              ceiling: dict | None = None) -> list[dict]:
+              ceiling: dict | None = None, runs: dict | None = None) -> list[dict]:
     """Rows of the optimisation-cost reductions (§7.3, ch. 7 summary, ch. 8 "up to 6.6x") and of the
     initial-sampling cost reductions.
 
@@ -84,6 +94,10 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
         ``benchmark -> cost_ceiling(...)`` (:func:`tt_core.analysis.fabulinus.cost_ceiling`): a
         differing row against a full-size baseline whose thesis value would need that baseline to spend
         more than its costliest possible run names the measurements' costs as its cause.
+    runs : dict, optional
+        ``(benchmark, optimizer) -> runs`` (:func:`tt_core.reporting.summary.runs_by_arm` of the runs): each row
+        computed from runs carries ``runs_per_arm``, the fewest runs of the methods it compares (below
+        :data:`tt_core.reporting.summary.MIN_RUNS_PER_ARM`: *too few runs*).
     """
     short = (f"{iterations} tests per run (thesis: {pv.SECTION_7_2['iterations']}); the total cost is "
              "dominated by the initial sampling in a shorter run") if iterations != pv.SECTION_7_2["iterations"] else ""
@@ -107,10 +121,10 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
                              "notebook 16): both share the initial sampling, so the BO tests' sizes decide")
             if base in ("eic", "ei") and not cause and w is not None and abs(w - pct) > REDUCTION_TOL and ceiling:
                 cause = _ceiling_cause(reduction, ceiling.get(bench), bench, base, pct)
-            rows.append({"source": SOURCE, "item": item, "paper": pct, "workbook": w, "abs_tol": REDUCTION_TOL,
-                         "not_comparable": short, "cause": cause,
-                         "note": f"mean total exploration cost after the run; median of per-seed reductions "
-                                 f"{_fmt(paired)}%"})
+            rows.append(_with_runs({"source": SOURCE, "item": item, "paper": pct, "workbook": w,
+                                    "abs_tol": REDUCTION_TOL, "not_comparable": short, "cause": cause,
+                                    "note": f"mean total exploration cost after the run; median of per-seed "
+                                            f"reductions {_fmt(paired)}%"}, runs, bench, "fabulinus", base))
         ip = paper["initial_cost_reduction_pct"]
         item = f"{bench.upper()}: initial-sampling cost reduction of Fabulinus vs BO without sub-sampling (%)"
         if bench == "mlp":
@@ -126,24 +140,31 @@ def cost_rows(reduction: pd.DataFrame, initial: pd.DataFrame, expected: dict, it
                      f"snapshotted run it would cost {_fmt(e.get('snapshot'), 2)}x "
                      f"({_fmt(100 * (1 - e.get('snapshot', np.nan)))}%) - neither gives the thesis' value "
                      "(table 'initial sampling' of notebook 16)")
-        rows.append({"source": SOURCE, "item": item, "paper": ip, "workbook": w, "abs_tol": REDUCTION_TOL,
-                     "cause": cause,
-                     "note": f"same configurations per seed, each initial test charged in full; the data alone "
-                             f"predict {_fmt(100 * (1 - e.get('in_full', np.nan)))}%"})
+        rows.append(_with_runs({"source": SOURCE, "item": item, "paper": ip, "workbook": w, "abs_tol": REDUCTION_TOL,
+                                "cause": cause,
+                                "note": f"same configurations per seed, each initial test charged in full; the data "
+                                        f"alone predict {_fmt(100 * (1 - e.get('in_full', np.nan)))}%"},
+                               runs, bench, "fabulinus", "eic"))
     # ch. 7 summary and ch. 8: the largest factor over networks and the baselines without sub-sampling
     ratios = reduction[reduction["baseline"].isin(["eic", "ei"])] if reduction is not None and not reduction.empty else None
     best = None if ratios is None or ratios.empty else float(ratios["ratio"].max())
     where = "" if best is None else ", ".join(f"{r.benchmark.upper()} vs {NAMES[r.baseline]} {r.ratio:.2f}x"
                                               for r in ratios.itertuples())
-    rows.append({"source": "thesis ch. 8", "item": "optimisation cost reduction vs BO without sub-sampling: up to (x)",
-                 "paper": pv.FABULINUS_UP_TO_FACTOR, "workbook": best, "factor": 1.25, "not_comparable": short,
-                 "note": f"largest ratio over the public networks ({where}); the thesis' own §7.3 percentages "
-                         "imply at most 7.46x (MLP vs EI), 6.22x vs EIc"})
+    up_to = {"source": "thesis ch. 8", "item": "optimisation cost reduction vs BO without sub-sampling: up to (x)",
+             "paper": pv.FABULINUS_UP_TO_FACTOR, "workbook": best, "factor": 1.25, "not_comparable": short,
+             "note": f"largest ratio over the public networks ({where}); the thesis' own §7.3 percentages "
+                     "imply at most 7.46x (MLP vs EI), 6.22x vs EIc"}
+    if runs is not None and best is not None:  # the largest over every network and baseline compared
+        up_to["runs_per_arm"] = fewest_runs(runs, [(r.benchmark, m) for r in ratios.itertuples()
+                                                   for m in ("fabulinus", r.baseline)])
+    rows.append(up_to)
     return not_run(rows)
 
 
-def time_rows(times: pd.DataFrame, overhead: pd.DataFrame, iterations: int, networks=("cnn", "rnn", "mlp")) -> list[dict]:
-    """Rows of the total-time ratios (exploration time + overhead) and the recommendation overhead."""
+def time_rows(times: pd.DataFrame, overhead: pd.DataFrame, iterations: int, networks=("cnn", "rnn", "mlp"),
+              runs: dict | None = None) -> list[dict]:
+    """Rows of the total-time ratios (exploration time + overhead) and the recommendation overhead. ``runs``:
+    as :func:`cost_rows`, for the total-time ratios (the overhead rows are timings of this machine: no count)."""
     short = (f"{iterations} tests per run (thesis: {pv.SECTION_7_2['iterations']})"
              if iterations != pv.SECTION_7_2["iterations"] else "")
     rows = []
@@ -163,9 +184,10 @@ def time_rows(times: pd.DataFrame, overhead: pd.DataFrame, iterations: int, netw
                          f"({_fmt(100 * share if share is not None else None)}% of its total time) against 6-12 "
                          f"minutes in the thesis; without the overhead the ratio is {_fmt(t, 2)}x "
                          "(table 'time' of notebook 16)")
-            rows.append({"source": SOURCE, "item": item, "paper": ratio, "workbook": w, "factor": RATIO_FACTOR,
-                         "cause": cause, "not_comparable": short,
-                         "note": f"mean over runs; exploration time alone {_fmt(t, 2)}x"})
+            rows.append(_with_runs({"source": SOURCE, "item": item, "paper": ratio, "workbook": w,
+                                    "factor": RATIO_FACTOR, "cause": cause, "not_comparable": short,
+                                    "note": f"mean over runs; exploration time alone {_fmt(t, 2)}x"},
+                                   runs, bench, "fabulinus", base))
     machine = ("another implementation and machine (thesis: George + emcee GPs on a Xeon Platinum 8176; here "
                "numpy GPs, batched EPMGP, one BLAS thread, a shared 2-core machine)")
     for key, label in (("first", "first BO recommendation"), ("last", "last recommendation")):
@@ -181,21 +203,23 @@ def time_rows(times: pd.DataFrame, overhead: pd.DataFrame, iterations: int, netw
 
 
 def statement_rows(compliance: pd.DataFrame, times: pd.DataFrame, initial_phase: pd.DataFrame,
-                   reach: pd.DataFrame | None = None) -> list[dict]:
-    """Rows of the chapter's statements, each read as a yes/no question on the runs."""
+                   reach: pd.DataFrame | None = None, runs: dict | None = None) -> list[dict]:
+    """Rows of the chapter's statements, each read as a yes/no question on the runs (``runs``: as
+    :func:`cost_rows`; a statement's arms are the methods it reads)."""
     def share(bench, opt, col):
         return _get(compliance, bench, col, optimizer=opt)
 
     rows = []
     for bench in ("cnn", "rnn"):
         s = share(bench, "fabolas", "feasible_share")
-        rows.append({"source": SOURCE, "item": f"{bench.upper()}: Fabolas' incumbents never meet the cost limit",
+        rows.append(_with_runs({"source": SOURCE, "item": f"{bench.upper()}: Fabolas' incumbents never meet the cost limit",
                      "paper": True, "workbook": None if s is None else bool(s == 0.0),
                      "cause": "" if s is None or s == 0.0 else
                      "FABOLAS picks its incumbent without the cost limit, so it falls within the limit whenever the "
                      f"most accurate predicted configuration happens to be cheap enough: {_fmt(100 * s)}% of its "
                      "incumbents after the initial sampling are within it (table 'constraint' of notebook 16)",
-                     "note": f"share of Fabolas' BO-phase incumbents within the limit: {_fmt(None if s is None else 100 * s)}%"})
+                     "note": f"share of Fabolas' BO-phase incumbents within the limit: {_fmt(None if s is None else 100 * s)}%"},
+                               runs, bench, "fabolas"))
     for opt in ("fabulinus", "eic"):
         g, f = share("rnn", opt, "good_share"), share("rnn", opt, "feasible_share")
         cause = ""
@@ -204,10 +228,11 @@ def statement_rows(compliance: pd.DataFrame, times: pd.DataFrame, initial_phase:
                      f"{_fmt(100 * (1 - f))} points of it break the cost limit: the incumbent is chosen on the "
                      "models' predictions of configurations it never ran at full size (table 'constraint' of "
                      "notebook 16)")
-        rows.append({"source": SOURCE,
+        rows.append(_with_runs({"source": SOURCE,
                      "item": f"RNN: {NAMES[opt]} always recommends a high-accuracy (> 85%) configuration within the limit",
                      "paper": True, "workbook": None if g is None else bool(g == 1.0), "cause": cause,
-                     "note": f"share of BO-phase incumbents feasible with accuracy > 85%: {_fmt(None if g is None else 100 * g)}%"})
+                     "note": f"share of BO-phase incumbents feasible with accuracy > 85%: {_fmt(None if g is None else 100 * g)}%"},
+                               runs, "rnn", opt))
     for bench in ("cnn", "rnn"):
         ip = initial_phase[initial_phase["benchmark"] == bench].set_index("optimizer") if initial_phase is not None else None
         ok, cause = None, ""
@@ -219,9 +244,10 @@ def statement_rows(compliance: pd.DataFrame, times: pd.DataFrame, initial_phase:
                 f"sub-sampling: Fabulinus {_fmt(ip.loc['fabulinus', 'tests'], 1)} tests "
                 f"for ${ip.loc['fabulinus', 'cost']:.2f}, BO with EIc {_fmt(ip.loc['eic', 'tests'], 1)} for "
                 f"${ip.loc['eic', 'cost']:.2f} (table 'initial sampling' of notebook 16)")
-        rows.append({"source": "thesis ch. 7 summary",
-                     "item": f"{bench.upper()}: sub-sampling gives more initial tests for less money than BO without it",
-                     "paper": True, "workbook": ok, "cause": cause})
+        rows.append(_with_runs({"source": "thesis ch. 7 summary",
+                                "item": f"{bench.upper()}: sub-sampling gives more initial tests for less money than BO "
+                                        "without it", "paper": True, "workbook": ok, "cause": cause},
+                               runs, bench, "fabulinus", "eic"))
         tb = times[times["benchmark"] == bench] if times is not None and not times.empty else pd.DataFrame()
         w = tb["wall_ratio"] if len(tb) else pd.Series(dtype=float)
         cause = ""
@@ -230,9 +256,11 @@ def statement_rows(compliance: pd.DataFrame, times: pd.DataFrame, initial_phase:
                                for r in tb.itertuples() if r.wall_ratio <= 1)
             cause = (f"the recommendation overhead here is seconds, not the thesis' 6-12 minutes, so the exploration "
                      f"time decides: Fabulinus / {slower} (table 'time' of notebook 16)")
-        rows.append({"source": "thesis ch. 7 summary",
-                     "item": f"{bench.upper()}: Fabulinus has the highest total optimisation time (exploration + overhead)",
-                     "paper": True, "workbook": None if w.empty else bool((w > 1).all()), "cause": cause})
+        rows.append(_with_runs({"source": "thesis ch. 7 summary",
+                                "item": f"{bench.upper()}: Fabulinus has the highest total optimisation time "
+                                        "(exploration + overhead)",
+                                "paper": True, "workbook": None if w.empty else bool((w > 1).all()), "cause": cause},
+                               runs, bench, "fabulinus", *(tb["baseline"] if len(tb) else [])))
     if reach is not None and not reach.empty:
         r = reach[reach["benchmark"] == "cnn"]
         if not r.empty:
@@ -247,11 +275,12 @@ def statement_rows(compliance: pd.DataFrame, times: pd.DataFrame, initial_phase:
                          f"its initial sampling of ${ip.get('fabulinus', np.nan):.2f}; earlier: " + "; ".join(first) +
                          ". The same 9 configurations tested at full size cost less on the CNN than at the four "
                          "sub-sampled sizes (table 'reach' of notebook 16)")
-            rows.append({"source": SOURCE,
-                         "item": "CNN: Fabulinus reaches a given Accuracy_C for less exploration cost than the others",
-                         "paper": True, "workbook": ok, "cause": cause,
-                         "note": "read at 90% of the best feasible accuracy on the mean curves (a baseline that never "
-                                 "gets there counts as slower)"})
+            rows.append(_with_runs({"source": SOURCE,
+                                    "item": "CNN: Fabulinus reaches a given Accuracy_C for less exploration cost than "
+                                            "the others", "paper": True, "workbook": ok, "cause": cause,
+                                    "note": "read at 90% of the best feasible accuracy on the mean curves (a baseline "
+                                            "that never gets there counts as slower)"},
+                                   runs, "cnn", "fabulinus", *r["baseline"]))
     rows.append({"source": SOURCE, "item": "MLP: one of Fabulinus' recommendations does not meet the constraint",
                  "paper": True, "note": MLP_NOTE})
     return not_run(rows)
