@@ -320,7 +320,8 @@ pd.Series(holds, name="range where the paper's claim holds").to_frame()
 # (ten-market reading). Each row's item names its reading: **RevPred in the loop** (the main reading, one
 # market, random maximum prices) or the logistic regression over ten markets (Alg. 2 maximum prices; the
 # θ sweep, Fig. 12 and the JCT readings use it). Every ordering claim's note gives the range where it
-# holds: under each predictor in the loop, over the ten markets, and across the unstated settings swept.
+# holds: under each predictor in the loop, over the ten markets, and across the unstated settings swept. A row
+# whose simulations have fewer than 5 seeds per compared approach is *too few runs* (no verdict).
 
 # %%
 statements = IV.paper_statements(per, grid)
@@ -365,13 +366,20 @@ holds.update({k: f"range: at the profile's settings only (θ is not swept with t
 holds["fig12_overhead_below_10"] = ("range: mean overhead by model size (spottune_fig12_overhead.csv): "
                                     + ", ".join(f"{mb:g} MB {100 * v:.2f}%" for mb, v in ov.items()))
 causes["fig12_overhead_below_10"] = "measured in spottune_fig12_overhead.csv: " + holds["fig12_overhead_below_10"]
-rows = (report.fig7_rows(main_statements, loop["trace"].synthetic, main_intervals, reading=main_reading)
-        + report.fig7_rows(statements, first.synthetic, intervals, reading=market_reading)
-        + report.jct_reading_rows(jct_table, first.synthetic)
+# runs per arm of every row: the fewest seeds of the approaches it compares, counted from the simulations it reads
+main_seeds, market_seeds = report.seeds_by_approach(main_grid), report.seeds_by_approach(grid)
+market_runs = report.runs_per_arm(market_seeds, [*report.PAPER, *report.CLAIMS])
+market_runs.update(report.runs_per_arm(report.seeds_by_approach(theta), fig8_shape["values"]))
+at_size = overhead[overhead["model_mb"] == float(cfg["model_mb"])]   # the simulations the Fig. 12 claim reads
+market_runs["fig12_overhead_below_10"] = int(at_size.groupby("job_set")["seed"].nunique().min())
+rows = (report.fig7_rows(main_statements, loop["trace"].synthetic, main_intervals, reading=main_reading,
+                         runs=report.runs_per_arm(main_seeds, report.PAPER))
+        + report.fig7_rows(statements, first.synthetic, intervals, reading=market_reading, runs=market_runs)
+        + report.jct_reading_rows(jct_table, first.synthetic, runs=market_runs)
         + report.claim_rows(main_values, causes, loop["trace"].synthetic, holds=holds, reading=main_reading,
-                            keys=ORDERING)
+                            keys=ORDERING, runs=report.runs_per_arm(main_seeds, ORDERING))
         + report.claim_rows(values, causes, first.synthetic, holds=holds, reading=market_reading,
-                            keys=[k for k in values if k not in ORDERING]))
+                            keys=[k for k in values if k not in ORDERING], runs=market_runs))
 summary = report.summary(rows)
 save_comparison(summary, "13_spottune_simulation", out)
 summary[["item", "paper", "workbook", "status"]]

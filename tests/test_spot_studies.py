@@ -347,3 +347,33 @@ def test_step_time_cov_by_hand(monkeypatch):
     assert asked == [["lor"]]                          # gradient boosting's per-step time is not measured: left out
     assert c.loc[0, "cov"] == 0.0 and c.loc[0, "below_limit"]            # the set-up step is left out
     assert c.loc[1, "cov"] == pytest.approx(0.5) and not c.loc[1, "below_limit"]     # [1, 3, 1, 3]: sd 1 / mean 2
+
+
+def test_spottune_rows_count_the_seeds_of_the_approaches_they_compare():
+    from tt_core.reporting.summary import comparison
+
+    # two job sets; every approach simulated on seeds 1-5, except Single-Spot (fastest): seeds 1-3 on job set b
+    approaches = ("single-cheapest", "single-fastest", "spottune-1", "spottune-0.7")
+    grid = pd.DataFrame([{"job_set": js, "approach": a, "seed": s}
+                         for js in ("a", "b") for a in approaches for s in range(1, 6)
+                         if not (a == "single-fastest" and js == "b" and s > 3)])
+    seeds = report.seeds_by_approach(grid)
+    assert seeds == {"single-cheapest": 5, "single-fastest": 3, "spottune-1": 5, "spottune-0.7": 5}
+    runs = report.runs_per_arm(seeds, ["saving_st1_vs_cheapest", "saving_st1_vs_fastest", "st1_cheaper_than_cheapest",
+                                       "jct_between_baselines", "free_step_share_st07", "fig8_cost_rises"])
+    assert runs == {"saving_st1_vs_cheapest": 5, "saving_st1_vs_fastest": 3, "st1_cheaper_than_cheapest": 5,
+                    "jct_between_baselines": 3, "free_step_share_st07": 5, "fig8_cost_rises": 3}
+    fig7 = comparison(report.fig7_rows({"saving_st1_vs_cheapest": 0.4, "saving_st1_vs_fastest": 0.8}, True,
+                                       runs=runs)).set_index("item")
+    # both are substituted workloads (not comparable); vs the fastest the 3 seeds make it no verdict at all
+    assert fig7.loc[report.PAPER["saving_st1_vs_cheapest"][1], "status"] == "not comparable"
+    few = fig7.loc[report.PAPER["saving_st1_vs_fastest"][1]]
+    assert few["status"] == "too few runs" and few["cause"].startswith("3 runs per arm")
+    claims = comparison(report.claim_rows({"st1_cheaper_than_cheapest": True, "jct_between_baselines": True},
+                                          synthetic_prices=True, runs=runs)).set_index("item")
+    assert claims.loc[report.CLAIMS["st1_cheaper_than_cheapest"][1], "status"] == "agrees"      # 5 seeds each
+    assert claims.loc[report.CLAIMS["jct_between_baselines"][1], "status"] == "too few runs"    # the fastest: 3
+    assert bool(claims.loc[report.CLAIMS["jct_between_baselines"][1], "agrees"])
+    # one number for every row; none: the rows state no count (as before)
+    assert comparison(report.claim_rows({"st1_cheaper_than_cheapest": False}, runs=10))["status"].iloc[0] == "differs"
+    assert comparison(report.claim_rows({"st1_cheaper_than_cheapest": False}, runs=4))["status"].iloc[0] == "too few runs"

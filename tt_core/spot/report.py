@@ -12,7 +12,7 @@ rests on (:data:`RESTS_ON`: Eqs. 1-2, Eq. 3 with Alg. 2, Eqs. 4-7, and the simul
 
 from __future__ import annotations
 
-from tt_core.reporting.summary import comparison
+from tt_core.reporting.summary import comparison, fewest_runs
 from tt_core.spot.catalogue import EC2INSTANCES_INFO_2017, EC2INSTANCES_INFO_SOURCE, TABLE_III
 
 SOURCE = "SpotTune"
@@ -87,6 +87,45 @@ RESTS_ON = {
 }
 
 
+_CH, _FA, _S1, _S07 = "single-cheapest", "single-fastest", "spottune-1", "spottune-0.7"
+#: The approaches (arms) each simulated number or claim of the Fig. 7 grid compares: a row's ``runs_per_arm`` is the
+#: fewest seeds of these (:func:`runs_per_arm`). Keys that are not here (the θ sweep's, Fig. 12's) compare every
+#: approach of their own table.
+ARMS = {
+    "saving_st1_vs_cheapest": (_S1, _CH), "saving_st1_vs_fastest": (_S1, _FA), "saving_st07_vs_st1": (_S07, _S1),
+    "saving_st07_vs_cheapest_max": (_S07, _CH), "saving_st07_vs_fastest_max": (_S07, _FA),
+    "jct_fastest_over_st07": (_FA, _S07), "jct_cheapest_over_st07": (_CH, _S07),
+    "pcr_st1_over_cheapest": (_S1, _CH), "pcr_st1_over_fastest": (_S1, _FA),
+    "pcr_st07_over_cheapest": (_S07, _CH), "pcr_st07_over_fastest": (_S07, _FA), "free_step_share_st07": (_S07,),
+    "st07_cheapest": (_CH, _FA, _S1, _S07), "st1_cheaper_than_cheapest": (_S1, _CH),
+    "jct_between_baselines": (_FA, _S07, _CH), "pcr_st07_highest": (_CH, _FA, _S1, _S07),
+    "pcr_st1_above_singles": (_S1, _CH, _FA),
+}
+
+
+def seeds_by_approach(grid) -> dict:
+    """``approach -> seeds``: the fewest seeds (simulated markets and submission times) of an approach over the job
+    sets of ``grid`` (one row per simulation: ``job_set``, ``approach``, ``seed``), counted from the simulations."""
+    if grid is None or len(grid) == 0:
+        return {}
+    per = grid.groupby(["approach", "job_set"], sort=False)["seed"].nunique()
+    return {a: int(v) for a, v in per.groupby(level=0, sort=False).min().items()}
+
+
+def runs_per_arm(seeds: dict, keys) -> dict:
+    """``key -> runs per arm`` of rows ``keys``: the fewest seeds (:func:`seeds_by_approach`) of the approaches the
+    key compares (:data:`ARMS`; a key without an entry: every approach in ``seeds``)."""
+    return {k: fewest_runs(seeds, ARMS.get(k, tuple(seeds))) for k in keys}
+
+
+def _runs(runs: dict | int | None, key: str) -> dict:
+    """The ``runs_per_arm`` entry of row ``key`` (none when not known)."""
+    if runs is None:
+        return {}
+    n = runs if isinstance(runs, int) else runs.get(key)
+    return {} if n is None else {"runs_per_arm": int(n)}
+
+
 def rests_on(key: str) -> str:
     """The note naming the reconstructed pieces row ``key`` rests on (or that it rests on none); a key
     without an entry in :data:`RESTS_ON` is an error (a new row must say what it rests on)."""
@@ -151,29 +190,32 @@ def interval_text(intervals, key: str) -> str:
     return f"seed interval [{r['lo']:.4g}, {r['hi']:.4g}] ({r['method']}; mean over {int(r['workloads'])} workloads)"
 
 
-def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None, reading: str = "") -> list[dict]:
+def fig7_rows(statements: dict, synthetic_prices: bool, intervals=None, reading: str = "",
+              runs: dict | int | None = None) -> list[dict]:
     """The §IV-B1 / IV-C numbers: not comparable (substituted workloads and prices); each row's note names
     the reconstructions it rests on (:func:`rests_on`) and, given ``intervals``
     (:func:`tt_core.spot.intervals.statement_intervals`), the number's seed interval. ``reading``: appended
-    to each item (e.g. ", RevPred in the loop, random maximum prices") when the rows are another reading."""
+    to each item (e.g. ", RevPred in the loop, random maximum prices") when the rows are another reading.
+    ``runs``: key -> runs per arm (:func:`runs_per_arm`), or one number for every row; below
+    :data:`tt_core.reporting.summary.MIN_RUNS_PER_ARM` a row is *too few runs*."""
     why = substitution(synthetic_prices)
     return [{"source": f"{SOURCE} Fig. 7/9", "item": text + reading, "paper": value,
              "workbook": round(statements[key], 4),
              "not_comparable": why,
-             "note": "; ".join(x for x in (interval_text(intervals, key), rests_on(key)) if x)}
+             "note": "; ".join(x for x in (interval_text(intervals, key), rests_on(key)) if x), **_runs(runs, key)}
             for key, (value, text) in PAPER.items() if key in statements]
 
 
-def jct_reading_rows(readings, synthetic_prices: bool) -> list[dict]:
+def jct_reading_rows(readings, synthetic_prices: bool, runs: dict | int | None = None) -> list[dict]:
     """The two JCT statements of §IV-B1 under the other reading of JCT (ending when the top-k have finished
     training, ``completion_s``), from :func:`tt_core.spot.grids.jct_readings`: not comparable, and
-    measuring what the reconstructed JCT definition does to the comparison."""
+    measuring what the reconstructed JCT definition does to the comparison (``runs``: as :func:`fig7_rows`)."""
     r = readings.set_index("jct_ends")
     why = substitution(synthetic_prices)
     return [{"source": f"{SOURCE} Fig. 7", "item": PAPER[key][1] + ", JCT read as submission -> top-k trained",
              "paper": PAPER[key][0], "workbook": round(float(r.loc["top-k trained", key]), 4), "not_comparable": why,
              "note": f"{rests_on(key + '_completion')}; the selection reading gives "
-                     f"{float(r.loc['selection', key]):.4f}"}
+                     f"{float(r.loc['selection', key]):.4f}", **_runs(runs, key)}
             for key in ("jct_fastest_over_st07", "jct_cheapest_over_st07")]
 
 
@@ -250,12 +292,13 @@ def pcr_cause(per, approach: str = "spottune-1", baselines=("single-cheapest", "
 
 def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool = True,
                not_comparable: dict | None = None, holds: dict | None = None, reading: str = "",
-               keys=None) -> list[dict]:
+               keys=None, runs: dict | int | None = None) -> list[dict]:
     """Direction and ordering claims, compared as booleans; ``causes`` names the evidence of a difference;
     ``not_comparable``: key -> why the claim cannot be compared here (the row is then *not comparable*, its
     value None); ``holds``: key -> the range of settings in which the claim holds (from the sensitivity
     sweep, :func:`tt_core.spot.sensitivity.holds_text`), appended to the note; ``reading``: appended to each
-    item (which predictor and bids the simulations used, as :func:`fig7_rows`); ``keys``: only these claims."""
+    item (which predictor and bids the simulations used, as :func:`fig7_rows`); ``keys``: only these claims;
+    ``runs``: key -> runs per arm of the simulations the claim reads (as :func:`fig7_rows`)."""
     causes, nc, holds = causes or {}, not_comparable or {}, holds or {}
     rows = []
     for key, (paper, text) in CLAIMS.items():
@@ -268,7 +311,8 @@ def claim_rows(values: dict, causes: dict | None = None, synthetic_prices: bool 
                          "not_comparable": nc[key], "note": note})
             continue
         rows.append({"source": f"{SOURCE} claims", "item": text, "paper": paper, "workbook": bool(values[key]),
-                     "cause": causes.get(key, "") if bool(values[key]) != paper else "", "note": note})
+                     "cause": causes.get(key, "") if bool(values[key]) != paper else "", "note": note,
+                     **_runs(runs, key)})
     return rows
 
 
