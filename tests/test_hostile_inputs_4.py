@@ -250,3 +250,52 @@ def test_run_folder_json_nested_too_deep_or_a_fifo_counts_as_absent(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0 and done.stdout.strip() == "[] {}", done.stderr
+
+
+# ============================================================== tt runs: a large grid states its estimate and stops
+def _estimate_then_error(err: str) -> tuple[str, str]:
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 2 and "Traceback" not in err, err
+    return lines[0], lines[1]
+
+
+def test_runs_with_100000_seeds_prints_its_estimate_and_stops_at_the_bound(tmp_path, capsys):
+    """`tt runs --seeds 1 ... 100000` once started a grid without a bound or an estimate (and its duplicate check
+    took minutes: list.count per seed). Now: the estimate first, then one line naming the bound and how to
+    confirm, exit 2, quickly, and the run store is not created."""
+    import time
+
+    runs = tmp_path / "runs"
+    t0 = time.perf_counter()
+    code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds",
+                       *map(str, range(1, 100001)), "--runs-dir", str(runs))
+    assert time.perf_counter() - t0 < 60
+    estimate, error = _estimate_then_error(err)
+    assert code == 2 and estimate.startswith("tt: 100000 runs to compute: ")
+    assert error == ("tt: error: 100000 runs to compute, more than --max-runs 1000 (the default): give --max-runs "
+                     "100000 to compute them all, or fewer --seeds, --benchmarks or --optimizers")
+    assert not runs.exists()
+
+
+def test_runs_max_runs_is_the_stated_bound(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", "1", "2", "3",
+                       "--iterations", "3", "--runs-dir", str(runs), "--max-runs", "2")
+    estimate, error = _estimate_then_error(err)
+    assert code == 2 and estimate.startswith("tt: 3 runs to compute: ")
+    assert error.startswith("tt: error: 3 runs to compute, more than --max-runs 2: give --max-runs 3")
+    assert not runs.exists()
+    code, err = tt_cli(capsys, "runs", "--report", "--max-runs", "5", "--benchmarks", "rnn", "--optimizers", "random",
+                       "--seeds", "1")
+    assert_one_line_error(code, err, "--max-runs 5 bounds the runs a grid computes; --report computes none: drop "
+                                     "--max-runs")
+
+
+def test_runs_duplicate_seeds_among_many_are_named_quickly(capsys):
+    import time
+
+    seeds = [*map(str, range(1, 50001)), "7"]
+    t0 = time.perf_counter()
+    code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", *seeds)
+    assert time.perf_counter() - t0 < 30
+    assert_one_line_error(code, err, "--seeds 1 2 3 4 5 6 7 8 9 10 ... (50001 values): 7 is given 2 times")

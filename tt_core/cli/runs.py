@@ -9,6 +9,10 @@ import sys
 from tt_core.cli.common import count, integer, jsonable, positive, profile_names, whole
 from tt_core.cli.optimize import add_problem_options, method_options
 
+#: A grid with more runs to compute than this stops after printing its estimate, unless --max-runs allows them
+#: (the paper profile's largest grid computes 120 runs).
+MAX_RUNS = 1000
+
 
 def add_parser(sub, only: str | None) -> None:
     ru = sub.add_parser("runs", help="run a grid of benchmarks x optimisers x seeds (stored, resumable)",
@@ -37,6 +41,9 @@ def add_parser(sub, only: str | None) -> None:
     ru.add_argument("--scheduler", help="dask scheduler address (default: a local cluster)")
     ru.add_argument("--lock-timeout", type=positive("--lock-timeout"), metavar="SECONDS",
                     help="wait at most this long for a run another process is computing (default: until it ends)")
+    ru.add_argument("--max-runs", type=count("--max-runs"), metavar="N",
+                    help=f"compute at most N runs (default {MAX_RUNS}); a larger grid prints its estimate and stops: "
+                         "give its number of runs to confirm it")
     ru.add_argument("--report", action="store_true",
                     help="run nothing: report how the stored runs' wall time splits by optimiser")
     ru.add_argument("--json", action="store_true", help="print the wall-time report as JSON")
@@ -66,25 +73,43 @@ def _check_runs_options(args) -> None:
     if args.study is not None and not args.profile:
         raise ValueError(f"--study {args.study} selects a profile's runs: add --profile (e.g. --profile quick), "
                          "or drop --study")
+    if args.max_runs is not None and args.report:
+        raise ValueError(f"--max-runs {args.max_runs} bounds the runs a grid computes; --report computes none: drop "
+                         "--max-runs")
     if args.scheduler is not None and args.backend != "dask":
         raise ValueError(f"--scheduler {args.scheduler} is a Dask scheduler's address: add --backend dask, or drop "
                          "--scheduler")
+    from collections import Counter
+
     for flag in ("--benchmarks", "--optimizers", "--seeds"):
         values = getattr(args, flag[2:]) or []
-        twice = [v for v in dict.fromkeys(values) if values.count(v) > 1]
+        times = Counter(values)  # (list.count per value took minutes for 100000 seeds)
+        twice = [v for v, n in times.items() if n > 1]
         if twice:
-            raise ValueError(f"{flag} {' '.join(map(str, values))}: {twice[0]} is given {values.count(twice[0])} "
-                             "times (each run would be counted more than once); give each once")
+            given = " ".join(map(str, values[:10])) + (f" ... ({len(values)} values)" if len(values) > 10 else "")
+            raise ValueError(f"{flag} {given}: {twice[0]} is given {times[twice[0]]} times (each run would be counted "
+                             "more than once); give each once")
     if not args.report and not (args.backend == "dask" and args.scheduler):  # a running cluster has its own workers
         ex.usable_jobs(args.jobs)  # --jobs 1000 > 2 CPUs: refused before any worker starts
 
 
-def _check_grid(specs, runs_dir) -> None:
-    """Every setting still to compute is built before the first run starts
-    (:func:`tt_core.experiments.check_settings`)."""
+def _check_grid(specs, runs_dir, max_runs: int | None = None, n_jobs: int = 1) -> None:
+    """A grid with more runs to compute than ``max_runs`` (default :data:`MAX_RUNS`) prints its estimate
+    (:mod:`tt_core.experiments.estimate`) and stops with one line naming the bound and how to confirm; every
+    setting still to compute is built before the first run starts (:func:`tt_core.experiments.check_settings`)."""
     from tt_core import experiments as ex
 
-    ex.check_settings([s for s in specs if ex.stored_status(s, runs_dir) != "valid"])
+    todo = [s for s in specs if ex.stored_status(s, runs_dir) != "valid"]
+    bound = MAX_RUNS if max_runs is None else max_runs
+    if len(todo) > bound:
+        from tt_core.experiments.estimate import describe, estimate
+
+        print(f"tt: {describe(estimate(todo, runs_dir), n_jobs)}", file=sys.stderr)
+        raise ValueError(f"{len(todo)} runs to compute, more than --max-runs {bound}"
+                         + (" (the default)" if max_runs is None else "")
+                         + f": give --max-runs {len(todo)} to compute them all, or fewer --seeds, --benchmarks or "
+                           "--optimizers")
+    ex.check_settings(todo)
 
 
 def cmd_runs(args) -> int:
@@ -113,7 +138,9 @@ def cmd_runs(args) -> int:
                              options=tuple(sorted(method_options(args).items())) if budgeted else ())
     runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
     if not args.report:
-        _check_grid(specs, runs_dir)
+        jobs = 1 if args.backend == "sequential" or (args.backend == "dask" and args.scheduler) else \
+            ex.usable_jobs(args.jobs)
+        _check_grid(specs, runs_dir, args.max_runs, jobs)
         stats: dict = {}
         paths = ex.run_grid(specs, runs_dir=runs_dir, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                             stats=stats, lock_timeout=args.lock_timeout)
