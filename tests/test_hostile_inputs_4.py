@@ -299,3 +299,45 @@ def test_runs_duplicate_seeds_among_many_are_named_quickly(capsys):
     code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", *seeds)
     assert time.perf_counter() - t0 < 30
     assert_one_line_error(code, err, "--seeds 1 2 3 4 5 6 7 8 9 10 ... (50001 values): 7 is given 2 times")
+
+
+# ============================================================== --out: checked before any work, nothing created
+def _outs(tmp_path: Path) -> dict:
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    afile = tmp_path / "a_file.txt"
+    afile.write_text("keep")
+    return {"folder": folder, "file": afile}
+
+
+@pytest.mark.parametrize("argv, out, needles", [
+    (["docs", "results", "--report", "{report}"], "{folder}", ["--out {folder} is a folder: give the path of a file"]),
+    (["docs", "results", "--report", "{report}"], "/dev/null", ["--out /dev/null is not a regular file"]),
+    (["docs", "results", "--report", "{report}"], "{file}/results.md", ["{file} is a file, not a folder"]),
+    (["docs", "results", "--report", "{report}"], " ", ["--out is empty"]),
+    (["docs", "results", "--report", "{tmp}/new/absent"], "{tmp}/new/deeper/results.md",
+     ["--report {tmp}/new/absent does not exist"]),
+    (["spot", "sensitivity", "--profile", "quick"], "{folder}", ["--out {folder} is a folder"]),
+    (["spot", "sensitivity", "--profile", "quick"], "{tmp}/new/table.txt",
+     ["--out {tmp}/new/table.txt: the output is a CSV file; give a name ending in .csv"]),
+    (["spot", "sensitivity", "--profile", "quick"], "{file}/table.csv", ["{file} is a file, not a folder"]),
+    (["bench", "recommend", "--quick"], "{folder}", ["--out {folder} is a folder"]),
+    (["bench", "acquisition", "--repeats", "1"], "{file}/x/bench.csv", ["{file} is a file, not a folder"]),
+    (["reproduce", "--only", "01"], "{file}", ["--out {file} is a file, not a folder"]),
+    (["reproduce", "--only", "01", "--figures", "{file}"], "{tmp}/new/run", ["--figures {file} is a file, not a folder"]),
+])
+def test_out_is_checked_before_any_work_and_nothing_is_created(tmp_path, capsys, argv, out, needles):
+    """Each once ran its whole sweep (or measurement, or notebook) and failed on writing, or created folders before
+    refusing: now one line naming the option and the fix, at once (no sweep: well under the seconds one takes),
+    and nothing new under tmp_path; a FIFO or device as --out would have been replaced by the atomic writer."""
+    import time
+
+    paths = {**_outs(tmp_path), "tmp": tmp_path, "report": _report(tmp_path / "quick")}
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    fill = [a.format(**paths) for a in argv] + ["--out", out.format(**paths)]
+    t0 = time.perf_counter()
+    code, err = tt_cli(capsys, *fill)
+    assert time.perf_counter() - t0 < 20
+    assert_one_line_error(code, err, *[n.format(**paths) for n in needles])
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert paths["file"].read_text() == "keep"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tt_core.cli.common import JSON_HELP, count, light, profile_names, show_help, whole
+from tt_core.cli.common import JSON_HELP, check_out_file, count, light, profile_names, show_help, whole
 
 HELP = "benchmarks of the workbook's own computations"
 
@@ -100,6 +100,7 @@ def cmd_bench_recommend(args) -> int:
     from tt_core.experiments import bench as B
     from tt_core.experiments.profiles import settings as profile_settings
 
+    check_out_file(args.out, "--out", example="bench_recommend.csv")  # before any measurement, creating nothing
     preset = profile_settings("quick" if getattr(args, "quick", False) else "paper", "bench")
     n_obs = args.n_obs or preset["n_obs"]
     seeds = args.seeds or preset["seeds"]

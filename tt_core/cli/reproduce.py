@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tt_core.cli.common import count, profile_names
+from tt_core.cli.common import check_out_folder, count, profile_names
 
 
 def add_parser(sub, only: str | None) -> None:
@@ -24,6 +24,8 @@ def add_parser(sub, only: str | None) -> None:
 def cmd_reproduce(args) -> int:
     from tt_core.reporting import reproduce
 
+    check_out_folder(args.out, "--out", example=f"reports/{args.profile}")   # before any notebook runs
+    check_out_folder(args.figures, "--figures", example="figures")
     index, results = reproduce.run(
         profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
         timeout=args.timeout if args.timeout is not None else reproduce.default_timeout(args.profile),

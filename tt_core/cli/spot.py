@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 
-from tt_core.cli.common import (JSON_HELP, count, fraction, jsonable, light, numbers_at_least_zero, positive,
+from tt_core.cli.common import (JSON_HELP, check_out_file, count, fraction, jsonable, light, numbers_at_least_zero, positive,
                                 profile_names, show_help, whole, within)
 
 HELP = "SpotTune: simulate hyper-parameter tuning on spot instances"
@@ -252,6 +252,7 @@ def cmd_spot_sensitivity(args) -> int:
     from tt_core.experiments.profiles import settings as profile_settings
     from tt_core.spot import sensitivity as SEN
 
+    check_out_file(args.out, "--out", suffix=".csv", example="sensitivity.csv")  # before the sweep, creating nothing
     bids = [SEN.check_bid(b) for b in (args.bids or SEN.SENSITIVITY_BIDS)]
     fractions = args.fractions or list(SEN.SENSITIVITY_FRACTIONS)
     cfg = profile_settings(args.profile, "spottune")

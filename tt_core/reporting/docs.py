@@ -227,6 +227,12 @@ def add_parser(sub) -> None:
 
 
 def _cmd_results(args) -> int:
+    from tt_core.cli.common import check_out_file
+
+    check_out_file(args.out, "--out", example="docs/results.md")  # before the report is read, creating nothing
+    if not Path(args.report).is_dir():
+        what = "is not a folder" if Path(args.report).exists() else "does not exist"
+        raise ValueError(f"--report {args.report} {what}; give the folder `tt reproduce` wrote (e.g. reports/paper)")
     path = write_results(args.report, args.out)
     print(f"wrote {path} from {args.report}")
     return 0
