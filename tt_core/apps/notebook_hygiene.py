@@ -1,10 +1,14 @@
 """Saving a workbook notebook in JupyterLab leaves the git tree clean.
 
 JupyterLab saves what is on screen: outputs, execution counts, the kernel's display name, the
-language version. For the workbook's own notebooks (``notebooks/*.ipynb`` of a checkout, beside its ``tt_core/``;
-tracked in git with their outputs stripped) :func:`strip_on_save` is a Jupyter ``pre_save_hook``: it removes outputs and
-execution counts and brings the notebook's metadata back to the tracked form before the file is
-written. Notebooks elsewhere are saved untouched (a user's own notebooks keep their outputs).
+language version. For the workbook's own notebooks (:func:`is_workbook_notebook`: an ``NN_name.ipynb`` with its
+paired ``NN_name.py`` in the ``notebooks/`` folder of a checkout, beside its ``tt_core/``, and tracked by git when
+git can tell; they are tracked with their outputs stripped) :func:`strip_on_save` is a Jupyter ``pre_save_hook``:
+it removes outputs and execution counts and brings the notebook's metadata back to the tracked form before the
+file is written. Every other notebook is saved untouched, also in ``notebooks/``: a student's ``Untitled.ipynb``,
+a teacher's executed copy of the tour saved under another name keep their outputs. Only the workbook's notebooks
+are paired with a ``.py`` script (their own ``jupytext.formats`` metadata asks for it; ``pyproject.toml`` pairs
+no other notebook).
 
 The JupyterLab session keeps showing the outputs; only the file on disk is stripped. ``make setup``
 registers the hook for the project's environment (``.venv/etc/jupyter/jupyter_server_config.json``; the
@@ -15,6 +19,7 @@ stable through the ``[tool.jupytext]`` settings in ``pyproject.toml`` (no versio
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -22,7 +27,7 @@ from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import write_text
 from tt_core.data.io import shown
 
-__all__ = ["CANONICAL_KERNELSPEC", "install", "strip_notebook", "strip_on_save"]
+__all__ = ["CANONICAL_KERNELSPEC", "install", "is_workbook_notebook", "strip_notebook", "strip_on_save"]
 
 NOTEBOOK_DIR = PROJECT_DIR / "notebooks"
 #: The kernelspec the tracked notebooks carry (the name selects the kernel; the display name varies).
@@ -32,6 +37,8 @@ KEPT_METADATA = ("jupytext", "kernelspec")
 #: Cell metadata that only records a session (timings, scroll state).
 SESSION_CELL_METADATA = ("execution", "scrolled", "collapsed", "ExecuteTime")
 HOOK = "tt_core.apps.notebook_hygiene.strip_on_save"
+#: The name of a workbook notebook: two digits, an underscore, a name (``00_tour.ipynb``, ``98_discrepancies.ipynb``).
+WORKBOOK_NAME = re.compile(r"^[0-9]{2}_[A-Za-z0-9_]+\.ipynb$")
 
 
 def strip_notebook(nb: dict) -> dict:
@@ -53,14 +60,31 @@ def strip_notebook(nb: dict) -> dict:
     return nb
 
 
-def _is_workbook_notebook(os_path: Path) -> bool:
-    """A notebook in a workbook checkout's ``notebooks/`` folder (this one or another clone)."""
+def _git_tracked(path: Path) -> bool | None:
+    """Whether git tracks ``path``; None when git cannot tell (no git, not a work tree, a refused repository)."""
+    import subprocess
+
     try:
-        folder = os_path.resolve().parent
-        return (os_path.suffix == ".ipynb" and folder.name == NOTEBOOK_DIR.name
-                and (folder.parent / "tt_core" / "__init__.py").is_file())
+        done = subprocess.run(["git", "ls-files", "--error-unmatch", "--", path.name], cwd=path.parent,
+                              capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(done.returncode)  # 1: untracked; 128: not a repository (or not a safe one)
+
+
+def is_workbook_notebook(os_path: str | Path) -> bool:
+    """One of the workbook's own notebooks (this checkout or another clone): a file ``NN_name.ipynb`` with its
+    paired ``NN_name.py`` beside it, in the ``notebooks/`` folder beside ``tt_core/``, and tracked by git where
+    git can tell (without git, or outside a work tree, the name and the pair decide)."""
+    try:
+        path = Path(os_path).resolve()
+        folder = path.parent
+        if not (WORKBOOK_NAME.match(path.name) and folder.name == NOTEBOOK_DIR.name
+                and (folder.parent / "tt_core" / "__init__.py").is_file() and path.with_suffix(".py").is_file()):
+            return False
     except OSError:
         return False
+    return _git_tracked(path) is not False
 
 
 def strip_on_save(model: dict, path: str, contents_manager=None, **kwargs) -> None:
@@ -71,7 +95,7 @@ def strip_on_save(model: dict, path: str, contents_manager=None, **kwargs) -> No
         os_path = Path(contents_manager._get_os_path(path))
     except Exception:  # another contents manager: leave the notebook alone
         return
-    if _is_workbook_notebook(os_path):
+    if is_workbook_notebook(os_path):
         strip_notebook(model["content"])
 
 
