@@ -71,9 +71,8 @@ def run_generation(root: Path, coretype: str, busy: bool, what: str) -> dict:
 @pytest.fixture(scope="module")
 def generations(tmp_path_factory):
     """The same seed generated three times: quiet, beside a CPU-burning process, and beside it with
-    OpenBLAS' Prescott kernels instead of Haswell's (its curves only: those kernels round differently, and
-    the diverging LoR settings (eta0 = 1) amplify it, so LoR's losses, and with them its simulation, differ
-    there; the losses are the training's, only the step times are the table's)."""
+    OpenBLAS' Prescott kernels instead of Haswell's (its curves only; that the losses and the simulation
+    are the same under other kernels is tests/test_spot_curve_losses.py's)."""
     return {k: run_generation(tmp_path_factory.mktemp(k), core, busy, what)
             for k, core, busy, what in (("quiet", "Haswell", False, "simulate"), ("busy", "Haswell", True, "simulate"),
                                         ("busy-prescott", "Prescott", True, "curves"))}

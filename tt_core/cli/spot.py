@@ -1,5 +1,5 @@
 """``tt spot``: SpotTune (simulated hyper-parameter tuning on spot instances): ``simulate``, ``data list``,
-``curves``, ``measure-step-times``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
+``curves``, ``measure-step-times``, ``train-losses``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
 and ``tt bench revpred`` time it (:mod:`tt_core.cli.bench`)."""
 
 from __future__ import annotations
@@ -84,6 +84,23 @@ def add_parser(sub, only: str | None) -> None:
                     help="sklearn/<algorithm> or staged/staged-digits (default: all)")
     ms.add_argument("--repeats", type=count("--repeats"), default=3, help="timings per step, median kept (default 3)")
     ms.set_defaults(func=cmd_spot_measure_step_times)
+    tl = ssub.add_parser("train-losses", help="train every curve again and write a new table of its losses per step",
+                         description="Train every setting of the scikit-learn curves (quick and full) and of the "
+                                     "staged workload at each --seeds with BLAS on one thread, and write the loss "
+                                     "after each step (float64, exact) with the training's conditions (CPU, BLAS "
+                                     "kernels, versions) to --out. The simulation never trains the curves of seed 1 "
+                                     "itself (their losses depend on the CPU's BLAS kernels): it reads the shipped "
+                                     "table (tt_core/spot/curve_losses.csv), or the one named by TT_SPOT_CURVE_LOSSES; "
+                                     "seeds the table lacks are trained at run time.",
+                         examples="tt spot train-losses --out curve_losses.csv && "
+                                  "TT_SPOT_CURVE_LOSSES=curve_losses.csv tt spot curves --force")
+    tl.add_argument("--out", required=True, help="the new table (CSV); the shipped one is not changed unless named")
+    tl.add_argument("--profiles", nargs="+", choices=list(C.SIZES), help="curve profiles to train (default: all)")
+    tl.add_argument("--workloads", nargs="+", metavar="WORKLOAD",
+                    help="sklearn/<algorithm> or staged/staged-digits (default: all)")
+    tl.add_argument("--seeds", nargs="+", type=whole("--seeds", 0), metavar="SEED",
+                    help="seeds of the training (default: 1, the one the studies and tt spot simulate use)")
+    tl.set_defaults(func=cmd_spot_train_losses)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
                          description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
                                      "--fit-days of a price trace and score them on the next --test-days (a "
@@ -190,6 +207,14 @@ def cmd_spot_data_list(args) -> int:
                  "status": f"measured {cond.get('measured', '?')} on {cond.get('cpu', '?')}, {cond.get('repeats', '?')} "
                            f"repeats" + ("" if table == STT.TABLE else f" ({STT.ENV})"),
                  "path": str(table)})
+    from tt_core.spot import curve_losses as CL
+
+    table = CL.table_path()
+    cond = STT.conditions(table)
+    rows.append({"data": "losses of the scikit-learn and staged curves (trained once; tt spot train-losses)",
+                 "status": f"trained {cond.get('trained', '?')} on {cond.get('cpu', '?')}, seeds {cond.get('seeds', '?')}"
+                           + ("" if table == CL.TABLE else f" ({CL.ENV})"),
+                 "path": str(table)})
     if args.json:
         print(json.dumps({"data": rows, "workloads": groups}, indent=2))
         return 0
@@ -217,22 +242,10 @@ def cmd_spot_curves(args) -> int:
 
 
 def cmd_spot_measure_step_times(args) -> int:
-    from pathlib import Path
-
     from tt_core.spot import step_times as STT
 
-    out = Path(args.out)
-    if out.is_dir():
-        raise ValueError(f"--out {args.out} is a folder: give the path of a CSV file, e.g. {out / 'step_times.csv'}")
-    if out.suffix.lower() != ".csv":
-        raise ValueError(f"--out {args.out}: the table is a CSV file; give a name ending in .csv")
-    known = STT.workloads()
-    names = {w for w, _ in known}
-    bad = [w for w in args.workloads or () if w not in names]
-    if bad:
-        raise ValueError(f"--workloads: unknown {bad[0]!r}; known: {' '.join(sorted(names))}")
-    which = [(w, p) for w, p in known if (not args.workloads or w in args.workloads)
-             and (p == STT.STAGED_PROFILE or not args.profiles or p in args.profiles)]
+    out = _table_out(args.out, "step_times.csv")
+    which = _table_workloads(args)
     table, cond = STT.measure(which, repeats=args.repeats)
     STT.write(table, cond, out)
     for w, p in which:
@@ -240,6 +253,47 @@ def cmd_spot_measure_step_times(args) -> int:
         print(f"{w} ({p}): {t['setting'].nunique()} settings x {int(t['step'].max())} steps, median "
               f"{t['seconds'].median() * 1e3:.3f} ms per step")
     print(f"{len(table)} rows -> {out} ({cond['load']}); use it with {STT.ENV}={out}")
+    return 0
+
+
+def _table_out(out: str, example: str):
+    """``--out`` of a table command as a Path, or ValueError naming the fix."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"--out {out} is a folder: give the path of a CSV file, e.g. {path / example}")
+    if path.suffix.lower() != ".csv":
+        raise ValueError(f"--out {out}: the table is a CSV file; give a name ending in .csv")
+    return path
+
+
+def _table_workloads(args):
+    """The ``(workload, profile)`` pairs picked by ``--workloads`` and ``--profiles``."""
+    from tt_core.spot import step_times as STT
+
+    known = STT.workloads()
+    names = {w for w, _ in known}
+    bad = [w for w in args.workloads or () if w not in names]
+    if bad:
+        raise ValueError(f"--workloads: unknown {bad[0]!r}; known: {' '.join(sorted(names))}")
+    return [(w, p) for w, p in known if (not args.workloads or w in args.workloads)
+            and (p == STT.STAGED_PROFILE or not args.profiles or p in args.profiles)]
+
+
+def cmd_spot_train_losses(args) -> int:
+    from tt_core.spot import curve_losses as CL
+
+    out = _table_out(args.out, "curve_losses.csv")
+    which = _table_workloads(args)
+    seeds = sorted(set(args.seeds or CL.SEEDS))
+    table, cond = CL.train(which, seeds=seeds)
+    CL.write(table, cond, out)
+    for (w, p), t in table.groupby(["workload", "profile"], sort=False):
+        last = t[t["step"] == t["step"].max()]["metric"]
+        print(f"{w} ({p}): {t['setting'].nunique()} settings x {int(t['step'].max())} steps x {t['seed'].nunique()} "
+              f"seed(s), final loss median {last.median():.4g}")
+    print(f"{len(table)} rows -> {out} ({cond['versions'].split('BLAS: ')[-1]}); use it with {CL.ENV}={out}")
     return 0
 
 

@@ -1,9 +1,13 @@
 """Learning curves of scikit-learn models trained here: substitutes for the paper's benchmarks (Table II).
 
 The paper's data sets (Epsilon, YearPredictionMSD, CIFAR-10) and its measurements are not available, so
-:func:`generate` actually trains small scikit-learn models, one per hyper-parameter setting, and records
-the validation metric after every step (an epoch, or a boosting stage); the seconds per step come from
-the shipped table of :mod:`tt_core.spot.step_times` (measured once, never as a side effect of training):
+small scikit-learn models are trained, one per hyper-parameter setting, and the validation metric after
+every step (an epoch, or a boosting stage) is recorded (:func:`train_curve`). The losses of seed 1 (every
+study's and ``tt spot simulate``'s) were trained once and are shipped (:mod:`tt_core.spot.curve_losses`,
+re-trained only by ``tt spot train-losses``), because training them again on another CPU gives other
+losses (BLAS kernels round differently); :func:`generate` reads them, and trains only seeds the table
+lacks. The seconds per step come from the shipped table of :mod:`tt_core.spot.step_times` (measured once,
+never as a side effect of training):
 
 ========  ==========================================  ==================  ==================================
 name      model (substitutes the paper's)             data                metric (Table II's)
@@ -30,9 +34,10 @@ Results are cached as one CSV per (algorithm, profile, seed) under ``data/spot_c
 named by a hash of the settings: each an entry of :mod:`tt_core.data.entries` (atomic write, a sidecar
 with the settings, the identity of the data read and the CSV's sha256; a mismatching or damaged file is
 set aside and recomputed), so a run killed half-way resumes with the algorithms it had finished. Same seed, same curves,
-and same step times on any machine and load: the ``seconds`` column is the step-time table's (its sha256 is
-one of the settings, so a file cached with other step times, such as the ones this module measured while
-training before, is recomputed); the job sets use their median per setting.
+and same step times on any machine and load: the ``metric`` column of seed 1 is the loss table's and the
+``seconds`` column the step-time table's (both sha256 are among the settings, so a file cached with other
+losses or step times, such as the ones this module trained and measured at run time before, is
+recomputed); the job sets use the median seconds per setting.
 """
 
 from __future__ import annotations
@@ -189,8 +194,10 @@ def cache_root() -> Path:
 def _settings(name: str, profile: str, seed: int) -> dict:
     from tt_core.spot import step_times
 
-    return {"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 3,
-            "step_times": step_times.identity()}
+    from tt_core.spot import curve_losses
+
+    return {"name": name, "size": SIZES[profile], "grid": grid(name), "seed": seed, "v": 4,
+            "step_times": step_times.identity(), "losses": curve_losses.identity(f"sklearn/{name}", profile, seed)}
 
 
 def _key(name: str, profile: str, seed: int) -> str:
@@ -225,12 +232,13 @@ def _write(df: pd.DataFrame, tmp: Path) -> None:
 
 def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path | None = None,
              progress: bool = True, n_jobs: int = 1, force: bool = False) -> dict[str, pd.DataFrame]:
-    """Train every setting of each algorithm (or reuse the cache); one long table per algorithm with
-    columns ``setting, step, metric, seconds`` and the hyper-parameters. ``seconds`` is the step-time
-    table's (:mod:`tt_core.spot.step_times`), not this training's."""
+    """The curves of every setting of each algorithm (or the cache); one long table per algorithm with
+    columns ``setting, step, metric, seconds`` and the hyper-parameters. ``metric`` is the loss table's
+    (:mod:`tt_core.spot.curve_losses`) where it holds the profile and seed, else trained here;
+    ``seconds`` is the step-time table's (:mod:`tt_core.spot.step_times`), never a training's."""
     from tqdm.auto import tqdm
 
-    from tt_core.spot import step_times
+    from tt_core.spot import curve_losses, step_times
 
     if profile not in SIZES:
         raise SpotError(f"unknown curve profile {shown(profile)}; known: {list(SIZES)}")
@@ -245,8 +253,12 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
     def compute(n: str) -> pd.DataFrame:
         steps = size["trees"] if n == "gbtr" else size["mlp_epochs"] if n == "mlp" else size["epochs"]
         table = step_times.seconds(f"sklearn/{n}", profile, len(grid(n)), steps)   # before training: fail fast
-        data = _data(n, size, seed)
-        if n_jobs == 1:
+        if curve_losses.has(f"sklearn/{n}", profile, seed):         # the shipped losses: no training here
+            losses = curve_losses.losses(f"sklearn/{n}", profile, seed, len(grid(n)), steps)
+            results = [(m, None) for m in losses]
+            bar.update(len(results))
+        elif n_jobs == 1:
+            data = _data(n, size, seed)
             results = []
             for hp in grid(n):
                 results.append(train_curve(n, hp, size, seed, data))
@@ -254,6 +266,7 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
         else:
             from joblib import Parallel, delayed
 
+            data = _data(n, size, seed)
             results = Parallel(n_jobs=n_jobs)(delayed(train_curve)(n, hp, size, seed, data) for hp in grid(n))
             bar.update(len(results))
         frames = []
@@ -295,8 +308,9 @@ def job_sets(names=ALGORITHMS, profile: str = "quick", seed: int = 1, reference_
             f"sklearn/{n}", curves, measured, sm,
             reference_hours if reference_hours is not None else W.DEFAULT_REFERENCE_HOURS, names=labels, hyper=hyper,
             model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC[n],
-            source=f"{MODEL[n]}, trained here ({profile}, seed {seed})",
-            substitution=f"{MODEL[n]} trained here for the paper's benchmark; CPU seconds per step from the "
+            source=f"{MODEL[n]}, trained ({profile}, seed {seed})",
+            substitution=f"{MODEL[n]} trained for the paper's benchmark (losses of the shipped table, "
+                         "tt_core/spot/curve_losses.csv, where it holds the seed); CPU seconds per step from the "
                          "shipped step-time table (measured once, tt_core/spot/step_times.csv), "
                          f"scaled by the speed model (parallel fraction {sm.parallel_fraction:g})"))
     return out

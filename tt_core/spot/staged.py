@@ -22,6 +22,9 @@ The job (one hyper-parameter setting)
   over the training rows, plus ``alpha / 2 x |coef|^2`` (what the optimiser minimises; loss-like). The
   validation log loss is not used: after a cut it first dips and then rises to the new cycle's level,
   which is not the decreasing curve EarlyCurve models.
+* Losses of seed 1: the training above, done once and shipped in the loss table
+  (:mod:`tt_core.spot.curve_losses`, ``tt spot train-losses``), so that the same seed gives the same
+  curves on any CPU (BLAS kernels round differently); other seeds are trained at run time.
 * Seconds per step: CPU seconds of the ``partial_fit`` call (``time.process_time``), measured once and
   shipped in the step-time table (:mod:`tt_core.spot.step_times`, ``tt spot measure-step-times``), not
   taken from the training that makes the curves; a single-threaded job (scikit-learn's SGD does not use
@@ -32,12 +35,13 @@ The grid (12 settings, 24 epochs): ``eta0`` in {0.2, 0.3, 0.5} x ``decay_epoch``
 by 0.02 drops the loss by less than 50 %: Eq. 7 leaves it one stage).
 
 Cache: one CSV (``setting, step, metric, seconds`` and the hyper-parameters) under
-``data/spot_curves/`` named by a hash of the grid, the epochs, the seed, the format version and the
-step-time table's identity (:func:`tt_core.spot.step_times.identity`): an entry
+``data/spot_curves/`` named by a hash of the grid, the epochs, the seed, the format version, the
+step-time table's identity (:func:`tt_core.spot.step_times.identity`) and the loss table's
+(:func:`tt_core.spot.curve_losses.identity`): an entry
 of :mod:`tt_core.data.entries` (atomic write; a sidecar with those settings, the digits file's sha256 and
 the CSV's sha256; a mismatching or damaged file is set aside and recomputed). A changed setting gives a
 new name and is recomputed.
-Same seed, same metric values and the same seconds on any machine and load (the table's).
+Same seed, same metric values and the same seconds on any machine and load (the tables').
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ from tt_core.spot.catalogue import SpotError
 NAME = "staged-digits"
 EPOCHS = 24
 ALPHA_L2 = 0.05
-VERSION = 2
+VERSION = 3
 METRIC = "training objective (one-vs-rest log loss + L2)"
 MODEL = "SGD logistic regression on digits with a step-decay learning rate"
 
@@ -115,10 +119,11 @@ def train_curve(hp: dict, seed: int = 1, epochs: int = EPOCHS, data=None) -> tup
 
 
 def _settings(seed: int, epochs: int) -> dict:
-    from tt_core.spot import step_times
+    from tt_core.spot import curve_losses, step_times
 
     return {"name": NAME, "grid": grid(), "epochs": epochs, "alpha": ALPHA_L2, "seed": seed, "v": VERSION,
-            "step_times": step_times.identity()}
+            "step_times": step_times.identity(),
+            "losses": curve_losses.identity(f"staged/{NAME}", step_times.STAGED_PROFILE, seed)}
 
 
 def _key(seed: int, epochs: int) -> str:
@@ -140,15 +145,19 @@ def generate(seed: int = 1, epochs: int = EPOCHS, root: Path | None = None, forc
     if not (isinstance(epochs, (int, np.integer)) and epochs > max(hp["decay_epoch"] for hp in grid())):
         raise SpotError(f"epochs must be an integer above the last decay epoch "
                         f"({max(hp['decay_epoch'] for hp in grid())}), got {shown(epochs)}")
-    from tt_core.spot import step_times
+    from tt_core.spot import curve_losses, step_times
     from tt_core.spot.curves import data_identity
 
     def compute() -> pd.DataFrame:
-        table = step_times.seconds(f"staged/{NAME}", step_times.STAGED_PROFILE, len(grid()), epochs)
-        data = _data(seed)
+        workload, profile = f"staged/{NAME}", step_times.STAGED_PROFILE
+        table = step_times.seconds(workload, profile, len(grid()), epochs)
+        if curve_losses.has(workload, profile, seed):                 # the shipped losses: no training here
+            losses = curve_losses.losses(workload, profile, seed, len(grid()), epochs)
+        else:
+            data = _data(seed)
+            losses = [train_curve(hp, seed, epochs, data)[0] for hp in grid()]   # its own timings are dropped
         frames = []
-        for i, hp in enumerate(grid()):
-            m, _ = train_curve(hp, seed, epochs, data)                # this run's own timings are dropped
+        for i, (hp, m) in enumerate(zip(grid(), losses)):
             frames.append(pd.DataFrame({"setting": i, "step": np.arange(1, epochs + 1), "metric": m,
                                         "seconds": table[i],
                                         **{k: [v] * epochs for k, v in hp.items()}}))
@@ -178,7 +187,8 @@ def job_set(seed: int = 1, reference_hours: float | None = None, speed=None, mod
         f"staged/{NAME}", curves, measured, speed,
         reference_hours if reference_hours is not None else W.DEFAULT_REFERENCE_HOURS, names=labels, hyper=hyper,
         model_mb=W.DEFAULT_MODEL_MB if model_mb is None else model_mb, metric_name=METRIC,
-        source=f"{MODEL}, trained here (seed {seed})",
-        substitution=f"{MODEL} trained here for the paper's step-decay ResNet (Fig. 5, Fig. 11); CPU seconds per "
+        source=f"{MODEL}, trained (seed {seed})",
+        substitution=f"{MODEL} trained for the paper's step-decay ResNet (Fig. 5, Fig. 11; losses of the shipped "
+                     "table, tt_core/spot/curve_losses.csv, where it holds the seed); CPU seconds per "
                      "step from the shipped step-time table (measured once, tt_core/spot/step_times.csv), scaled by "
                      "the single-threaded speed model")

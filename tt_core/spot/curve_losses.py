@@ -1,0 +1,199 @@
+"""Losses per training step of the workloads trained here: one table, trained once and shipped.
+
+The learning curves of :mod:`tt_core.spot.curves` (scikit-learn's LoR, SVM, GBTR, LiR, MLP) and of the
+staged workload (:mod:`tt_core.spot.staged`) are the losses of real training, but training them again
+on another CPU does not give the same numbers: BLAS picks other kernels (OpenBLAS' Prescott instead of
+Haswell, say), which round differently, and the diverging settings amplify it. Measured with
+``OPENBLAS_CORETYPE=Prescott`` against the default Haswell kernels: LoR's final losses moved by up to 0.16
+(its ``eta0 = 1`` settings), GBTR's by up to 0.01, and ``tt spot simulate --seed 1 --theta 0.7`` on LoR
+cost 2.4685 instead of 2.4405. So the simulations read the losses of the seeds they use from
+``curve_losses.csv`` beside this module, trained once (as the step times of :mod:`tt_core.spot.step_times`
+are measured once), not from a training at run time.
+
+The table holds seed 1 (every study and ``tt spot simulate`` use the curves of seed 1) for both curve
+profiles (``quick``, ``full``) and the staged workload: 8160 rows. Values are written in Python's shortest
+round-trip form, so the table is bit for bit the float64 losses of the training that made it. Its ``#``
+header records that training's conditions (CPU, BLAS kernels, library versions, date, seed);
+:func:`tt_core.spot.step_times.conditions` reads them. A seed the table does not hold is trained at run
+time, as before (its losses then depend on the CPU's BLAS kernels; the cache settings say
+``"trained here"``).
+
+Re-training is an explicit command, never a side effect: ``tt spot train-losses --out FILE`` writes a new
+table; to use it, set ``TT_SPOT_CURVE_LOSSES=FILE`` (or, in a checkout, write it over the shipped file and
+commit it). The table's sha256 is one of the settings of every cached curve file (:func:`identity`), so
+curves cached with other losses are recomputed.
+
+Columns: ``workload`` (``sklearn/<algorithm>`` or ``staged/staged-digits``), ``profile`` (``quick`` or
+``full``; ``default`` for the staged workload), ``seed``, ``setting`` (index in the workload's grid),
+``step`` (1, 2, ...) and ``metric`` (the workload's metric after the step, capped as
+:func:`tt_core.spot.curves.train_curve` caps it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tt_core.data import entries
+from tt_core.data.io import shown
+from tt_core.spot.catalogue import SpotError
+
+#: The shipped table.
+TABLE = Path(__file__).with_name("curve_losses.csv")
+#: Environment variable naming a re-trained table to use instead of the shipped one.
+ENV = "TT_SPOT_CURVE_LOSSES"
+#: Version of the table's layout and of the rule "losses of the seeds in the table come from it".
+VERSION = 1
+COLUMNS = ("workload", "profile", "seed", "setting", "step", "metric")
+#: Seeds the shipped table holds (what the studies and ``tt spot simulate`` use).
+SEEDS = (1,)
+
+_READ: dict = {}
+
+
+def table_path() -> Path:
+    """The table in use: ``$TT_SPOT_CURVE_LOSSES`` if set, else the shipped ``curve_losses.csv``."""
+    value = os.environ.get(ENV)
+    if value:
+        path = Path(value).expanduser()
+        if not path.is_file():
+            from tt_core.data.io import why_not_a_file
+
+            raise SpotError(f"{ENV}={value} {why_not_a_file(path)}: give a table written by "
+                            "`tt spot train-losses --out FILE`, or unset it to use the shipped one")
+        return path
+    return TABLE
+
+
+def read(path: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The table (rows of :data:`COLUMNS`; pandas parses the shortest round-trip text exactly); read once per file version."""
+    path = Path(path) if path is not None else table_path()
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _READ:
+        try:
+            df = pd.read_csv(path, comment="#", dtype={"workload": str, "profile": str})
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+            raise SpotError(f"{path}: not a curve-loss table ({str(exc).splitlines()[0]}); write one with "
+                            "`tt spot train-losses --out FILE`") from None
+        if list(df.columns) != list(COLUMNS):
+            raise SpotError(f"{path}: a curve-loss table has the columns {list(COLUMNS)}, got {list(df.columns)}")
+        v = pd.to_numeric(df["metric"], errors="coerce")
+        if not (np.isfinite(v) & (v >= 0)).all():
+            raise SpotError(f"{path}: every 'metric' value must be a number >= 0")
+        _READ[key] = df
+    return _READ[key]
+
+
+def identity(workload: str, profile: str, seed: int) -> dict:
+    """Where the losses of a cached curve file come from (part of its settings): the table (its rule version
+    and sha256) if it holds this workload, profile and seed, else this machine's training."""
+    if has(workload, profile, seed):
+        return {"source": "trained once, table", "v": VERSION, "sha256": entries.file_sha256(table_path())}
+    return {"source": "trained here"}
+
+
+def has(workload: str, profile: str, seed: int) -> bool:
+    """Whether the table in use holds the losses of ``workload`` at ``profile`` and ``seed``."""
+    df = read()
+    return bool(((df["workload"] == workload) & (df["profile"] == profile) & (df["seed"] == int(seed))).any())
+
+
+def losses(workload: str, profile: str, seed: int, settings: int, steps: int) -> np.ndarray:
+    """Losses per step of a workload's settings, shape ``(settings, steps)``, from the table."""
+    path = table_path()
+    df = read(path)
+    rows = df[(df["workload"] == workload) & (df["profile"] == profile) & (df["seed"] == int(seed))]
+    out = np.full((settings, steps), np.nan)
+    s, k = rows["setting"].to_numpy(int), rows["step"].to_numpy(int)
+    keep = (s >= 0) & (s < settings) & (k >= 1) & (k <= steps)
+    out[s[keep], k[keep] - 1] = rows["metric"].to_numpy(float)[keep]
+    if np.isnan(out).any():
+        have = f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"
+        raise SpotError(f"{path}: no losses for {shown(workload)} ({profile}, seed {seed}) at {settings} settings x "
+                        f"{steps} steps (it has {have}); train them with `tt spot train-losses --out FILE` and set "
+                        f"{ENV}=FILE")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Training (only by `tt spot train-losses`)
+# ------------------------------------------------------------------------------------------------
+def _train_one(workload: str, profile: str, seed: int) -> np.ndarray:
+    """``(settings, steps)`` losses of every setting, trained here."""
+    from tt_core.spot import curves as C, staged as ST
+
+    if workload.startswith("staged/"):
+        data = ST._data(seed)
+        return np.array([ST.train_curve(hp, seed, ST.EPOCHS, data)[0] for hp in ST.grid()])
+    name = workload.split("/", 1)[1]
+    size = C.SIZES[profile]
+    data = C._data(name, size, seed)
+    return np.array([C.train_curve(name, hp, size, seed, data)[0] for hp in C.grid(name)])
+
+
+def train(which=None, seeds=SEEDS, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Train every setting of each ``(workload, profile)`` (default: all of
+    :func:`tt_core.spot.step_times.workloads`) at each seed with BLAS on one thread; the table and the
+    conditions of its training."""
+    import datetime
+    import platform
+
+    import scipy
+    import sklearn
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from tqdm.auto import tqdm
+
+    from tt_core.spot import step_times as STT
+
+    known = STT.workloads()
+    which = list(which or known)
+    for w in which:
+        if tuple(w) not in known:
+            raise SpotError(f"no curve workload {shown(w)}; known: {[f'{a} {b}' for a, b in known]}")
+    seeds = list(seeds)
+    if not seeds or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        raise SpotError(f"seeds must be whole numbers >= 0, got {shown(seeds)}")
+    frames = []
+    with threadpool_limits(1):
+        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
+                if i.get("user_api") == "blas"]
+        for seed in seeds:
+            for workload, profile in tqdm(which, desc=f"curve losses (seed {seed})", unit="workload",
+                                          disable=not progress):
+                m = _train_one(workload, profile, seed)
+                n_set, n_step = m.shape
+                frames.append(pd.DataFrame({"workload": workload, "profile": profile, "seed": int(seed),
+                                            "setting": np.repeat(np.arange(n_set), n_step),
+                                            "step": np.tile(np.arange(1, n_step + 1), n_set), "metric": m.ravel()}))
+    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES") if os.environ.get(k)}
+    cond = {
+        "what": "loss per training step of every setting (the workload's metric after the step, capped as "
+                "curves.train_curve caps it), float64 in shortest round-trip form",
+        "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+        "command": "tt spot train-losses",
+        "cpu": f"{STT._cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "seeds": " ".join(str(s) for s in seeds),
+        "threads": "BLAS and OpenMP limited to 1 thread",
+        "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
+    }
+    return pd.concat(frames, ignore_index=True), cond
+
+
+def write(df: pd.DataFrame, cond: dict, path: str | os.PathLike) -> Path:
+    """Write a table with its conditions as ``# key: value`` lines (atomic); every loss in Python's
+    shortest round-trip form (``repr``), so reading it back gives the same float64."""
+    path = Path(path)
+    out = df.copy()
+    out["metric"] = [repr(float(v)) for v in out["metric"]]
+    with entries.atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            for k, v in cond.items():
+                fh.write(f"# {k}: {v}\n")
+            out.to_csv(fh, index=False, lineterminator="\n")
+    return path
