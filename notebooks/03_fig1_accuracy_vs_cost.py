@@ -291,7 +291,9 @@ if aruns is not None:
 # rule of the paper's value the difference is *a deviation of the workbook from the authors' code*; when it
 # is not, *the authors' public code does not produce the paper's value either*; a ratio against EIc or
 # EIc/USD (not in their repository: their value is our EIc over their TrimTuner-DT) that still differs
-# stays *undetermined* (`tt_core.reporting.summary.side_of`).
+# stays *undetermined* (`tt_core.reporting.summary.side_of`). A row resting on fewer than 5 runs of an
+# optimiser it compares (the runs per optimiser of `fig1_exploration_stats.csv`) is *too few runs*: its
+# agreement is recorded, it is no verdict.
 #
 # **Settings the paper does not state.** Its text does not say which TrimTuner (DT or GP) its per-test costs
 # are of, nor whether the initial design's tests are counted. Each row's note gives its value and verdict

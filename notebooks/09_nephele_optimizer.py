@@ -245,7 +245,9 @@ projected
 # search space"): where that agrees it is named as the cause, else its value goes into the note
 # (`nephele_equal_spend.csv`). Random search's final CNO depends on its exploration budget, which the thesis
 # does not state: that row's note gives the range of budgets where its verdict holds (`nephele_random_budget.csv`).
-# The exact rows are the
+# A row computed from fewer than 5 runs of an optimiser or horizon it compares (counted from the runs; the
+# lookahead study runs fewer seeds than the rest) is *too few runs*: its agreement is recorded, it is no
+# verdict. The exact rows are the
 # sizes of the optima the CNO is normalised by (§6.3, also checked in notebook 08).
 
 # %%
