@@ -90,11 +90,36 @@ def cmd_optimize(args) -> int:
         import pandas as pd
 
         with pd.option_context("display.width", 160, "display.max_rows", 200):
-            print(traj[["iteration", "phase", "config_id", "size", "accuracy", "cumulative_cost", "overhead_s",
-                        "incumbent", "incumbent_size", "incumbent_accuracy", "incumbent_cost", score[0]]]
+            print(readable(traj[["iteration", "phase", "config_id", "size", "accuracy", "cumulative_cost", "overhead_s",
+                                 "incumbent", "incumbent_size", "incumbent_accuracy", "incumbent_cost", score[0]]])
                   .to_string(index=False))
         print("\n" + _optimize_summary(traj, args))
     return 0
+
+
+#: Columns of a trajectory that hold whole numbers (floats when a value is missing: no incumbent yet).
+WHOLE_COLUMNS = ("iteration", "config_id", "size", "incumbent", "incumbent_size")
+#: Columns of a trajectory that hold US dollars.
+COST_COLUMNS = ("cost", "cumulative_cost", "incumbent_cost")
+
+
+def readable(table):
+    """A trajectory table for printing: whole-number columns as whole numbers (``80``, not ``80.0``; a missing
+    value blank), costs with their significant digits (``0.0000042``, not ``0.000004`` or ``0.0000``)."""
+    import pandas as pd
+
+    from tt_core.experiments.summaries import plain
+
+    out = table.copy()
+    for c in out.columns:
+        values = pd.to_numeric(out[c], errors="coerce") if out[c].dtype != object else None
+        if values is None:
+            continue
+        if c in WHOLE_COLUMNS and all(float(v).is_integer() for v in values.dropna()):
+            out[c] = values.astype("Int64")
+        elif c in COST_COLUMNS:
+            out[c] = [plain(v) if pd.notna(v) else "" for v in values]
+    return out
 
 
 def _optimize_summary(traj, args) -> str:

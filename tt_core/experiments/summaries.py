@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["describe_config", "final_scores", "median_seed", "recommendation_sentence", "runs_sentence", "typical_seed"]
+__all__ = ["describe_config", "final_scores", "median_seed", "money", "recommendation_sentence", "runs_sentence",
+           "typical_seed", "plain"]
 
 
 def _num(v) -> float:
@@ -21,16 +22,63 @@ def _num(v) -> float:
     return f
 
 
+def plain(value, digits: int = 4) -> str:
+    """A number as a person reads it: at least ``digits`` significant digits, never in exponent notation, never
+    rounded to zero (``0.0000042``, not ``0.0000`` or ``4.2e-06``); a whole number without decimals; amounts of
+    0.01 and more with 4 decimals (as the workbook prints costs). Not a finite number: ``"n/a"``.
+
+    Examples
+    --------
+    >>> plain(4.2e-06), plain(0.1234567), plain(12.5), plain(0), plain(80.0), plain(float("nan"))
+    ('0.0000042', '0.1235', '12.5000', '0', '80', 'n/a')
+    """
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if not math.isfinite(x):
+        return "n/a"
+    if x.is_integer():
+        return f"{int(x)}"
+    if abs(x) >= 0.01:
+        return f"{x:.4f}"
+    decimals = min(digits - 1 - math.floor(math.log10(abs(x))), 30)
+    return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def money(value, digits: int = 3) -> str:
+    """An amount of US dollars: ``$0.1235``, ``$12.5000``; below a cent with ``digits`` significant digits
+    (``$0.0000042``, never ``$0.0000``).
+
+    Examples
+    --------
+    >>> money(4.2e-06), money(0.1234567), money(5e-06), money(2)
+    ('$0.0000042', '$0.1235', '$0.000005', '$2')
+    """
+    text = plain(value, digits)
+    return text if text == "n/a" else ("-$" + text[1:] if text.startswith("-") else "$" + text)
+
+
+def _limit(usd: float) -> str:
+    """A cost limit as the user typed it (``$5``, ``$0.3``), below a cent with its significant digits."""
+    return money(usd) if abs(usd) < 0.01 else f"${usd:g}"
+
+
 def describe_config(benchmark, config_id: int) -> str:
     """One configuration in words: ``"t2.small x 8 workers, learning rate 0.001, batch 16, sync"``
     (generic benchmarks: ``column=value`` pairs)."""
-    row = benchmark.configs().set_index("config_id").loc[int(config_id)]
+    configs = benchmark.configs().set_index("config_id")
+    row = configs.loc[int(config_id)]
     cols = list(row.index)
+    # a column of whole numbers (the loader may hold it as floats, and a row of numbers comes back as floats) is
+    # printed as whole numbers: batch=80, not batch=80.0
+    whole = {c for c in cols if configs[c].dtype.kind in "iu" or (configs[c].dtype.kind == "f" and configs[c].notna().all()
+                                                                  and bool((configs[c] % 1 == 0).all()))}
     if {"vm_flavor", "n_workers", "learning_rate", "batch_size"} <= set(cols):
         sync = f", {row['sync']}" if "sync" in cols else ""
         return (f"{row['vm_flavor']} x {int(row['n_workers'])} worker{'s' if int(row['n_workers']) != 1 else ''}, "
                 f"learning rate {float(row['learning_rate']):g}, batch {int(row['batch_size'])}{sync}")
-    return ", ".join(f"{c}={row[c]}" for c in cols)
+    return ", ".join(f"{c}={int(row[c]) if c in whole else row[c]}" for c in cols)
 
 
 def recommendation_sentence(traj, benchmark, optimizer: str, *, max_cost=None, max_time=None, min_accuracy=None,
@@ -50,7 +98,7 @@ def recommendation_sentence(traj, benchmark, optimizer: str, *, max_cost=None, m
                             budget=budget)
     n = len(traj)
     spent = _num(traj["cumulative_cost"].iloc[-1]) if n else math.nan
-    head = f"{optimizer} on {bench.name}, {n} tests for ${spent:.4f}"
+    head = f"{optimizer} on {bench.name}, {n} tests for {money(spent)}"
     if not n or traj["incumbent"].isna().iloc[-1]:
         return f"{head}: no recommendation (no configuration is believed to meet the limits)."
     last = traj.iloc[-1]
@@ -63,7 +111,7 @@ def recommendation_sentence(traj, benchmark, optimizer: str, *, max_cost=None, m
     checks = []
     if limits.get("max_cost") is not None:
         ok = cost <= limits["max_cost"]
-        checks.append(f"{'meets' if ok else 'BREAKS'} the cost limit ${limits['max_cost']:g}"
+        checks.append(f"{'meets' if ok else 'BREAKS'} the cost limit {_limit(limits['max_cost'])}"
                       + ("" if ok else f" ({cost / limits['max_cost']:.1f}x)"))
     if limits.get("max_time") is not None and not math.isnan(secs):
         ok = secs <= limits["max_time"]
@@ -78,7 +126,7 @@ def recommendation_sentence(traj, benchmark, optimizer: str, *, max_cost=None, m
         score = f"; CNO {_num(last['cno']):.2f} (1 = the cheapest configuration that meets the limits)"
     time_text = "" if math.isnan(secs) else f", {secs:.0f} s"
     return (f"{head}. It recommends configuration {cfg} ({describe_config(bench, cfg)}) trained on {at}: measured "
-            f"accuracy {acc:.3f}, cost ${cost:.4f}{time_text} per training run; it "
+            f"accuracy {acc:.3f}, cost {money(cost)}{time_text} per training run; it "
             + ", ".join(checks) + score + ".")
 
 
