@@ -341,3 +341,44 @@ def test_out_is_checked_before_any_work_and_nothing_is_created(tmp_path, capsys,
     assert_one_line_error(code, err, *[n.format(**paths) for n in needles])
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
     assert paths["file"].read_text() == "keep"
+
+
+def test_the_report_after_a_run_leaves_out_a_malformed_summary_csv_with_a_warning(tmp_path):
+    """`tt reproduce` writes its report after every notebook ran: a malformed summary_*.csv in figures/ (another
+    notebook's, or a crafted one) costs its rows, with one warning naming it, not the report."""
+    from tt_core.reporting.summary import collect
+
+    figs = _figures(tmp_path)
+    (figs / "summary_05_fig3_filters.csv").write_text("x,y\n1,2\n")
+    with pytest.raises(ValueError, match="summary_05_fig3_filters.csv lacks the columns"):
+        collect(figs)
+    with pytest.warns(UserWarning, match=r"summary_05_fig3_filters.csv lacks the columns .* left out of the report"):
+        rows = collect(figs, skip_bad=True)
+    assert list(rows["notebook"]) == ["02_table2_feasibility"]
+
+
+def test_a_summary_csv_larger_than_any_notebook_writes_is_named_unread(tmp_path, capsys, monkeypatch):
+    from tt_core.reporting import summary
+
+    figs = _figures(tmp_path)
+    monkeypatch.setattr(summary, "MAX_SUMMARY_BYTES", 2**20)
+    (figs / "summary_05_fig3_filters.csv").write_bytes(b"source,item,paper,workbook,status\n" + b"a" * 2**21)
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs))
+    assert_one_line_error(code, err, "summary_05_fig3_filters.csv holds 2 MB, more than any notebook writes (1 MB at "
+                                     "most)", "(tt reproduce --only 05)")
+
+
+def test_a_report_folder_whose_summary_csv_is_a_folder(tmp_path, capsys):
+    folder = tmp_path / "quick"
+    (folder / "summary.csv").mkdir(parents=True)
+    code, err = tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(tmp_path / "r.md"))
+    assert_one_line_error(code, err, f"summary table '{folder / 'summary.csv'}' is a folder, not a file",
+                          "give the folder `tt reproduce` wrote")
+
+
+def test_results_markdown_refuses_not_run_as_text():
+    """The API too: a string of names is not split into its characters ("a, ,, b")."""
+    from tt_core.reporting.docs import results_markdown
+
+    with pytest.raises(ValueError, match="not_run must be a list of notebook names, got 'a, b'"):
+        results_markdown(comparison([_row()]), "quick", [], not_run="a, b")

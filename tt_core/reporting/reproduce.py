@@ -412,7 +412,7 @@ def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: 
     from tt_core.experiments.profiles import settings
     from tt_core.reporting.report import ReportNotebook, write_index
 
-    summary = collect(figs)
+    summary = collect(figs, skip_bad=True)  # a stray malformed summary_*.csv costs its rows, not the report
     ran = {r.entry.stem for r in results}
     if "notebook" in summary.columns:  # rows of notebooks this report ran (figures/ may hold others')
         summary = summary[summary["notebook"].isin(ran)].reset_index(drop=True)

@@ -432,18 +432,29 @@ def read_summary(path: str | Path, fix: str) -> pd.DataFrame:
     return df
 
 
-def collect(figures_dir: str | Path) -> pd.DataFrame:
+def collect(figures_dir: str | Path, skip_bad: bool = False) -> pd.DataFrame:
     """All ``summary_*.csv`` under a folder, concatenated (empty table if none), with a ``notebook``
     column: the notebook that wrote each row (from the file name ``summary_<notebook>.csv``). A file that is
-    no summary table (:func:`read_summary`) is a ValueError naming it and how to rewrite it."""
+    no summary table (:func:`read_summary`) is a ValueError naming it and how to rewrite it; with ``skip_bad``
+    (``tt reproduce``'s report, after hours of notebooks) a warning with the same words, and its rows left out."""
+    import warnings
+
     files = summary_files(figures_dir)
     if not files:
         return pd.DataFrame(columns=COLUMNS + ["notebook"])
     frames = []
     for notebook, f in files.items():
-        df = read_summary(f, fix=f"delete it, or run its notebook again (tt reproduce --only {notebook[:2]})")
+        try:
+            df = read_summary(f, fix=f"delete it, or run its notebook again (tt reproduce --only {notebook[:2]})")
+        except ValueError as exc:
+            if not skip_bad:
+                raise
+            warnings.warn(f"{exc} (its rows are left out of the report)", stacklevel=2)
+            continue
         df["notebook"] = notebook
         frames.append(df)
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS + ["notebook"])
     return _complete(pd.concat(frames, ignore_index=True))
 
 
