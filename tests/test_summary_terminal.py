@@ -91,3 +91,22 @@ def test_a_broken_pipe_that_is_not_stdout_is_still_an_error(capsys, monkeypatch)
     monkeypatch.setattr(summary, "cmd_summary", broken)
     code, err = tt_cli(capsys, "summary")
     assert_one_line_error(code, err, "Broken pipe")
+
+
+@pytest.mark.parametrize("argv", [["summary", "--figures", "{figs}"], ["summary", "--figures", "{figs}", "--wide"],
+                                  ["summary", "--figures", "{figs}", "--markdown"], ["data", "list"], ["--help"],
+                                  ["summary", "--help"]])
+def test_every_command_is_quiet_on_a_pipe_closed_before_it_writes(tmp_path, argv):
+    """Standard output a pipe whose reader is already gone (deterministic, unlike a race with head): exit 0 and
+    nothing on stderr, for the commands' own printing and argparse's help alike (the handling is in tt's entry)."""
+    figs = _figures(tmp_path, n=5)
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        done = subprocess.run([sys.executable, "-m", "tt_core.cli", *[a.format(figs=figs) for a in argv]], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        os.close(w)
+    assert done.returncode == 0, done.stderr
+    assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
