@@ -80,6 +80,18 @@ def _err_lines(err: str) -> list[str]:
     return [ln for ln in err.splitlines() if ln.strip()]
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # no request log on the test's stderr
+        pass
+
+
+def _serve(folder: Path) -> http.server.ThreadingHTTPServer:
+    """A local HTTP server of ``folder`` on a free port, in a thread (``shutdown()`` it)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -142,10 +154,7 @@ def test_reproduce_fetches_every_benchmark_before_any_notebook_runs(bare, mirror
 
 
 def test_optimize_fetches_over_http_from_a_local_mirror(bare, mirror, monkeypatch, capsys):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(mirror))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serve(mirror)
     try:
         monkeypatch.setenv("TT_DATA_URL", f"http://127.0.0.1:{server.server_port}/{{file}}")
         code, err = tt_cli(capsys, "optimize", "--benchmark", "rnn", "--optimizer", "random", "--seed", "1",
@@ -250,3 +259,24 @@ def test_a_copy_with_nothing_beside_it_fetches_and_runs(tmp_path, mirror):
     again = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL)
     assert again.returncode == 0 and "tt: data:" not in again.stderr
     assert again.stdout.strip().splitlines()[-1] == done.stdout.strip().splitlines()[-1]  # the same recommendation
+
+
+def test_a_mirror_file_larger_than_the_published_one_is_refused_unread(bare, mirror, monkeypatch, capsys):
+    with open(mirror / "rnn.csv", "ab") as fh:
+        fh.truncate(200 * 2**20)                                          # padded to 200 MiB (sparse)
+    monkeypatch.setenv("TT_DATA_URL", _template(mirror))
+    code, err = tt_cli(capsys, "feasibility", "--benchmark", "rnn")
+    assert_one_line_error(code, err, "more than the published 2118230", "not the data", "TT_DATA_DIR")
+    assert not bare.exists() or list(bare.iterdir()) == []
+
+
+def test_a_mirror_without_the_file_is_one_line_naming_the_http_error(bare, mirror, monkeypatch, capsys):
+    (mirror / "cnn.csv").unlink()
+    server = _serve(mirror)
+    try:
+        monkeypatch.setenv("TT_DATA_URL", f"http://127.0.0.1:{server.server_port}/{{file}}")
+        code, err = tt_cli(capsys, "feasibility", "--benchmark", "cnn")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert_one_line_error(code, err, "cnn.csv is not on this machine", "HTTP Error 404", "TT_DATA_DIR")

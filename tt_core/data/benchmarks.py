@@ -240,7 +240,7 @@ def _manual_route(spec: BenchmarkSpec, dest_dir: Path, url: str) -> str:
 
 
 def _download(url: str, spec: BenchmarkSpec, timeout: float, say, announce: str) -> bytes:
-    """The bytes at ``url``, read in chunks (at most :data:`MAX_DOWNLOAD_BYTES`, within
+    """The bytes at ``url``, read in chunks (at most the published size, else :data:`MAX_DOWNLOAD_BYTES`, within
     :data:`DOWNLOAD_DEADLINE` seconds). ``announce`` is said once the address answers (offline, the error
     is the only line), then a progress line per quarter when the download is slow."""
     import time
@@ -255,22 +255,23 @@ def _download(url: str, spec: BenchmarkSpec, timeout: float, say, announce: str)
             raise OSError(f"{local} {why_not_a_file(local)}")
     start = time.monotonic()
     chunks, got = [], 0
+    limit = spec.size or MAX_DOWNLOAD_BYTES  # more bytes than the published file cannot be it
     with urllib.request.urlopen(url, timeout=timeout) as resp:
         length = resp.headers.get("Content-Length") if getattr(resp, "headers", None) is not None else None
         total = int(length) if length and length.isdigit() else spec.size
-        if total and total > MAX_DOWNLOAD_BYTES:
-            raise OSError(f"the answer is {_mb(total)}, more than {_mb(MAX_DOWNLOAD_BYTES)}: not the data")
+        if total and total > limit:
+            raise OSError(f"the answer is {total} bytes, more than the published {limit}: not the data")
         say(announce)
         next_report, last_said = 0.25, start
         while True:
-            chunk = resp.read(min(2**18, MAX_DOWNLOAD_BYTES + 1 - got))
+            chunk = resp.read(min(2**18, limit + 1 - got))
             if not chunk:
                 break
             chunks.append(chunk)
             got += len(chunk)
             now = time.monotonic()
-            if got > MAX_DOWNLOAD_BYTES:
-                raise OSError(f"more than {_mb(MAX_DOWNLOAD_BYTES)} received: not the data")
+            if got > limit:
+                raise OSError(f"more than the published {limit} bytes received: not the data")
             if now - start > DOWNLOAD_DEADLINE:
                 raise OSError(f"{_mb(got)} received in {DOWNLOAD_DEADLINE:.0f} s, too slow to finish")
             if total and got / total >= next_report:
@@ -307,7 +308,7 @@ def fetch(name: str, dest: Path | None = None, force: bool = False, timeout: flo
     try:
         payload = _download(url, spec, timeout, say, announce + (f" ({why})" if why else ""))
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        reason = getattr(exc, "reason", None) or exc
+        reason = exc if isinstance(exc, urllib.error.HTTPError) else (getattr(exc, "reason", None) or exc)
         raise BenchmarkError(
             f"could not download {_short(url)} ({_short(str(reason), 200)}). Offline? To get the data by hand, "
             f"{_manual_route(spec, dest_dir, url)}"
