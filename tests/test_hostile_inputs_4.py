@@ -382,3 +382,16 @@ def test_results_markdown_refuses_not_run_as_text():
 
     with pytest.raises(ValueError, match="not_run must be a list of notebook names, got 'a, b'"):
         results_markdown(comparison([_row()]), "quick", [], not_run="a, b")
+
+
+@pytest.mark.parametrize("iterations, needles", [
+    ("2", ["--iterations 2: rnn/random-it2: iterations=2 is smaller than the initial design of 'random' (4 tests)"]),
+    ("500", ["--iterations 500: rnn/random-it500: iterations=500 exceeds the 288 candidate tests of 'random'"]),
+])
+def test_runs_iterations_outside_a_setting_are_refused_before_the_store_exists(tmp_path, capsys, iterations, needles):
+    """Once refused from inside the first run, after the run store's folders and a lock file were created."""
+    runs = tmp_path / "runs"
+    code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", "1",
+                       "--iterations", iterations, "--runs-dir", str(runs))
+    assert_one_line_error(code, err, *needles)
+    assert not runs.exists()

@@ -110,6 +110,15 @@ def _check_grid(specs, runs_dir, max_runs: int | None = None, n_jobs: int = 1) -
                          + f": give --max-runs {len(todo)} to compute them all, or fewer --seeds, --benchmarks or "
                            "--optimizers")
     ex.check_settings(todo)
+    from dataclasses import replace
+
+    for spec in dict.fromkeys(replace(s, seed=0) for s in todo):  # each setting's tests against its initial design
+        check = getattr(spec.replay(), "check_iterations", None)   # (the run store would be created before the run
+        if check is not None and spec.iterations is not None:      # found out: nothing is created before a refusal)
+            try:
+                check(spec.iterations)
+            except ValueError as exc:
+                raise ValueError(f"--iterations {spec.iterations}: {spec.benchmark}/{spec.variant}: {exc}") from None
 
 
 def cmd_runs(args) -> int:
