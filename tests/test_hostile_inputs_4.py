@@ -395,3 +395,17 @@ def test_runs_iterations_outside_a_setting_are_refused_before_the_store_exists(t
                        "--iterations", iterations, "--runs-dir", str(runs))
     assert_one_line_error(code, err, *needles)
     assert not runs.exists()
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["summary", "--figures", ""], ["--figures is empty (it would mean the working directory)"]),
+    (["summary", "--figures", "  "], ["--figures is empty"]),
+    (["docs", "results", "--report", "", "--out", "{tmp}/r.md"], ["--report is empty (it would mean the working "
+                                                                  "directory)"]),
+    (["reproduce", "--out", ""], ["--out is empty (it would mean the working directory)"]),
+    (["reproduce", "--figures", " "], ["--figures is empty"]),
+])
+def test_empty_folders_are_refused_as_empty(tmp_path, capsys, argv, needles):
+    code, err = tt_cli(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert_one_line_error(code, err, *needles)
+    assert list(tmp_path.iterdir()) == []

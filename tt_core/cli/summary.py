@@ -57,6 +57,9 @@ def cmd_summary(args) -> int:
     from tt_core.data.io import check_regular
     from tt_core.reporting.summary import summary_files
 
+    if args.figures is not None and not args.figures.strip():
+        raise ValueError("--figures is empty (it would mean the working directory); give the folder holding "
+                         "summary_*.csv, e.g. --figures figures")
     if args.figures is not None and not Path(args.figures).is_dir():
         what = "is not a folder" if Path(args.figures).exists() else "does not exist"
         raise ValueError(f"--figures {args.figures} {what}; give the folder holding summary_*.csv (default figures/)")

@@ -230,6 +230,9 @@ def _cmd_results(args) -> int:
     from tt_core.cli.common import check_out_file
 
     check_out_file(args.out, "--out", example="docs/results.md")  # before the report is read, creating nothing
+    if not args.report.strip():
+        raise ValueError("--report is empty (it would mean the working directory); give the folder `tt reproduce` "
+                         "wrote, e.g. --report reports/paper")
     if not Path(args.report).is_dir():
         what = "is not a folder" if Path(args.report).exists() else "does not exist"
         raise ValueError(f"--report {args.report} {what}; give the folder `tt reproduce` wrote (e.g. reports/paper)")
