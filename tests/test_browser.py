@@ -414,7 +414,9 @@ def test_report_and_notebook_pages_display_offline(tmp_path):
 
 def test_saving_a_notebook_in_jupyterlab_leaves_git_clean(tmp_path):
     """Open a workbook notebook in JupyterLab (a fresh git clone of this checkout), run its first cells,
-    save: outputs, execution counts and the session's metadata must not reach the tracked files."""
+    save: outputs, execution counts and the session's metadata must not reach the tracked files. Then, as a
+    student does, create a notebook from the Launcher in notebooks/ (Untitled.ipynb), run a cell, save (keeping
+    the name JupyterLab offers): its outputs must reach the disk, and no paired .py be written (issue 35)."""
     import json as _json
 
     exe = _needs_browser()
@@ -448,8 +450,16 @@ def test_saving_a_notebook_in_jupyterlab_leaves_git_clean(tmp_path):
             deadline = time.monotonic() + 30
             while (clone / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns == before and time.monotonic() < deadline:
                 time.sleep(0.25)
+            user = _save_a_user_notebook(browser, url, clone)
         finally:
             browser.close()
+    on_disk = _json.loads(user.read_text())
+    outputs = [o for c in on_disk["cells"] for o in c.get("outputs", [])]
+    assert any("42" in "".join(o.get("data", {}).get("text/plain", "")) for o in outputs), on_disk["cells"]
+    assert not user.with_suffix(".py").exists(), "a user's notebook got a paired .py script"
+    untracked = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True,
+                               check=True).stdout.split("\n")
+    assert [ln for ln in untracked if ln.strip()] == ["?? notebooks/Untitled.ipynb"], untracked
     saved = _json.loads((clone / "notebooks" / f"{name}.ipynb").read_text())
     assert (clone / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns != before, "the notebook was not saved"
     assert all(not c.get("outputs") for c in saved["cells"])
@@ -457,3 +467,41 @@ def test_saving_a_notebook_in_jupyterlab_leaves_git_clean(tmp_path):
                             text=True, check=True).stdout
     assert status == "", "saving in JupyterLab changed tracked files:\n" + status + subprocess.run(
         ["git", "diff"], cwd=clone, capture_output=True, text=True).stdout[:3000]
+
+
+def _save_a_user_notebook(browser, url: str, clone: Path) -> Path:
+    """JupyterLab opened on notebooks/ with a fresh workspace; the Launcher's Python 3 notebook card creates
+    notebooks/Untitled.ipynb; ``21 * 2`` is run and the notebook saved (Ctrl+S, then "Rename and Save" with
+    the name offered). Returns its path once saved;
+    a screenshot goes to reports/browser/user_notebook_saved.png."""
+    path = clone / "notebooks" / "Untitled.ipynb"
+    assert not path.exists()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.set_default_timeout(120_000)
+    page.goto(f"{url}/lab/tree/notebooks?reset")
+    page.locator(".jp-LauncherCard[data-category='Notebook']").first.click()
+    panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+    page.wait_for_selector(f"{panel} .jp-Cell .cm-content")
+    deadline = time.monotonic() + 30
+    while not path.exists() and time.monotonic() < deadline:  # the Launcher creates the file at once
+        time.sleep(0.25)
+    assert path.exists(), "the Launcher did not create notebooks/Untitled.ipynb"
+    _wait_idle(page)
+    page.locator(f"{panel} .jp-Cell .cm-content").first.click()
+    page.keyboard.type("21 * 2")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(f"{panel} .jp-OutputArea-output:has-text('42')")
+    _wait_idle(page)
+    before = path.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    rename = page.locator(".jp-Dialog button:has-text('Rename and Save')")  # JupyterLab 4 asks on a first save
+    rename.wait_for(timeout=10_000)
+    rename.click()                                                          # keeping the name Untitled.ipynb
+    deadline = time.monotonic() + 30
+    while path.stat().st_mtime_ns == before and time.monotonic() < deadline:
+        time.sleep(0.25)
+    time.sleep(1.0)  # the browser's view after the save (the dirty mark cleared)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT.with_name("user_notebook_saved.png")))
+    assert path.stat().st_mtime_ns != before, "the user's notebook was not saved"
+    return path
