@@ -143,7 +143,8 @@ def test_docs_results_writes_no_raw_html_nor_line_breaks_from_a_row(tmp_path, ca
     backtick: docs/results.md holds them as text (entities), one table row per line, and the generated block's
     end marker cannot be forged."""
     evil = "<script>alert(1)</script>\n| x | `y` <!-- END GENERATED -->"
-    rows = [_row(item=evil, workbook=11, cause=evil), _row(item="fine", source="TrimTuner <b>Fig</b>")]
+    rows = [_row(item=evil, workbook=11, cause=evil), _row(item="fine", source="TrimTuner <b>Fig</b>"),
+            _row(item="typed", workbook=12, cause="p < 0.05 and a ratio <= 2 > 1 for R&D, not &copy; or &#60;")]
     folder = _report(tmp_path / "quick", rows=rows,
                      status=[{"notebook": "02_table2_feasibility", "ok": True},
                              {"notebook": "<img src=x onerror=alert(1)>", "ok": False}],
@@ -156,10 +157,11 @@ def test_docs_results_writes_no_raw_html_nor_line_breaks_from_a_row(tmp_path, ca
     body = generated[generated.index("\n"):generated.rindex("<!-- END GENERATED -->")]
     for raw in ("<script", "<img", "<b>", "<i>", "<u>", "<!--"):
         assert raw not in body, raw
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "&lt;script>alert(1)&lt;/script>" in body and "&lt;img src=x onerror=alert(1)>" in body
     assert generated.count("<!-- END GENERATED -->") == 1
+    assert "p < 0.05 and a ratio <= 2 > 1 for R&D, not &amp;copy; or &amp;#60;" in body   # as typed, shown as typed
     row = [ln for ln in body.splitlines() if "alert(1)&lt;/script" in ln and "feasible" not in ln][0]
-    assert row.startswith("| 02 | TrimTuner Table II | &lt;script&gt;") and "\\| x \\| 'y'" in row
+    assert row.startswith("| 02 | TrimTuner Table II | &lt;script>") and "\\| x \\| 'y'" in row
     assert len(re.split(r"(?<!\\)\|", row)) == 6 + 2   # 6 cells: no extra column from the row's pipes
     # the generated part is rewritten in place: the next run still finds exactly one block
     assert tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(out))[0] == 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,15 +32,19 @@ END = "<!-- END GENERATED -->"
 
 
 def _cell(text) -> str:
-    """A value as one markdown table cell or inline text: no line break, no column separator, no raw HTML (``<``,
-    ``>`` and ``&`` as entities, which markdown shows as the characters), no backtick (a code span's end).
+    """A value as one markdown table cell or inline text: no line break, no column separator, no backtick (a code
+    span's end) and no raw HTML: a ``<`` that could open a tag, a comment or an autolink (followed by a letter,
+    ``/``, ``!`` or ``?``) and an ``&`` that would form an entity are written as entities, which markdown shows
+    as the characters; ``<=``, ``< 5`` and ``>`` stay as typed.
 
     Examples
     --------
-    >>> _cell("a <b>bold</b>\\n| & `x`")
-    "a &lt;b&gt;bold&lt;/b&gt; \\\\| &amp; 'x'"
+    >>> _cell("a <b>bold</b>\\n| &amp; `x` <= 5 > 4 & 3")
+    "a &lt;b>bold&lt;/b> \\\\| &amp;amp; 'x' <= 5 > 4 & 3"
     """
-    text = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = " ".join(str(text).split())
+    text = re.sub(r"&(?=#?[A-Za-z0-9]+;)", "&amp;", text)
+    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)
     return text.replace("|", "\\|").replace("`", "'")
 
 
