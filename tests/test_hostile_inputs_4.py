@@ -411,3 +411,23 @@ def test_empty_folders_are_refused_as_empty(tmp_path, capsys, argv, needles):
     code, err = tt_cli(capsys, *[a.format(tmp=tmp_path) for a in argv])
     assert_one_line_error(code, err, *needles)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_summary_grep_with_exponential_backtracking_stops_at_its_bound(tmp_path, capsys, monkeypatch):
+    """A pattern with nested repetition on a long item ('(a+)+$' on 'aaa...a!') once ran for hours (with a lookahead,
+    pandas leaves pyarrow's linear-time engine for Python's backtracking one); now it stops after GREP_SECONDS with
+    one line naming --grep and the fix. With no rows at all, --grep says to run first."""
+    import time
+
+    from tt_core.cli import summary as cli_summary
+
+    figs = _figures(tmp_path, rows=[_row(item="a" * 60 + "!")])
+    monkeypatch.setattr(cli_summary, "GREP_SECONDS", 1)
+    t0 = time.perf_counter()
+    code, err = tt_cli(capsys, "summary", "--figures", str(figs), "--grep", "(?=a)(a+)+$")
+    assert time.perf_counter() - t0 < 30
+    assert_one_line_error(code, err, "--grep '(?=a)(a+)+$' took more than 1 s on 1 rows", "simplify the pattern")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, err = tt_cli(capsys, "summary", "--figures", str(empty), "--grep", "x")
+    assert_one_line_error(code, err, "no paper-vs-workbook rows found; run `tt reproduce`")

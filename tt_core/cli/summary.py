@@ -48,6 +48,7 @@ def cmd_summary(args) -> int:
                          "drop --grep")
     if args.grep:
         import re
+        import warnings
 
         try:
             re.compile(args.grep)
@@ -71,16 +72,20 @@ def cmd_summary(args) -> int:
     df = deduplicate(every)
     rows = tidy(every)
     if args.grep:
-        keep = df["item"].str.contains(args.grep, case=False, regex=True) \
-            | df["source"].str.contains(args.grep, case=False, regex=True)
+        with time_limit(GREP_SECONDS, f"--grep {args.grep!r} took more than {GREP_SECONDS} s on {len(df)} rows (a "
+                                      "pattern with nested repetition, such as (a+)+, can take exponential time); "
+                                      "simplify the pattern"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # pandas' "has match groups": a group is fine here
+            keep = df["item"].str.contains(args.grep, case=False, regex=True) \
+                | df["source"].str.contains(args.grep, case=False, regex=True)
+            rows = rows[rows["item"].str.contains(args.grep, case=False, regex=True)
+                        | rows["source"].str.contains(args.grep, case=False, regex=True)]
         if df.empty:
             raise ValueError("no paper-vs-workbook rows found; run `tt reproduce` (or a notebook) first")
         if not keep.any():
             raise ValueError(f"no row matches --grep {args.grep!r} (in item or source, ignoring case) among the "
                              f"{len(df)} rows of {figures}; try a shorter pattern, or `tt summary` for every row")
         df = df[keep]
-        rows = rows[rows["item"].str.contains(args.grep, case=False, regex=True)
-                    | rows["source"].str.contains(args.grep, case=False, regex=True)]
     if df.empty:
         raise ValueError("no paper-vs-workbook rows found; run `tt reproduce` (or a notebook) first")
     if args.markdown:
@@ -99,6 +104,38 @@ def cmd_summary(args) -> int:
         print(f"({cut} cells cut with … to fit {width} columns; `tt summary --wide` prints them in full)",
               file=sys.stderr)
     return 0
+
+
+#: The longest ``--grep`` may take to match the rows (a pattern with nested repetition can take exponential time).
+GREP_SECONDS = 10
+
+
+class time_limit:
+    """``with time_limit(seconds, message):`` a ValueError(``message``) when the block takes longer (SIGALRM: the
+    regular-expression engine checks signals while it matches); no limit off the main thread or without
+    SIGALRM (Windows)."""
+
+    def __init__(self, seconds: float, message: str):
+        self.seconds, self.message, self.previous = seconds, message, None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            def expired(signum, frame):
+                raise ValueError(self.message)
+
+            self.previous = signal.signal(signal.SIGALRM, expired)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        if self.previous is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
 
 
 def fit_table(rows, width: int) -> tuple[str, int]:
