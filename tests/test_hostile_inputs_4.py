@@ -431,3 +431,15 @@ def test_summary_grep_with_exponential_backtracking_stops_at_its_bound(tmp_path,
     empty.mkdir()
     code, err = tt_cli(capsys, "summary", "--figures", str(empty), "--grep", "x")
     assert_one_line_error(code, err, "no paper-vs-workbook rows found; run `tt reproduce`")
+
+
+def test_docs_results_into_a_page_that_is_not_utf8_text(tmp_path, capsys):
+    """--out an existing file of other bytes: once "'utf-8' codec can't decode" without the file; now
+    named, and its bytes kept."""
+    folder = _report(tmp_path / "quick")
+    page = tmp_path / "results.md"
+    page.write_bytes(b"\xff\xfe binary")
+    code, err = tt_cli(capsys, "docs", "results", "--report", str(folder), "--out", str(page))
+    assert_one_line_error(code, err, f"--out {page} is not UTF-8 text (byte 0), no markdown page",
+                          "give --out a markdown page (docs/results.md), or a new file")
+    assert page.read_bytes() == b"\xff\xfe binary"

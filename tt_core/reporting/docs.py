@@ -197,13 +197,33 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     return "\n".join(out) + "\n"
 
 
+#: A page larger than this is no docs/results.md (a few hundred KB): refused rather than read and rewritten.
+MAX_PAGE_BYTES = 16 * 2**20
+
+
+def _read_page(dest: Path) -> str:
+    """The text of the page the generated part goes into: a regular UTF-8 file of at most :data:`MAX_PAGE_BYTES`,
+    else a ValueError naming it (its bytes are never replaced by a page that lost them)."""
+    from tt_core.data.io import open_regular
+
+    fix = "give --out a markdown page (docs/results.md), or a new file"
+    with open_regular(dest, "--out", fix=fix) as f:
+        data = f.read(MAX_PAGE_BYTES + 1)
+    if len(data) > MAX_PAGE_BYTES:
+        raise ValueError(f"--out {dest} is larger than {MAX_PAGE_BYTES // 2**20} MB, no markdown page; {fix}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--out {dest} is not UTF-8 text (byte {exc.start}), no markdown page; {fix}") from None
+
+
 def write_results(report_dir: str | Path, dest: str | Path) -> Path:
     """Write the generated part of ``dest`` from a report folder (the rest of an existing file is kept)."""
     summary, status, meta = read_report(report_dir)
     block = results_markdown(summary, meta["profile"], status, meta.get("notebooks_not_run"),
                              bool(meta.get("profile_guessed")))
     dest = Path(dest)
-    old = dest.read_text() if dest.is_file() else ""
+    old = _read_page(dest) if os.path.lexists(dest) else ""
     if BEGIN in old and END in old:
         head, _, rest = old.partition(BEGIN)
         _, _, tail = rest.partition(END)
@@ -240,7 +260,8 @@ def _cmd_results(args) -> int:
                          "wrote, e.g. --report reports/paper")
     if not Path(args.report).is_dir():
         what = "is not a folder" if Path(args.report).exists() else "does not exist"
-        raise ValueError(f"--report {args.report} {what}; give the folder `tt reproduce` wrote (e.g. reports/paper)")
+        raise ValueError(f"--report {args.report} {what}; give the folder `tt reproduce` wrote, holding summary.csv "
+                         "(e.g. reports/paper)")
     path = write_results(args.report, args.out)
     print(f"wrote {path} from {args.report}")
     return 0
