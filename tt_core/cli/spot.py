@@ -1,5 +1,5 @@
 """``tt spot``: SpotTune (simulated hyper-parameter tuning on spot instances): ``simulate``, ``data list``,
-``curves``, ``measure-step-times``, ``train-losses``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
+``curves``, ``measure-step-times``, ``train-losses``, ``train-weights``, ``predictors`` (Fig. 10) and ``sensitivity`` (the unstated settings swept). ``tt bench spot``
 and ``tt bench revpred`` time it (:mod:`tt_core.cli.bench`)."""
 
 from __future__ import annotations
@@ -101,6 +101,21 @@ def add_parser(sub, only: str | None) -> None:
     tl.add_argument("--seeds", nargs="+", type=whole("--seeds", 0), metavar="SEED",
                     help="seeds of the training (default: 1, the one the studies and tt spot simulate use)")
     tl.set_defaults(func=cmd_spot_train_losses)
+    tw = ssub.add_parser("train-weights", help="train Fig. 10's LSTMs again and write new weights",
+                         description="Train RevPred's and Tributary's LSTMs (every instance type) of --profile on the "
+                                     "synthetic market of --seed, never from a cache, and write their state_dicts to "
+                                     "--out (.pt) with a manifest beside it (.json: sha256, CPU, PyTorch and its CPU "
+                                     "capability). Notebooks 13 and 15 and `tt spot predictors` never train these "
+                                     "networks themselves (their weights depend on the CPU's kernels): they read the "
+                                     "shipped ones (tt_core/spot/revpred_weights.pt), or the ones named by "
+                                     "TT_SPOT_REVPRED_WEIGHTS; other settings and markets are trained at run time.",
+                         examples="tt spot train-weights --out my_weights.pt && "
+                                  "TT_SPOT_REVPRED_WEIGHTS=my_weights.pt tt spot predictors")
+    tw.add_argument("--out", required=True, help="the new weights (.pt); the shipped ones are not changed unless named")
+    tw.add_argument("--profile", choices=list(profile_names(only)), default="quick", help="the LSTMs' training settings")
+    tw.add_argument("--seed", type=whole("--seed", 0), default=1, help="the synthetic market's seed (default 1)")
+    tw.add_argument("--smoke", action="store_true", help="the profile's smoke settings (tiny networks, two types)")
+    tw.set_defaults(func=cmd_spot_train_weights)
     pr = ssub.add_parser("predictors", help="Fig. 10 (a, b): accuracy and F1 of the revocation predictors",
                          description="Fit RevPred, Tributary's predictor and the logistic regression on the first "
                                      "--fit-days of a price trace and score them on the next --test-days (a "
@@ -215,6 +230,17 @@ def cmd_spot_data_list(args) -> int:
                  "status": f"trained {cond.get('trained', '?')} on {cond.get('cpu', '?')}, seeds {cond.get('seeds', '?')}"
                            + ("" if table == CL.TABLE else f" ({CL.ENV})"),
                  "path": str(table)})
+    from tt_core.spot import revpred as RP
+
+    weights = RP.weights_path()
+    try:
+        man = json.loads(RP.manifest_path(weights).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        man = {}
+    rows.append({"data": "Fig. 10's LSTM weights, quick profile (trained once; tt spot train-weights)",
+                 "status": (f"trained {man.get('trained', '?')} on {man.get('cpu', '?')}, {man.get('networks', '?')} "
+                            f"networks" if man else "manifest missing") + ("" if weights == RP.WEIGHTS else f" ({RP.WEIGHTS_ENV})"),
+                 "path": str(weights)})
     if args.json:
         print(json.dumps({"data": rows, "workloads": groups}, indent=2))
         return 0
@@ -294,6 +320,22 @@ def cmd_spot_train_losses(args) -> int:
         print(f"{w} ({p}): {t['setting'].nunique()} settings x {int(t['step'].max())} steps x {t['seed'].nunique()} "
               f"seed(s), final loss median {last.median():.4g}")
     print(f"{len(table)} rows -> {out} ({cond['versions'].split('BLAS: ')[-1]}); use it with {CL.ENV}={out}")
+    return 0
+
+
+def cmd_spot_train_weights(args) -> int:
+    from pathlib import Path
+
+    from tt_core.spot import revpred as RP
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise ValueError(f"--out {args.out} is a folder: give the path of a .pt file, e.g. {out / 'revpred_weights.pt'}")
+    if out.suffix.lower() != ".pt":
+        raise ValueError(f"--out {args.out}: the weights are a PyTorch file; give a name ending in .pt")
+    man = RP.train_weights(out, args.profile, args.seed, args.smoke)
+    print(f"{man['networks']} networks, {man['bytes'] / 1e3:.0f} kB -> {out} (manifest {RP.manifest_path(out).name}, "
+          f"{man['torch']}); use them with {RP.WEIGHTS_ENV}={out}")
     return 0
 
 

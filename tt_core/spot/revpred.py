@@ -61,6 +61,23 @@ and the file's own sha256; the file (a ``state_dict``, read with ``weights_only=
 description. A file computed from other settings or prices, or whose bytes no longer match its
 checksum, is never used: it is set aside (renamed ``.mismatch``/``.corrupt``) and the model trained again,
 with a warning.
+
+Same weights on any CPU: training is seeded, but not the same on every CPU. PyTorch's kernels (AVX-512 or
+AVX2, or the non-vectorised ones under ``ATEN_CPU_CAPABILITY=default``; oneDNN's ISA) round differently,
+and training amplifies it: measured on Fig. 10's quick networks, every one of the 12 got other weights,
+the final training losses moved by up to 12 %, an F1 of Fig. 10 (a, b) by up to 0.42 and notebook 13's
+Tributary-in-the-loop cost ratio from 4.15 to 4.47. So Fig. 10's networks of the quick profile on the
+synthetic market of seed 1 (what notebooks 13 and 15 and ``tt spot predictors`` fit) were trained once and
+are shipped: ``revpred_weights.pt`` beside this module (one ``state_dict`` per network, read with
+``weights_only=True``; 12 networks, 255 kB), its sha256 and the training's conditions in
+``revpred_weights.json``, checked before use (:func:`shipped_weights`). :meth:`LSTMPredictor.fit` takes a
+network from there when the file holds its description (:func:`shipped_key`: the cache's, without the
+PyTorch version), before the cache. Re-training is explicit, ``tt spot train-weights --out FILE``
+(:func:`train_weights`); ``TT_SPOT_REVPRED_WEIGHTS=FILE`` uses its weights. Other settings (the paper
+profile, the smoke settings, ``tt spot simulate --predictor revpred``'s defaults) and markets are trained
+at run time, as before, and depend on the CPU. Inference runs on a float64 copy of each network and is
+rounded to float32 (:func:`_rounded`): in float32 the outputs of the same weights differed by up to 1e-9
+between kernels.
 """
 
 from __future__ import annotations
@@ -172,6 +189,25 @@ def _deterministic(torch):
         yield
     finally:
         torch.use_deterministic_algorithms(was)
+
+
+def _float64(model):
+    """A float64 copy of a trained network, for inference (:func:`_rounded`)."""
+    import copy
+
+    return copy.deepcopy(model).double().eval()
+
+
+def _f64(torch, a: np.ndarray):
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+
+
+def _rounded(out) -> np.ndarray:
+    """The networks' outputs, computed in float64 and rounded to float32: the CPU's kernels (vectorised or
+    not, ``ATEN_CPU_CAPABILITY``) change the float64 result in its last bits, which the rounding removes
+    (unless a value lies within those bits of a float32 rounding boundary, about 1e-8 of the values);
+    computed in float32, the outputs differed by up to 1e-9 between kernels."""
+    return out.numpy().astype(np.float32).astype(float)
 
 
 def build_network(kind: str, hidden: int):
@@ -347,6 +383,126 @@ def cache_root() -> Path:
     return cache_dir() / "spot_revpred"
 
 
+# ------------------------------------------------------------------------------------------------
+# Shipped weights (trained once; re-trained only by `tt spot train-weights`)
+# ------------------------------------------------------------------------------------------------
+#: The shipped weights: Fig. 10's networks of the quick profile on the synthetic market of seed 1 (notebooks
+#: 13 and 15, ``tt spot predictors``), one ``state_dict`` per (model, type), read with ``weights_only=True``.
+WEIGHTS = Path(__file__).with_name("revpred_weights.pt")
+#: Environment variable naming re-trained weights (a ``.pt`` written by ``tt spot train-weights``).
+WEIGHTS_ENV = "TT_SPOT_REVPRED_WEIGHTS"
+_SHIPPED: dict = {}
+
+
+def weights_path() -> Path:
+    """The weights in use: ``$TT_SPOT_REVPRED_WEIGHTS`` if set, else the shipped ``revpred_weights.pt``."""
+    import os
+
+    value = os.environ.get(WEIGHTS_ENV)
+    if value:
+        path = Path(value).expanduser()
+        if not path.is_file():
+            from tt_core.data.io import why_not_a_file
+
+            raise SpotError(f"{WEIGHTS_ENV}={value} {why_not_a_file(path)}: give weights written by "
+                            "`tt spot train-weights --out FILE`, or unset it to use the shipped ones")
+        return path
+    return WEIGHTS
+
+
+def manifest_path(path: Path) -> Path:
+    """The JSON beside a weights file: its sha256 and the conditions of its training."""
+    return Path(path).with_suffix(".json")
+
+
+def shipped_key(meta: dict) -> str:
+    """A network's key in the weights file: the hash of its description (:meth:`LSTMPredictor._meta`) without
+    the PyTorch version (a ``state_dict`` loads in any version)."""
+    return hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "torch"}, sort_keys=True)
+                          .encode()).hexdigest()[:16]
+
+
+def shipped_weights() -> dict:
+    """``{key: {"meta", "info", "state"}}`` of the weights in use (:func:`weights_path`), after checking the
+    file's sha256 against its manifest; empty if there is no such file."""
+    path = weights_path()
+    if not path.is_file():
+        return {}
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _SHIPPED:
+        man = manifest_path(path)
+        try:
+            manifest = json.loads(man.read_text(encoding="utf-8"))
+            want = manifest["sha256"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise SpotError(f"{path}: its manifest {man.name} is missing or unreadable; write both with "
+                            "`tt spot train-weights --out FILE`") from None
+        got = entries.file_sha256(path)
+        if got != want:
+            raise SpotError(f"{path}: sha256 {got[:12]}... does not match its manifest's {str(want)[:12]}...; "
+                            "restore the file or write new weights with `tt spot train-weights --out FILE`")
+        try:
+            blob = _torch().load(path, map_location="cpu", weights_only=True)
+            nets = blob["networks"]
+        except Exception as exc:
+            raise SpotError(f"{path}: not a weights file ({type(exc).__name__}); write one with "
+                            "`tt spot train-weights --out FILE`") from None
+        _SHIPPED.clear()
+        _SHIPPED[key] = nets
+    return _SHIPPED[key]
+
+
+def train_weights(out, profile: str = "quick", seed: int = 1, smoke: bool = False) -> dict:
+    """Train Fig. 10's LSTMs (RevPred and Tributary's, every type) of ``profile`` on the synthetic market of
+    ``seed`` (:func:`tt_core.spot.revpred_study.revpred_market`; ``smoke``: the profile's smoke settings),
+    never from a cache or shipped weights, and write them to ``out`` (``.pt``) with a manifest beside it
+    (``.json``: sha256, conditions). Returns the manifest."""
+    import datetime
+    import os
+    import platform
+
+    from tt_core.experiments import profiles
+    from tt_core.spot import revpred_study as RS
+    from tt_core.spot.step_times import _cpu_model
+
+    torch = _torch()
+    out = Path(out)
+    cfg = profiles.settings(profile, "revpred", smoke)
+    trace = RS.revpred_market(cfg, "synthetic", seed)
+    settings = settings_from(cfg)
+    until = RS.fig10_split(trace, cfg)[0]
+    nets = {}
+    for kind in KINDS:
+        p = PREDICTORS[kind](settings, cache=False)
+        p.use_shipped = False
+        p.fit(trace, until=until)
+        end = min(trace.n_minutes, int(until // 60))
+        for name in trace.types:
+            meta = p._meta(trace, name, end)
+            info = {k: v for k, v in p.fit_info[name].items() if k not in ("cached", "path", "source")}
+            model = p._models[name]["model"]
+            nets[shipped_key(meta)] = {"meta": meta, "info": info, "state": None if model is None else model.state_dict()}
+    env = {k: os.environ[k] for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA") if os.environ.get(k)}
+    cap = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: "?")()
+    with entries.atomic_path(out) as tmp:
+        torch.save({"format": FORMAT, "networks": nets}, tmp)
+    manifest = {
+        "what": f"Fig. 10's LSTM weights (RevPred, Tributary's; every type), profile {profile}, synthetic market "
+                f"seed {seed}, fitted on its first {cfg['fit_days']:g} days" + (" (smoke settings)" if smoke else ""),
+        "sha256": entries.file_sha256(out), "bytes": out.stat().st_size, "networks": len(nets),
+        "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+        "command": "tt spot train-weights", "profile": profile, "smoke": bool(smoke), "seed": seed,
+        "cpu": f"{_cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "torch": f"{torch.__version__}, CPU capability {cap}, {settings.threads} thread(s)",
+        "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}",
+    }
+    with entries.atomic_path(manifest_path(out)) as tmp:
+        Path(tmp).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
 class LSTMPredictor:
     """A revocation predictor with one LSTM network per instance type (module docstring).
 
@@ -368,6 +524,8 @@ class LSTMPredictor:
         self.max_price = self.settings.max_price or ("algorithm2" if kind == "revpred" else "random")
         self.cache = bool(cache)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        #: take a network from the shipped weights (:func:`shipped_weights`) when they hold its description
+        self.use_shipped = True
         self.trace = None
         self._fitted_key = None
         self._models: dict[str, dict] = {}
@@ -434,7 +592,15 @@ class LSTMPredictor:
             Z, stats = input_table(trace, name, end)
             meta = self._meta(trace, name, end)
             path = self.cache_path(meta)
-            if not self.cache:
+            shipped = shipped_weights().get(shipped_key(meta)) if self.use_shipped else None
+            if shipped is not None:                 # trained once, shipped: the same weights on any CPU
+                model = build_network(self.kind, self.settings.hidden) if shipped["state"] is not None else None
+                if model is not None:
+                    model.load_state_dict(shipped["state"])
+                    model.eval()
+                info = dict(shipped["info"], cpu_s=0.0, cached=True, source="shipped")
+                path = weights_path()
+            elif not self.cache:
                 model, info = self._train(trace, name, i, end, Z, stats)
                 info = dict(info, cached=False)
             else:
@@ -456,8 +622,10 @@ class LSTMPredictor:
                 else:
                     model, info = value
                     info = dict(info, cached=False)
-            self._models[name] = {"model": model, "P": info["P"], "Zpad": _padded(Z), "scale": stats["scale"]}
-            self.fit_info[name] = dict(info, path=str(path) if self.cache else "")
+            self._models[name] = {"model": model, "P": info["P"], "Zpad": _padded(Z), "scale": stats["scale"],
+                                  "model64": None if model is None else _float64(model)}
+            info.setdefault("source", "cache" if info["cached"] else "trained")
+            self.fit_info[name] = dict(info, path=str(path) if self.cache or shipped is not None else "")
         self.trace, self._fitted_key = trace, key
         self._answers, self._encoded = {}, {}
         return self
@@ -483,12 +651,13 @@ class LSTMPredictor:
         _threads(torch, self.settings.threads)
         price = self.trace.series(name)[minutes]
         out = []
+        net = e["model64"]
         with torch.no_grad():
             for lo in range(0, len(minutes), 4096):
                 sl = slice(lo, lo + 4096)
                 a, b = windows(self.kind, e["Zpad"], minutes[sl], (bids[sl] - price[sl]) / e["scale"])
-                out.append(torch.sigmoid(e["model"](torch.from_numpy(a), None if b is None else torch.from_numpy(b))).numpy())
-        return np.concatenate(out).astype(float) if out else np.zeros(0)
+                out.append(_rounded(torch.sigmoid(net(_f64(torch, a), None if b is None else _f64(torch, b)))))
+        return np.concatenate(out) if out else np.zeros(0)
 
     def probabilities(self, name: str, bids, minutes) -> np.ndarray:
         """Eq. 3 (reconstructed, :func:`tt_core.spot.revocation.calibrate`) on :meth:`raw_outputs`: the
@@ -527,14 +696,14 @@ class LSTMPredictor:
         _threads(torch, self.settings.threads)
         price = self.trace.series(name)[[m]]
         a, b = windows(self.kind, e["Zpad"], np.array([m]), (np.array([bid]) - price) / e["scale"])
-        net = e["model"]
+        net = e["model64"]
         with torch.no_grad():
             h = self._encoded.get((name, m))
             if h is None:
-                _, (hh, _) = net.lstm(torch.from_numpy(a))
+                _, (hh, _) = net.lstm(_f64(torch, a))
                 h = self._encoded[(name, m)] = hh[-1]
-            logit = net.out(torch.cat([h, net.fc(torch.from_numpy(b))], dim=1)).squeeze(-1)
-            return torch.sigmoid(logit).numpy().astype(float)
+            logit = net.out(torch.cat([h, net.fc(_f64(torch, b))], dim=1)).squeeze(-1)
+            return _rounded(torch.sigmoid(logit))
 
 
 class RevPredPredictor(LSTMPredictor):
