@@ -242,7 +242,7 @@ def test_out_errors_name_the_file_asked_for(tmp_path, capsys):
     folder.mkdir()
     code, err = _tt(capsys, "bench", "recommend", "--out", str(folder), "--settings", "random", "--n-obs", "10",
                     "--repeats", "1", "--seeds", "1")
-    _one_line_error(code, err, f"Is a directory: {folder} (a folder stands where a file is needed")
+    _one_line_error(code, err, f"--out {folder} is a folder: give the path of a file")  # before measuring (issue 34)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]  # no temporary file left or named
 
 
