@@ -26,7 +26,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
 	@touch $(STAMP)
 
+# The notebooks opened in JupyterLab need the measurements: fetched here when missing (nothing downloaded when
+# present; `tt reproduce` fetches them itself). Offline, setup still succeeds and says how to get them.
 setup: $(STAMP)
+	@$(BIN)/tt data fetch || echo "make setup: the measurements could not be fetched; the notebooks need them (see data/README.md)"
 
 reproduce: $(STAMP)
 	$(BIN)/tt reproduce --profile $(PROFILE)
