@@ -443,3 +443,16 @@ def test_docs_results_into_a_page_that_is_not_utf8_text(tmp_path, capsys):
     assert_one_line_error(code, err, f"--out {page} is not UTF-8 text (byte 0), no markdown page",
                           "give --out a markdown page (docs/results.md), or a new file")
     assert page.read_bytes() == b"\xff\xfe binary"
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["runs", "--benchmarks", "rnn", "--optimizers", "random", "--iterations", "5", "--seeds", "1", str(10**40)],
+     [f"--seeds must be at most 4294967295, got '{10**40}'"]),
+    (["optimize", "--benchmark", "rnn", "--optimizer", "random", "--iterations", "5", "--seed", str(2**32)],
+     ["--seed must be at most 4294967295, got '4294967296'"]),
+])
+def test_a_seed_beyond_the_stored_range_is_refused_by_its_option(tmp_path, capsys, argv, needles):
+    """`tt runs --seeds 10**40` once ran and ended in pyarrow's OverflowError traceback while storing the run."""
+    code, err = tt_cli(capsys, *argv, *(["--runs-dir", str(tmp_path / "runs")] if argv[0] == "runs" else []))
+    assert_one_line_error(code, err, *needles)
+    assert not (tmp_path / "runs").exists()

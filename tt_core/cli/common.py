@@ -13,6 +13,8 @@ import math
 
 from tt_core.data.io import shown
 
+#: The largest seed of a run (a stored run's seed is a 32-bit unsigned number, as numpy's legacy generators take).
+MAX_SEED = 2**32 - 1
 #: Help of the ``--json`` flag of the commands that print a table or a record.
 JSON_HELP = "print machine-readable JSON instead of a table"
 

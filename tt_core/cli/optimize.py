@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tt_core.cli.common import JSON_HELP, count, fraction, jsonable, light, positive, whole
+from tt_core.cli.common import JSON_HELP, MAX_SEED, count, fraction, jsonable, light, positive, whole
 
 #: Largest lookahead horizon ``tt`` accepts: :data:`tt_core.optimizers.budgeted.MAX_HORIZON` (typed here so
 #: that building the parser imports no optimiser; tests/test_hostile_inputs.py checks that they agree).
@@ -20,8 +20,8 @@ def add_parser(sub, only: str | None) -> None:
                                  "--max-time 300 --budget 2.5")
     op.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
     op.add_argument("--optimizer", required=True, help=f"one of {', '.join(optimizer_names(only))}")
-    op.add_argument("--seed", type=whole("--seed", 0), required=True,
-                    help="seed of every random choice of the run (same seed, same run)")
+    op.add_argument("--seed", type=whole("--seed", 0, MAX_SEED), required=True,
+                    help=f"seed of every random choice of the run (same seed, same run; 0 to {MAX_SEED})")
     op.add_argument("--iterations", type=count("--iterations"),
                     help="tests in total, initial design included (default 44; nephele, lynceus, cherrypick: "
                          "until the budget is spent)")

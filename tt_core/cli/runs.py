@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tt_core.cli.common import count, integer, jsonable, positive, profile_names, whole
+from tt_core.cli.common import MAX_SEED, count, integer, jsonable, positive, profile_names, whole
 from tt_core.cli.optimize import add_problem_options, method_options
 
 #: A grid with more runs to compute than this stops after printing its estimate, unless --max-runs allows them
@@ -27,7 +27,8 @@ def add_parser(sub, only: str | None) -> None:
                     help="with --profile: TrimTuner Figs 1-2 (default) or thesis ch. 7 (Fabulinus, Figs 7.1-7.2)")
     ru.add_argument("--benchmarks", nargs="+", help="networks (cnn, rnn) or CSV paths")
     ru.add_argument("--optimizers", nargs="+", help="optimiser names (see `tt optimize --help`)")
-    ru.add_argument("--seeds", nargs="+", type=whole("--seed", 0), help="seeds, one run per seed")
+    ru.add_argument("--seeds", nargs="+", type=whole("--seeds", 0, MAX_SEED),
+                    help=f"seeds, one run per seed (0 to {MAX_SEED})")
     ru.add_argument("--iterations", type=count("--iterations"),
                     help="tests per run (default 44; the budgeted optimisers run until the budget is spent)")
     ru.add_argument("--max-cost", type=positive("--max-cost"), help="USD (default: the benchmark's)")
