@@ -456,3 +456,13 @@ def test_a_seed_beyond_the_stored_range_is_refused_by_its_option(tmp_path, capsy
     code, err = tt_cli(capsys, *argv, *(["--runs-dir", str(tmp_path / "runs")] if argv[0] == "runs" else []))
     assert_one_line_error(code, err, *needles)
     assert not (tmp_path / "runs").exists()
+
+
+def test_runs_dir_under_a_file_is_refused_before_any_run(tmp_path, capsys):
+    """Once the grid started and its first run failed with 'Not a directory: .../rnn/random-it5'."""
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    code, err = tt_cli(capsys, "runs", "--benchmarks", "rnn", "--optimizers", "random", "--seeds", "1", "--iterations",
+                       "5", "--runs-dir", str(afile / "sub"))
+    assert_one_line_error(code, err, f"--runs-dir {afile / 'sub'}: {afile} is a file, not a folder; choose another path")
+    assert "runs:" not in err and afile.read_text() == "keep"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
-from tt_core.cli.common import MAX_SEED, count, integer, jsonable, positive, profile_names, whole
+from tt_core.cli.common import MAX_SEED, check_out_folder, count, integer, jsonable, positive, profile_names, whole
 from tt_core.cli.optimize import add_problem_options, method_options
 
 #: A grid with more runs to compute than this stops after printing its estimate, unless --max-runs allows them
@@ -148,6 +149,8 @@ def cmd_runs(args) -> int:
                              options=tuple(sorted(method_options(args).items())) if budgeted else ())
     runs_dir = args.runs_dir or ex.DEFAULT_RUNS_DIR
     if not args.report:
+        if args.runs_dir is not None and not Path(args.runs_dir).exists():  # under a file: refused before any run
+            check_out_folder(args.runs_dir, "--runs-dir", example="runs")
         jobs = 1 if args.backend == "sequential" or (args.backend == "dask" and args.scheduler) else \
             ex.usable_jobs(args.jobs)
         _check_grid(specs, runs_dir, args.max_runs, jobs)
