@@ -1,7 +1,8 @@
 """RevPred's and Tributary's LSTM weights (tt_core.spot.revpred): Fig. 10's quick-profile networks are
 trained once and shipped (revpred_weights.pt, its sha256 in revpred_weights.json), so notebooks 13 and 15
 and `tt spot predictors` give the same numbers with PyTorch's non-vectorised kernels
-(ATEN_CPU_CAPABILITY=default) as with the machine's default ones, where training again does not;
+(ATEN_CPU_CAPABILITY=default, oneDNN at SSE4.1, OpenBLAS' Prescott kernels) as with the machine's default
+ones, SpotTune with each LSTM in the loop too, where training them again does not;
 re-training is an explicit command whose weights are used only when named; inference runs in float64
 and is rounded to float32."""
 
@@ -52,21 +53,33 @@ SCRIPT = textwrap.dedent("""
     bids = trace.series("r4.large")[m] * 1.1
     raw = pred.raw_outputs("r4.large", bids, m)
     single = [pred.probability("r4.large", float(b), float(t) * 60) for b, t in zip(bids[:200], m[:200])]
+    # SpotTune with each predictor in the loop (notebook 13's main reading, notebook 15's Fig. 10 (c)) on the
+    # LoR and staged workloads (curves from the shipped loss table), one submission seed
+    from tt_core.spot import grids as G
+    full = RS.revpred_market(cfg, "synthetic", 1)
+    fitted = RS.fig10_predictors(full, cfg, names=("revpred", "tributary"))
+    spot_cfg = profiles.settings("quick", "spottune")
+    sets = [G.resolve_job_set("sklearn/lor"), G.resolve_job_set("staged/staged-digits")]
+    loop = RS.fig10c_grid(sets, full, fitted, [1], cfg, spot_cfg, approaches=["spottune-1", "spottune-0.7"])
+    loop = loop[["predictor", "approach", "job_set", "cost", "jct_s", "steps_free", "revocations"]].values.tolist()
     tiny = RP.NetSettings(hidden=4, epochs=1, batch_size=64, stride=10, seed=3)
     own = RP.LSTMPredictor("tributary", tiny, cache=False).fit(trace, until=until)
     state = own._models["r4.large"]["model"].state_dict()
-    print(json.dumps({"scores": r["scores"], "fits": r["fits"], "raw": raw.tolist(), "single": single,
+    print(json.dumps({"scores": r["scores"], "fits": r["fits"], "raw": raw.tolist(), "single": single, "loop": loop,
                       "trained": hashlib.sha256(b"".join(v.numpy().tobytes() for v in state.values())).hexdigest(),
                       "capability": torch.backends.cpu.get_cpu_capability()}))
 """)
 
 
-def run(root: Path, capability: str | None) -> dict:
+#: Another CPU, emulated: PyTorch's non-vectorised kernels, oneDNN limited to SSE4.1, OpenBLAS' Prescott kernels.
+OTHER_CPU = {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41", "OPENBLAS_CORETYPE": "Prescott"}
+
+
+def run(root: Path, other: dict) -> dict:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    for k in (RP.WEIGHTS_ENV, "ATEN_CPU_CAPABILITY"):
+    for k in (RP.WEIGHTS_ENV, "TT_SPOT_CURVE_LOSSES", "TT_SPOT_STEP_TIMES", *OTHER_CPU):
         env.pop(k, None)
-    if capability:
-        env["ATEN_CPU_CAPABILITY"] = capability
+    env.update(other)
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(root)], env=env, capture_output=True, text=True,
                           timeout=600, cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr[-3000:]
@@ -75,13 +88,16 @@ def run(root: Path, capability: str | None) -> dict:
 
 @pytest.fixture(scope="module")
 def two_cpus(tmp_path_factory):
-    return {k: run(tmp_path_factory.mktemp(k), cap) for k, cap in (("default", None), ("plain", "default"))}
+    """The same seed twice, in fresh weight caches: on this machine's kernels and on another CPU's (emulated)."""
+    return {k: run(tmp_path_factory.mktemp(k), env) for k, env in (("default", {}), ("plain", OTHER_CPU))}
 
 
 def test_fig10_from_the_shipped_weights_is_the_same_with_other_kernels(two_cpus):
     a, b = two_cpus["default"], two_cpus["plain"]
     assert b["scores"] == a["scores"]                                # accuracy, F1, mean probability: identical
     assert b["raw"] == a["raw"] and b["single"] == a["single"]
+    assert b["loop"] == a["loop"]                                    # cost, JCT, free steps, revocations
+    assert len(a["loop"]) == 2 * 2 * 2 and all(cost > 0 and jct > 0 for _, _, _, cost, jct, _, _ in a["loop"])
     assert [(f["predictor"], f["type"]) for f in a["fits"]] == [("revpred", "r4.large"), ("revpred", "r3.xlarge"),
                                                                ("tributary", "r4.large"), ("tributary", "r3.xlarge")]
     assert all(f["source"] == "shipped" and f["cpu_s"] == 0 for f in a["fits"] + b["fits"])   # none trained here
@@ -151,3 +167,24 @@ def test_bad_weights_input_is_one_line(tmp_path, capsys, monkeypatch):
     RP.manifest_path(bad).unlink()
     code, err = tt_cli(capsys, *argv)
     assert_one_line_error(code, err, "bad.pt", "manifest bad.json is missing", "train-weights")
+
+
+def test_logistic_fit_is_rounded_to_float32_and_its_output_summed_exactly():
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+
+    from tt_core.spot import market as M, revocation as R
+
+    trace = M.market("synthetic", seed=2, days=3.0)
+    pred = R.LogisticPredictor(stride=10).fit(trace, until=2 * 86400)
+    name = next(n for n, m in pred._models.items() if m[0] == "logistic")
+    _, P, mu, sd, coef, b0, scale = pred._models[name]
+    assert all(float(np.float32(c)) == c for c in coef) and float(np.float32(b0)) == b0
+    t = 2.5 * 86400
+    f = pred._feats[name][R.minute_of(trace, t)]
+    bid = 1.2 * trace.series(name)[R.minute_of(trace, t)]
+    x = np.append(f, bid / scale / f[0] - 1.0)
+    z = float(sum(Fraction(float(v)) for v in ((x - mu) / sd) * coef)) + b0      # the exact sum, rounded once
+    assert pred.raw_output(name, bid, t) == 1.0 / (1.0 + math.exp(-z))

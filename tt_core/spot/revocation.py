@@ -223,6 +223,10 @@ class LogisticPredictor:
     maximum price is the price plus the Alg. 2 margin; the label as in the module docstring. Inputs are
     the six features, the relative margin ``bid / price - 1``, prices in units of the type's mean price;
     standardised; class weights and Eq. 3 calibration as reconstructed above.
+
+    Same fit on any CPU: the fitted coefficients and intercept are rounded to float32 (the lbfgs fit's last
+    bits depend on the BLAS kernels: up to 4e-13 relative apart between OpenBLAS' Prescott and Haswell
+    kernels) and the output's dot product is summed exactly (``math.fsum``), not in BLAS' order.
     """
 
     name = "logistic"
@@ -261,7 +265,10 @@ class LogisticPredictor:
             sd[sd == 0] = 1.0
             model = LogisticRegression(C=self.C, class_weight={1: 1 - P, 0: P}, max_iter=1000)
             model.fit((X - mu) / sd, y.astype(int))
-            self._models[name] = ("logistic", P, mu, sd, model.coef_[0].copy(), float(model.intercept_[0]), scale)
+            # rounded to float32: the fit's last bits depend on the CPU's BLAS kernels (measured: up to 4e-13
+            # relative apart under OpenBLAS' Prescott and Haswell kernels), the rounding removes them
+            coef = model.coef_[0].astype(np.float32).astype(float)
+            self._models[name] = ("logistic", P, mu, sd, coef, float(np.float32(model.intercept_[0])), scale)
         return self
 
     def raw_output(self, name: str, bid: float, t: float) -> float:
@@ -272,7 +279,7 @@ class LogisticPredictor:
         _, P, mu, sd, coef, b0, scale = m
         f = self._feats[name][minute_of(self.trace, t)]
         x = np.append(f, bid / scale / f[0] - 1.0)
-        z = float(((x - mu) / sd) @ coef + b0)
+        z = math.fsum((((x - mu) / sd) * coef).tolist()) + b0     # exactly rounded: no BLAS summation order
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
     def _model(self, name):
