@@ -42,8 +42,11 @@ class History:
 
 
 def loss_target(accuracy) -> np.ndarray:
-    """Model target of the accuracy: ``ln(1 - accuracy)`` (paper Sec. III-A, FABOLAS)."""
-    return np.log(np.clip(1.0 - np.asarray(accuracy, float), LOSS_FLOOR, None))
+    """Model target of the accuracy: ``ln(1 - accuracy)`` (paper Sec. III-A, FABOLAS), with the same bits on
+    any CPU (:func:`tt_core.models.portable.log_array`)."""
+    from tt_core.models.portable import log_array
+
+    return log_array(np.clip(1.0 - np.asarray(accuracy, float), LOSS_FLOOR, None))
 
 
 def accuracy_from_loss(mean_loss) -> np.ndarray:
@@ -52,5 +55,7 @@ def accuracy_from_loss(mean_loss) -> np.ndarray:
 
 
 def log_positive(values) -> np.ndarray:
-    """``ln`` of a cost or time, clipped at :data:`COST_FLOOR` (a free run)."""
-    return np.log(np.clip(np.asarray(values, float), COST_FLOOR, None))
+    """``ln`` of a cost or time, clipped at :data:`COST_FLOOR` (a free run), with the same bits on any CPU."""
+    from tt_core.models.portable import log_array
+
+    return log_array(np.clip(np.asarray(values, float), COST_FLOOR, None))

@@ -12,7 +12,10 @@ rounds the same way), exact scaling by powers of two, and loops in a fixed order
 no fast-math (so no fused multiply-add and no reassociation) or run as plain Python when numba is absent
 (the same operations, so the same bits, only slower):
 
-* :func:`exp` and :func:`log`: Cody-Waite reduction and a fixed polynomial (about 1 ulp; not glibc's);
+* :func:`exp`, :func:`log` and :func:`log_array`: Cody-Waite reduction and a fixed polynomial (about 1 ulp;
+  not glibc's or numpy's): the models' log targets (``ln(1 - accuracy)``, ``ln cost``) are made with them,
+  because a tree's split among features that cut the same samples is decided by the rounding of sums of
+  those targets (numpy's SIMD ``log`` moved Nephele's lookahead run at its 152nd test);
 * :func:`matern52_nll`: the negative log marginal likelihood of a GP with an ARD Matern-5/2 kernel and
   white noise, and its gradient in the log hyper-parameters (Rasmussen & Williams 2006, Eq. 5.8-5.9);
 * :func:`minimize_box`: a limited-memory BFGS on a box (the gradient projected on the box, Armijo
@@ -30,7 +33,7 @@ import numpy as np
 
 from tt_core.models.jit import njit
 
-__all__ = ["JITTER", "exp", "log", "matern52_nll", "minimize_box"]
+__all__ = ["JITTER", "exp", "log", "log_array", "matern52_nll", "minimize_box"]
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2^11
 _LN2_LO = 1.90821492927058770002e-10
@@ -155,6 +158,13 @@ def _matern52_nll(theta, X, y, jitter):
     return nll, g
 
 
+def _log_array(x):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = _log(x[i])
+    return out
+
+
 def _dot(a, b):
     acc = 0.0
     for i in range(a.shape[0]):
@@ -253,16 +263,15 @@ _compiled = {}
 def _kernels():
     """The compiled kernels (numba), or the same functions as Python where numba is unavailable."""
     if not _compiled:
-        global _exp, _log, _matern52_nll, _dot, _minimize_box
+        global _exp, _log, _log_array, _matern52_nll, _dot, _minimize_box
         jexp = njit(_exp)
-        if jexp is None:
-            _compiled.update(exp=_exp, log=_log, nll=_matern52_nll, minimize=_minimize_box)
-        else:
+        if jexp is not None:
             # the compiled functions call each other by their module-level names
             _exp, _log, _dot = jexp, njit(_log), njit(_dot)
+            _log_array = njit(_log_array)
             _matern52_nll = njit(_matern52_nll)
             _minimize_box = njit(_minimize_box)
-            _compiled.update(exp=_exp, log=_log, nll=_matern52_nll, minimize=_minimize_box)
+        _compiled.update(exp=_exp, log=_log, log_array=_log_array, nll=_matern52_nll, minimize=_minimize_box)
     return _compiled
 
 
@@ -278,6 +287,12 @@ def log(x: float) -> float:
 
 #: What scikit-learn's ``GaussianProcessRegressor`` adds to the kernel matrix's diagonal (its ``alpha``).
 JITTER = 1e-10
+
+
+def log_array(x) -> np.ndarray:
+    """Element-wise :func:`log` of an array (any shape): model targets with the same bits on any machine."""
+    a = np.asarray(x, dtype=float)
+    return np.asarray(_kernels()["log_array"](np.ascontiguousarray(a.ravel()))).reshape(a.shape)
 
 
 def matern52_nll(theta, X, y, jitter: float = JITTER) -> tuple[float, np.ndarray]:

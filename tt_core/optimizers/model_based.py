@@ -29,6 +29,7 @@ import numpy as np
 from tt_core.bo.constraints import LOSS
 from tt_core.bo.design import random_configs
 from tt_core.bo.history import loss_target
+from tt_core.models.portable import log_array
 from tt_core.bo.incumbent import best_observed
 from tt_core.bo.ties import argmax_random_ties
 from tt_core.data.space import ConfigSpace
@@ -323,7 +324,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
                 v = h[col].to_numpy(float)
                 if not np.all(np.isfinite(v) & (v > 0)):
                     raise ValueError(f"every observation needs a positive {col} to model it; got {v}")
-                out[kind] = np.log(v)
+                out[kind] = log_array(v)  # the same bits on any CPU
         return out
 
     def _update(self) -> None:
