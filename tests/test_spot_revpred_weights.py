@@ -130,7 +130,7 @@ def test_shipped_weights_match_their_manifest_and_load_as_weights_only():
 def test_train_weights_are_used_only_when_named(tmp_path, monkeypatch):
     monkeypatch.setattr(RP, "cache_root", lambda: tmp_path / "cache")
     out = tmp_path / "mine.pt"
-    manifest = RP.train_weights(out, "quick", seed=1, smoke=True)
+    manifest = RS.train_weights(out, "quick", seed=1, smoke=True)
     assert manifest["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest() and manifest["smoke"] is True
     cfg = profiles.settings("quick", "revpred", True)
     trace = RS.revpred_market(cfg, "synthetic", 1)

@@ -11,7 +11,7 @@ import argparse
 import json
 import math
 
-from tt_core.data.io import shown
+from tt_core.data.io import check_out_file, check_out_folder, shown  # noqa: F401  (the commands' checks)
 
 #: The largest seed of a run (a stored run's seed is a 32-bit unsigned number, as numpy's legacy generators take).
 MAX_SEED = 2**32 - 1
@@ -187,70 +187,3 @@ def numbers_at_least_zero(name: str):
 # ------------------------------------------------------------------------------------------------
 # Outputs: checked before any work starts, nothing created before a refusal
 # ------------------------------------------------------------------------------------------------
-def _writable_ancestor(path, option: str, given: str):
-    """The nearest existing folder above ``path`` (the folders below it are created when the output is
-    written); a ValueError when it is a file or not writable."""
-    import os
-    from pathlib import Path
-
-    parent = Path(path).absolute().parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {given}: {parent} is a file, not a folder; choose another path")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {given}: the folder {parent} is not writable; choose another (e.g. under your "
-                         "home folder)")
-    return parent
-
-
-def check_out_file(text, option: str = "--out", suffix: str | None = None, example: str = "results.csv"):
-    """``text`` (an output file named by ``option``) as a Path, checked before any work starts and creating
-    nothing: not empty, not a folder, not a FIFO or device (the atomic writer would replace it), ending in
-    ``suffix`` when given, under a folder that exists (or can be created) and is writable. Otherwise a
-    ValueError of one line naming the option, the path and the fix."""
-    import os
-    import stat
-    from pathlib import Path
-
-    if text is None:
-        return None
-    if not str(text).strip():
-        raise ValueError(f"{option} is empty; give a file, e.g. {option} {example}")
-    p = Path(text)
-    try:
-        mode = os.stat(p).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise ValueError(f"{option} {text} is a folder: give the path of a file, e.g. {p / Path(example).name}")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise ValueError(f"{option} {text} is not a regular file (a FIFO, socket or device), which writing would "
-                         "replace; give the path of a file")
-    if suffix and p.suffix.lower() != suffix:
-        raise ValueError(f"{option} {text}: the output is a {suffix[1:].upper()} file; give a name ending in {suffix}")
-    _writable_ancestor(p, option, str(text))
-    return p
-
-
-def check_out_folder(text, option: str = "--out", example: str = "reports/mine"):
-    """``text`` (an output folder named by ``option``) as a Path, checked before any work starts and creating
-    nothing: not empty, not a file, under a writable folder. Otherwise a ValueError of one line."""
-    from pathlib import Path
-
-    if text is None:
-        return None
-    if not str(text).strip():
-        raise ValueError(f"{option} is empty (it would mean the working directory); give a folder, e.g. {option} "
-                         f"{example}")
-    p = Path(text)
-    if p.exists() and not p.is_dir():
-        raise ValueError(f"{option} {text} is a file, not a folder; give a folder, e.g. {option} {example}")
-    if not p.exists():
-        _writable_ancestor(p, option, str(text))
-    else:
-        import os
-
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise ValueError(f"{option} {text}: the folder is not writable; choose another")
-    return p

@@ -76,8 +76,8 @@ def add_parser(sub, only: str | None) -> None:
                                      "simulation never measures step times itself: it reads the shipped table "
                                      "(tt_core/spot/step_times.csv), or the one named by TT_SPOT_STEP_TIMES. Best on "
                                      "an idle machine; the quick profile takes seconds per repeat, the full one minutes.",
-                         examples="tt spot measure-step-times --out step_times.csv && "
-                                  "TT_SPOT_STEP_TIMES=step_times.csv tt spot curves --force")
+                         examples="tt spot measure-step-times --out step_times.csv\n"
+                                  "  tt spot curves --force   # with TT_SPOT_STEP_TIMES=step_times.csv in the environment")
     ms.add_argument("--out", required=True, help="the new table (CSV); the shipped one is not changed unless named")
     ms.add_argument("--profiles", nargs="+", choices=list(C.SIZES), help="curve profiles to time (default: all)")
     ms.add_argument("--workloads", nargs="+", metavar="WORKLOAD",
@@ -92,8 +92,8 @@ def add_parser(sub, only: str | None) -> None:
                                      "itself (their losses depend on the CPU's BLAS kernels): it reads the shipped "
                                      "table (tt_core/spot/curve_losses.csv), or the one named by TT_SPOT_CURVE_LOSSES; "
                                      "seeds the table lacks are trained at run time.",
-                         examples="tt spot train-losses --out curve_losses.csv && "
-                                  "TT_SPOT_CURVE_LOSSES=curve_losses.csv tt spot curves --force")
+                         examples="tt spot train-losses --out curve_losses.csv\n"
+                                  "  tt spot curves --force   # with TT_SPOT_CURVE_LOSSES=curve_losses.csv in the environment")
     tl.add_argument("--out", required=True, help="the new table (CSV); the shipped one is not changed unless named")
     tl.add_argument("--profiles", nargs="+", choices=list(C.SIZES), help="curve profiles to train (default: all)")
     tl.add_argument("--workloads", nargs="+", metavar="WORKLOAD",
@@ -109,8 +109,8 @@ def add_parser(sub, only: str | None) -> None:
                                      "networks themselves (their weights depend on the CPU's kernels): they read the "
                                      "shipped ones (tt_core/spot/revpred_weights.pt), or the ones named by "
                                      "TT_SPOT_REVPRED_WEIGHTS; other settings and markets are trained at run time.",
-                         examples="tt spot train-weights --out my_weights.pt && "
-                                  "TT_SPOT_REVPRED_WEIGHTS=my_weights.pt tt spot predictors")
+                         examples="tt spot train-weights --out my_weights.pt\n"
+                                  "  tt spot predictors   # with TT_SPOT_REVPRED_WEIGHTS=my_weights.pt in the environment")
     tw.add_argument("--out", required=True, help="the new weights (.pt); the shipped ones are not changed unless named")
     tw.add_argument("--profile", choices=list(profile_names(only)), default="quick", help="the LSTMs' training settings")
     tw.add_argument("--seed", type=whole("--seed", 0), default=1, help="the synthetic market's seed (default 1)")
@@ -326,14 +326,14 @@ def cmd_spot_train_losses(args) -> int:
 def cmd_spot_train_weights(args) -> int:
     from pathlib import Path
 
-    from tt_core.spot import revpred as RP
+    from tt_core.spot import revpred as RP, revpred_study as RS
 
     out = Path(args.out)
     if out.is_dir():
         raise ValueError(f"--out {args.out} is a folder: give the path of a .pt file, e.g. {out / 'revpred_weights.pt'}")
     if out.suffix.lower() != ".pt":
         raise ValueError(f"--out {args.out}: the weights are a PyTorch file; give a name ending in .pt")
-    man = RP.train_weights(out, args.profile, args.seed, args.smoke)
+    man = RS.train_weights(out, args.profile, args.seed, args.smoke)
     print(f"{man['networks']} networks, {man['bytes'] / 1e3:.0f} kB -> {out} (manifest {RP.manifest_path(out).name}, "
           f"{man['torch']}); use them with {RP.WEIGHTS_ENV}={out}")
     return 0

@@ -252,7 +252,7 @@ def add_parser(sub) -> None:
 
 
 def _cmd_results(args) -> int:
-    from tt_core.cli.common import check_out_file
+    from tt_core.data.io import check_out_file
 
     check_out_file(args.out, "--out", example="docs/results.md")  # before the report is read, creating nothing
     if not args.report.strip():

@@ -127,11 +127,11 @@ def _train_one(workload: str, profile: str, seed: int) -> np.ndarray:
     from tt_core.spot import curves as C, staged as ST
 
     if workload.startswith("staged/"):
-        data = ST._data(seed)
+        data = ST.training_data(seed)
         return np.array([ST.train_curve(hp, seed, ST.EPOCHS, data)[0] for hp in ST.grid()])
     name = workload.split("/", 1)[1]
     size = C.SIZES[profile]
-    data = C._data(name, size, seed)
+    data = C.training_data(name, size, seed)
     return np.array([C.train_curve(name, hp, size, seed, data)[0] for hp in C.grid(name)])
 
 
@@ -175,7 +175,7 @@ def train(which=None, seeds=SEEDS, progress: bool = True) -> tuple[pd.DataFrame,
                 "curves.train_curve caps it), float64 in shortest round-trip form",
         "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
         "command": "tt spot train-losses",
-        "cpu": f"{STT._cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "cpu": f"{STT.cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
         "seeds": " ".join(str(s) for s in seeds),
         "threads": "BLAS and OpenMP limited to 1 thread",
         "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",

@@ -80,7 +80,7 @@ def grid(name: str) -> list[dict]:
     raise SpotError(f"unknown curve algorithm {shown(name)}; known: {list(ALGORITHMS)}")
 
 
-def _data(name: str, size: dict, seed: int):
+def training_data(name: str, size: dict, seed: int):
     from sklearn.datasets import load_digits, make_classification, make_regression
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
@@ -172,7 +172,7 @@ def train_curve(name: str, hp: dict, size: dict, seed: int, data=None) -> tuple[
     """One setting's validation metric per step and the CPU seconds per step of this run (what
     ``tt spot measure-step-times`` times; :func:`generate` keeps the metric and takes the seconds from the
     step-time table)."""
-    data = data if data is not None else _data(name, size, seed)
+    data = data if data is not None else training_data(name, size, seed)
     if name in ("lor", "svm", "lir"):
         metric, secs = _sgd_curve(name, hp, size["epochs"], data, seed)
     elif name == "gbtr":
@@ -258,7 +258,7 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
             results = [(m, None) for m in losses]
             bar.update(len(results))
         elif n_jobs == 1:
-            data = _data(n, size, seed)
+            data = training_data(n, size, seed)
             results = []
             for hp in grid(n):
                 results.append(train_curve(n, hp, size, seed, data))
@@ -266,7 +266,7 @@ def generate(names=ALGORITHMS, profile: str = "quick", seed: int = 1, root: Path
         else:
             from joblib import Parallel, delayed
 
-            data = _data(n, size, seed)
+            data = training_data(n, size, seed)
             results = Parallel(n_jobs=n_jobs)(delayed(train_curve)(n, hp, size, seed, data) for hp in grid(n))
             bar.update(len(results))
         frames = []

@@ -73,7 +73,7 @@ are shipped: ``revpred_weights.pt`` beside this module (one ``state_dict`` per n
 ``revpred_weights.json``, checked before use (:func:`shipped_weights`). :meth:`LSTMPredictor.fit` takes a
 network from there when the file holds its description (:func:`shipped_key`: the cache's, without the
 PyTorch version), before the cache. Re-training is explicit, ``tt spot train-weights --out FILE``
-(:func:`train_weights`); ``TT_SPOT_REVPRED_WEIGHTS=FILE`` uses its weights. Other settings (the paper
+(:func:`tt_core.spot.revpred_study.train_weights`); ``TT_SPOT_REVPRED_WEIGHTS=FILE`` uses its weights. Other settings (the paper
 profile, the smoke settings, ``tt spot simulate --predictor revpred``'s defaults) and markets are trained
 at run time, as before, and depend on the CPU. Inference runs on a float64 copy of each network and is
 rounded to float32 (:func:`_rounded`): in float32 the outputs of the same weights differed by up to 1e-9
@@ -167,6 +167,11 @@ def settings_from(cfg: dict, **changes) -> NetSettings:
 # ------------------------------------------------------------------------------------------------
 # PyTorch, imported on use
 # ------------------------------------------------------------------------------------------------
+def torch_module():
+    """PyTorch (imported on use), or a SpotError saying how to install it."""
+    return _torch()
+
+
 def _torch():
     try:
         import torch
@@ -416,7 +421,7 @@ def manifest_path(path: Path) -> Path:
 
 
 def shipped_key(meta: dict) -> str:
-    """A network's key in the weights file: the hash of its description (:meth:`LSTMPredictor._meta`) without
+    """A network's key in the weights file: the hash of its description (:meth:`LSTMPredictor.meta`) without
     the PyTorch version (a ``state_dict`` loads in any version)."""
     return hashlib.sha256(json.dumps({k: v for k, v in meta.items() if k != "torch"}, sort_keys=True)
                           .encode()).hexdigest()[:16]
@@ -453,56 +458,6 @@ def shipped_weights() -> dict:
     return _SHIPPED[key]
 
 
-def train_weights(out, profile: str = "quick", seed: int = 1, smoke: bool = False) -> dict:
-    """Train Fig. 10's LSTMs (RevPred and Tributary's, every type) of ``profile`` on the synthetic market of
-    ``seed`` (:func:`tt_core.spot.revpred_study.revpred_market`; ``smoke``: the profile's smoke settings),
-    never from a cache or shipped weights, and write them to ``out`` (``.pt``) with a manifest beside it
-    (``.json``: sha256, conditions). Returns the manifest."""
-    import datetime
-    import os
-    import platform
-
-    from tt_core.experiments import profiles
-    from tt_core.spot import revpred_study as RS
-    from tt_core.spot.step_times import _cpu_model
-
-    torch = _torch()
-    out = Path(out)
-    cfg = profiles.settings(profile, "revpred", smoke)
-    trace = RS.revpred_market(cfg, "synthetic", seed)
-    settings = settings_from(cfg)
-    until = RS.fig10_split(trace, cfg)[0]
-    nets = {}
-    for kind in KINDS:
-        p = PREDICTORS[kind](settings, cache=False)
-        p.use_shipped = False
-        p.fit(trace, until=until)
-        end = min(trace.n_minutes, int(until // 60))
-        for name in trace.types:
-            meta = p._meta(trace, name, end)
-            info = {k: v for k, v in p.fit_info[name].items() if k not in ("cached", "path", "source")}
-            model = p._models[name]["model"]
-            nets[shipped_key(meta)] = {"meta": meta, "info": info, "state": None if model is None else model.state_dict()}
-    env = {k: os.environ[k] for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA") if os.environ.get(k)}
-    cap = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: "?")()
-    with entries.atomic_path(out) as tmp:
-        torch.save({"format": FORMAT, "networks": nets}, tmp)
-    manifest = {
-        "what": f"Fig. 10's LSTM weights (RevPred, Tributary's; every type), profile {profile}, synthetic market "
-                f"seed {seed}, fitted on its first {cfg['fit_days']:g} days" + (" (smoke settings)" if smoke else ""),
-        "sha256": entries.file_sha256(out), "bytes": out.stat().st_size, "networks": len(nets),
-        "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-        "command": "tt spot train-weights", "profile": profile, "smoke": bool(smoke), "seed": seed,
-        "cpu": f"{_cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
-        "torch": f"{torch.__version__}, CPU capability {cap}, {settings.threads} thread(s)",
-        "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}",
-    }
-    with entries.atomic_path(manifest_path(out)) as tmp:
-        Path(tmp).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return manifest
-
-
 class LSTMPredictor:
     """A revocation predictor with one LSTM network per instance type (module docstring).
 
@@ -537,7 +492,8 @@ class LSTMPredictor:
         self.fit_info: dict[str, dict] = {}
 
     # -- fitting -----------------------------------------------------------------------------------
-    def _meta(self, trace, name: str, end: int) -> dict:
+    def meta(self, trace, name: str, end: int) -> dict:
+        """What identifies the network of type ``name`` fitted on ``trace`` up to minute ``end``."""
         torch = _torch()
         meta = {"format": FORMAT, "kind": self.kind, "type": name, "max_price": self.max_price,
                 "settings": asdict(self.settings), "trace_sha256": trace_checksum(trace, name, end), "end_minute": int(end),
@@ -590,7 +546,7 @@ class LSTMPredictor:
         self._models, self.fit_info = {}, {}
         for i, name in enumerate(trace.types):
             Z, stats = input_table(trace, name, end)
-            meta = self._meta(trace, name, end)
+            meta = self.meta(trace, name, end)
             path = self.cache_path(meta)
             shipped = shipped_weights().get(shipped_key(meta)) if self.use_shipped else None
             if shipped is not None:                 # trained once, shipped: the same weights on any CPU
@@ -631,6 +587,10 @@ class LSTMPredictor:
         return self
 
     # -- inference ---------------------------------------------------------------------------------
+    def network(self, name: str):
+        """The fitted network of type ``name`` (None where the type had no positive example to learn)."""
+        return self._entry(name)["model"]
+
     def _entry(self, name: str) -> dict:
         if self.trace is None:
             raise SpotError("fit the predictor on a price trace first (predictor.fit(trace))")

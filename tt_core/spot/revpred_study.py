@@ -8,6 +8,9 @@ inside the simulation; whether the past hour carries information (the features o
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -291,3 +294,53 @@ def history_value(trace, fit_days: float = 9.0, test_days: float = 3.0, stride: 
         out["gain"] = out["log_loss_present"] - out["log_loss_history"]
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def train_weights(out, profile: str = "quick", seed: int = 1, smoke: bool = False) -> dict:
+    """Train Fig. 10's LSTMs (RevPred and Tributary's, every type) of ``profile`` on the synthetic market of
+    ``seed`` (:func:`revpred_market`; ``smoke``: the profile's smoke settings),
+    never from a cache or shipped weights, and write them to ``out`` (``.pt``) with a manifest beside it
+    (``.json``: sha256, conditions). Returns the manifest."""
+    import datetime
+    import os
+    import platform
+
+    from tt_core.data import entries
+    from tt_core.experiments import profiles
+    from tt_core.spot.step_times import cpu_model
+
+    torch = RP.torch_module()
+    out = Path(out)
+    cfg = profiles.settings(profile, "revpred", smoke)
+    trace = revpred_market(cfg, "synthetic", seed)
+    settings = RP.settings_from(cfg)
+    until = fig10_split(trace, cfg)[0]
+    nets = {}
+    for kind in RP.KINDS:
+        p = RP.PREDICTORS[kind](settings, cache=False)
+        p.use_shipped = False
+        p.fit(trace, until=until)
+        end = min(trace.n_minutes, int(until // 60))
+        for name in trace.types:
+            meta = p.meta(trace, name, end)
+            info = {k: v for k, v in p.fit_info[name].items() if k not in ("cached", "path", "source")}
+            model = p.network(name)
+            nets[RP.shipped_key(meta)] = {"meta": meta, "info": info, "state": None if model is None else model.state_dict()}
+    env = {k: os.environ[k] for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA") if os.environ.get(k)}
+    cap = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: "?")()
+    with entries.atomic_path(out) as tmp:
+        torch.save({"format": RP.FORMAT, "networks": nets}, tmp)
+    manifest = {
+        "what": f"Fig. 10's LSTM weights (RevPred, Tributary's; every type), profile {profile}, synthetic market "
+                f"seed {seed}, fitted on its first {cfg['fit_days']:g} days" + (" (smoke settings)" if smoke else ""),
+        "sha256": entries.file_sha256(out), "bytes": out.stat().st_size, "networks": len(nets),
+        "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+        "command": "tt spot train-weights", "profile": profile, "smoke": bool(smoke), "seed": seed,
+        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "torch": f"{torch.__version__}, CPU capability {cap}, {settings.threads} thread(s)",
+        "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}",
+    }
+    with entries.atomic_path(RP.manifest_path(out)) as tmp:
+        Path(tmp).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return manifest

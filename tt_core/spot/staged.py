@@ -77,7 +77,7 @@ def learning_rate(hp: dict, epoch: int) -> float:
     return float(hp["eta0"]) * (float(hp["decay_factor"]) if epoch >= int(hp["decay_epoch"]) else 1.0)
 
 
-def _data(seed: int):
+def training_data(seed: int):
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
@@ -104,7 +104,7 @@ def train_curve(hp: dict, seed: int = 1, epochs: int = EPOCHS, data=None) -> tup
     ``tt spot measure-step-times`` times; :func:`generate` takes the seconds from the step-time table)."""
     from sklearn.linear_model import SGDClassifier
 
-    X, y = data if data is not None else _data(seed)
+    X, y = data if data is not None else training_data(seed)
     model = SGDClassifier(loss="log_loss", learning_rate="constant", eta0=float(hp["eta0"]), alpha=ALPHA_L2,
                           shuffle=False, random_state=int(seed))
     classes = np.arange(10)
@@ -154,7 +154,7 @@ def generate(seed: int = 1, epochs: int = EPOCHS, root: Path | None = None, forc
         if curve_losses.has(workload, profile, seed):                 # the shipped losses: no training here
             losses = curve_losses.losses(workload, profile, seed, len(grid()), epochs)
         else:
-            data = _data(seed)
+            data = training_data(seed)
             losses = [train_curve(hp, seed, epochs, data)[0] for hp in grid()]   # its own timings are dropped
         frames = []
         for i, (hp, m) in enumerate(zip(grid(), losses)):

@@ -135,13 +135,13 @@ def _measure_one(workload: str, profile: str, repeats: int, seed: int) -> np.nda
     from tt_core.spot import curves as C, staged as ST
 
     if workload.startswith("staged/"):
-        data = ST._data(seed)
+        data = ST.training_data(seed)
         grid = ST.grid()
         run = lambda hp: ST.train_curve(hp, seed, ST.EPOCHS, data)[1]  # noqa: E731
     else:
         name = workload.split("/", 1)[1]
         size = C.SIZES[profile]
-        data = C._data(name, size, seed)
+        data = C.training_data(name, size, seed)
         grid = C.grid(name)
         run = lambda hp: C.train_curve(name, hp, size, seed, data)[1]  # noqa: E731
     return np.array([[run(hp) for hp in grid] for _ in range(repeats)])
@@ -183,7 +183,7 @@ def measure(which=None, repeats: int = 3, seed: int = 1, progress: bool = True) 
                 "median over the repeats",
         "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
         "command": "tt spot measure-step-times",
-        "cpu": f"{_cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
         "load": f"1-minute load average {load0:.2f} before, {load1:.2f} after",
         "repeats": str(repeats),
         "seed": str(seed),
@@ -194,7 +194,7 @@ def measure(which=None, repeats: int = 3, seed: int = 1, progress: bool = True) 
     return pd.concat(frames, ignore_index=True), cond
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
