@@ -155,14 +155,17 @@ def test_own_policy(rnn):
 
 
 def test_own_policy_states_are_those_of_a_run_of_the_replay_driver(rnn):
-    """The benchmark replays through the one driver: after its own 6 tests, the timed suggestion is the 7th
-    test of ``run_optimization`` with the same setting and seed."""
+    """The benchmark replays through the one driver: after its own 6 tests, the first timed suggestion (no
+    warm-up) is the 7th test of ``run_optimization`` with the same setting and seed. (A repeat refits again
+    and draws the trees' seeds anew from the run's stream, so later repeats time the same state with other
+    trees, as a run would at its next refit.)"""
     from tt_core.experiments.replay import run_optimization
 
     traj = run_optimization(rnn, "trimtuner-dt", seed=2, iterations=7, beta=0.05, filter="cea")
-    rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, repeats=2, policy="own")
+    rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, repeats=2, policy="own", warmup=0)
     seventh = (int(traj["config_id"].iloc[6]), int(traj["size"].iloc[6]))
-    assert [(r["suggested_config"], r["suggested_size"]) for r in rows] == [seventh, seventh]
+    assert (rows[0]["suggested_config"], rows[0]["suggested_size"]) == seventh
+    assert [r["repeat"] for r in rows] == [0, 1] and len({r["n_candidates"] for r in rows}) == 1  # one state
 
 
 def test_a_replay_step_can_leave_the_refit_to_later(rnn):

@@ -26,7 +26,7 @@ RANK = {name: rank for rank, level in enumerate(LAYER_ORDER.split(" < ")) for na
 #: package must be listed (``__init__`` is the package docstring and imports nothing).
 SUBPACKAGES = {
     "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "market": "data", "workloads": "data", "curves": "data",
-             "step_times": "data", "curve_losses": "data",
+             "step_times": "data", "curve_losses": "data", "shipped": "data",
              "history": "data", "staged": "data", "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
              "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
              "streams": "data",

@@ -163,7 +163,7 @@ def test_train_losses_writes_a_table_that_is_used_only_when_named(tmp_path, caps
     mine = [float(r["metric"]) for r in rows]
     # exactly what this machine's training gives (the text is the float64's shortest round-trip form)
     size = C.SIZES["quick"]
-    data = C._data("lir", size, 3)
+    data = C.training_data("lir", size, 3)
     assert mine == [v for hp in C.grid("lir") for v in C.train_curve("lir", hp, size, 3, data)[0].tolist()]
     assert all(repr(float(r["metric"])) == r["metric"] for r in rows)
     # named, it is read (no training); the shipped table is untouched and lacks seed 3

@@ -195,3 +195,17 @@ def check_out_folder(text, option: str = "--out", example: str = "reports/mine")
         if not os.access(p, os.W_OK | os.X_OK):
             raise ValueError(f"{option} {text}: the folder is not writable; choose another")
     return p
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` knows: recorded beside measurements."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown"

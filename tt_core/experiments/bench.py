@@ -53,7 +53,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from tt_core.data.io import write_csv
+from tt_core.data.io import cpu_model, write_csv
 from tt_core.data.io import shown
 
 __all__ = [
@@ -170,15 +170,6 @@ def parse_settings(items: Iterable[str | Setting]) -> list[Setting]:
 # ------------------------------------------------------------------------------------------------
 # Machine
 # ------------------------------------------------------------------------------------------------
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
 
 
 def machine_info() -> dict:
@@ -209,7 +200,7 @@ def machine_info() -> dict:
     except (ValueError, OSError, AttributeError):  # pragma: no cover
         pass
     return {
-        "cpu_model": _cpu_model(), "n_cores": os.cpu_count(), "n_cores_usable": usable, "memory_gb": mem_gb,
+        "cpu_model": cpu_model(), "n_cores": os.cpu_count(), "n_cores_usable": usable, "memory_gb": mem_gb,
         "blas": blas, "blas_threads": blas_threads, "platform": platform.platform(),
         "python": platform.python_version(), "numpy": numpy.__version__, "scipy": scipy.__version__,
         "sklearn": sklearn.__version__, "tt_core": __version__,

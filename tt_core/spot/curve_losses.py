@@ -38,8 +38,9 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data import entries
-from tt_core.data.io import shown
+from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
+from tt_core.spot.shipped import file_in_use
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("curve_losses.csv")
@@ -56,16 +57,7 @@ _READ: dict = {}
 
 def table_path() -> Path:
     """The table in use: ``$TT_SPOT_CURVE_LOSSES`` if set, else the shipped ``curve_losses.csv``."""
-    value = os.environ.get(ENV)
-    if value:
-        path = Path(value).expanduser()
-        if not path.is_file():
-            from tt_core.data.io import why_not_a_file
-
-            raise SpotError(f"{ENV}={value} {why_not_a_file(path)}: give a table written by "
-                            "`tt spot train-losses --out FILE`, or unset it to use the shipped one")
-        return path
-    return TABLE
+    return file_in_use(ENV, TABLE, "a table written by `tt spot train-losses --out FILE`")
 
 
 def read(path: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -175,7 +167,7 @@ def train(which=None, seeds=SEEDS, progress: bool = True) -> tuple[pd.DataFrame,
                 "curves.train_curve caps it), float64 in shortest round-trip form",
         "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
         "command": "tt spot train-losses",
-        "cpu": f"{STT.cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
         "seeds": " ".join(str(s) for s in seeds),
         "threads": "BLAS and OpenMP limited to 1 thread",
         "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",

@@ -401,18 +401,9 @@ _SHIPPED: dict = {}
 
 def weights_path() -> Path:
     """The weights in use: ``$TT_SPOT_REVPRED_WEIGHTS`` if set, else the shipped ``revpred_weights.pt``."""
-    import os
+    from tt_core.spot.shipped import file_in_use
 
-    value = os.environ.get(WEIGHTS_ENV)
-    if value:
-        path = Path(value).expanduser()
-        if not path.is_file():
-            from tt_core.data.io import why_not_a_file
-
-            raise SpotError(f"{WEIGHTS_ENV}={value} {why_not_a_file(path)}: give weights written by "
-                            "`tt spot train-weights --out FILE`, or unset it to use the shipped ones")
-        return path
-    return WEIGHTS
+    return file_in_use(WEIGHTS_ENV, WEIGHTS, "weights written by `tt spot train-weights --out FILE`")
 
 
 def manifest_path(path: Path) -> Path:

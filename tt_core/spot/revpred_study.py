@@ -307,7 +307,7 @@ def train_weights(out, profile: str = "quick", seed: int = 1, smoke: bool = Fals
 
     from tt_core.data import entries
     from tt_core.experiments import profiles
-    from tt_core.spot.step_times import cpu_model
+    from tt_core.data.io import cpu_model
 
     torch = RP.torch_module()
     out = Path(out)

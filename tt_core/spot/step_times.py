@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data import entries
-from tt_core.data.io import shown
+from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
+from tt_core.spot.shipped import file_in_use
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("step_times.csv")
@@ -51,16 +52,7 @@ _READ: dict = {}
 
 def table_path() -> Path:
     """The table in use: ``$TT_SPOT_STEP_TIMES`` if set, else the shipped ``step_times.csv``."""
-    value = os.environ.get(ENV)
-    if value:
-        path = Path(value).expanduser()
-        if not path.is_file():
-            from tt_core.data.io import why_not_a_file
-
-            raise SpotError(f"{ENV}={value} {why_not_a_file(path)}: give a table written by "
-                            "`tt spot measure-step-times --out FILE`, or unset it to use the shipped one")
-        return path
-    return TABLE
+    return file_in_use(ENV, TABLE, "a table written by `tt spot measure-step-times --out FILE`")
 
 
 def identity() -> dict:
@@ -192,19 +184,6 @@ def measure(which=None, repeats: int = 3, seed: int = 1, progress: bool = True) 
                     f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
     }
     return pd.concat(frames, ignore_index=True), cond
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or "unknown CPU"
 
 
 def write(df: pd.DataFrame, cond: dict, path: str | os.PathLike) -> Path:
