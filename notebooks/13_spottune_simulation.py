@@ -256,6 +256,10 @@ display(theta_table.drop(columns="method").round(3))
 # Fig. 8's shape claims (§IV-B2) with seed intervals: cost ~ θ, a higher θ sometimes cheaper, JCT near-linear
 fig8_shape = IV.theta_shape_intervals(theta)
 write_csv(fig8_shape["table"], out / "spottune_fig8_shape.csv")
+# the first phase's work per θ (the slowest setting's steps x seconds per step, plateau stop included and not):
+# what bends the JCT away from a straight line in θ
+phase1 = ECS.phase1_work(job_sets, cfg["thetas"])
+write_csv(phase1, out / "spottune_fig8_phase1.csv")
 fig8_shape["table"].drop(columns="method").round(3)
 
 # %% [markdown]
@@ -344,17 +348,22 @@ market_reading = RD.reading_text(cfg["predictor"], cfg["bid"], len(job_sets), ma
 ordering = main_per.assign(workload=main_per["job_set"].map(G.workload_of)) \
     .groupby(["workload", "approach"])["cost"].mean().reset_index()
 ordering = ordering.loc[ordering.groupby("workload")["cost"].idxmin()]
+# where SpotTune (θ=0.7)'s JCT lies against the baselines per workload, and its early stop x θ=1's instances
+jct_order = report.jct_ordering(main_per)
+write_csv(jct_order, out / "spottune_jct_ordering.csv")
 causes = {
     "st07_cheapest": "; ".join(x for x in (
         "measured: cheapest approach per workload (mean of its job sets) in spottune_fig7_revpred.csv: "
         + ", ".join(f"{r.workload}: {r.approach}" for r in ordering.itertuples() if r.approach != G.REFERENCE),
         report.refund_cause(main_per, "spottune-0.7")) if x),
     "st1_cheaper_than_cheapest": report.refund_cause(main_per),
-    "jct_between_baselines": "measured in spottune_fig7_revpred.csv (jct_h columns)",
+    "jct_between_baselines": report.jct_ordering_cause(jct_order),
     "pcr_st07_highest": report.pcr_cause(main_per, "spottune-0.7", ("spottune-1", "single-cheapest", "single-fastest")),
     "pcr_st1_above_singles": report.pcr_cause(main_per),
     **{k: f"measured in spottune_fig8_shape.csv: {v}" for k, v in fig8_shape["text"].items()},
 }
+jct_r2 = float(fig8_shape["table"].set_index("claim").loc["fig8_jct_linear", "value"])
+causes["fig8_jct_linear"] = report.fig8_linear_cause(phase1, jct_r2, IV.SHAPE_THRESHOLD) or causes["fig8_jct_linear"]
 # the settings range of every claim: the sweep (logistic regression in the loop), the predictors in the loop,
 # and the ten-market reading
 for k in ORDERING:

@@ -371,3 +371,96 @@ def fig10_best_row(scores, synthetic_prices: bool, setting: str, bids: str = "ra
 
 def summary(rows: list[dict]):
     return comparison(rows)
+
+
+_NAMES = {"spottune-1": "SpotTune (θ=1.0)", "spottune-0.7": "SpotTune (θ=0.7)", "single-cheapest": "Single-Spot (cheapest)",
+          "single-fastest": "Single-Spot (fastest)"}
+
+
+def jct_ordering(per):
+    """Per workload (the mean of its job sets' seed means, :func:`tt_core.spot.grids.workload_of`) the JCT of the
+    four approaches, where SpotTune (θ=0.7)'s lies against the two baselines (``position``: "between", "below the
+    fastest", "above the cheapest", or "baselines reversed" when the fastest baseline is not faster than the
+    cheapest), θ=0.7's JCT over the fastest's (``vs_fastest``) and its two factors: ``early_stop`` (θ=0.7's JCT over
+    θ=1's) and ``instances`` (θ=1's over the fastest's), workload means of per-job-set ratios; a last row ``mean``: the
+    means over workloads (:func:`tt_core.spot.grids.job_set_weights`)."""
+    import pandas as pd
+
+    from tt_core.spot.grids import job_set_weights, workload_of
+
+    w = per.pivot_table(index="job_set", columns="approach", values="jct_h")[[_FA, _S07, _S1, _CH]].dropna()
+    w["early_stop"] = w[_S07] / w[_S1]
+    w["instances"] = w[_S1] / w[_FA]
+    w["vs_fastest"] = w[_S07] / w[_FA]
+    wt = pd.Series(job_set_weights(list(w.index)), index=w.index)
+    by = w.groupby(w.index.map(workload_of), sort=False).mean()
+    mean = w.mul(wt, axis=0).sum().to_frame("mean").T
+    out = pd.concat([by, mean])
+
+    def position(r):
+        if not r[_FA] < r[_CH]:
+            return "baselines reversed"
+        return "between" if r[_FA] < r[_S07] < r[_CH] else ("below the fastest" if r[_S07] <= r[_FA]
+                                                             else "above the cheapest")
+    out["position"] = [position(r) for _, r in out.iterrows()]
+    out.index.name = "workload"
+    out = out.reset_index().rename(columns={a: f"jct_h_{a}" for a in (_FA, _S07, _S1, _CH)})
+    out.columns.name = None
+    return out
+
+
+def jct_ordering_cause(table, evidence: str = "spottune_jct_ordering.csv") -> str:
+    """The measured mechanism of §IV-B1's "SpotTune's JCT lies between the fastest and the cheapest baseline" from
+    :func:`jct_ordering`: which inequality fails on the means over workloads, θ=0.7's JCT over the fastest's as
+    the product of its early stop and θ=1's instances, and the workloads on which the ordering holds or fails."""
+    if table is None or len(table) == 0 or "mean" not in set(table["workload"]):
+        return ""
+    m = table.set_index("workload").loc["mean"]
+    wl = table[table["workload"] != "mean"]
+    fa, s07, ch = m[f"jct_h_{_FA}"], m[f"jct_h_{_S07}"], m[f"jct_h_{_CH}"]
+    if fa < s07 < ch:
+        return ""
+    fails = ("SpotTune (θ=0.7) finishes before the fastest baseline" if s07 <= fa else
+             "SpotTune (θ=0.7) finishes after the cheapest baseline" if s07 >= ch else
+             "the fastest baseline is not faster than the cheapest")
+    groups = {p: list(g["workload"]) for p, g in wl.groupby("position", sort=False)}
+    where = "; ".join(f"{p} on {len(v)} ({', '.join(v)})" for p, v in groups.items())
+    reversed_ = wl[wl["position"] == "baselines reversed"]
+    rev = (f"; on {len(reversed_)} workloads the fastest baseline's type is no faster per step than the cheapest's "
+           f"(its JCT {float((reversed_[f'jct_h_{_FA}'] / reversed_[f'jct_h_{_CH}']).mean()):.2f}x theirs, mean)"
+           if len(reversed_) else "")
+    return (f"JCT over the workloads: fastest {fa:.2f} h, SpotTune (θ=0.7) {s07:.2f} h, cheapest {ch:.2f} h, so {fails}: "
+            f"θ=0.7's JCT is its early stop (it ends at {m['early_stop']:.2f}x θ=1's JCT) times θ=1's instances "
+            f"(θ=1 takes {m['instances']:.2f}x the fastest's JCT), and ends at {m['vs_fastest']:.2f}x the fastest's JCT "
+            f"(means of per-job-set ratios){rev}; per workload SpotTune (θ=0.7) lies {where} ({evidence})")
+
+
+def fig8_linear_cause(work, jct_r2: float, threshold: float = 0.9, evidence: str = "spottune_fig8_phase1.csv") -> str:
+    """The measured mechanism of Fig. 8(b)'s JCT bending away from a straight line in θ (R² ``jct_r2`` below
+    ``threshold``), from :func:`tt_core.spot.earlycurve_study.phase1_work`: the means over workloads of the first
+    phase's work (plateau stop included, and without it), the R² of a straight line through each, and the job sets
+    whose work stays flat below θ = 1 because their slowest setting stops at its plateau. "" when the R² reaches
+    the threshold or there is no table."""
+    import numpy as np
+
+    from tt_core.spot.grids import job_set_weights
+
+    if work is None or len(work) == 0 or not jct_r2 < threshold:
+        return ""
+    th = np.array(sorted(work["theta"].unique()), float)
+    w = {c: work.pivot(index="job_set", columns="theta", values=c) for c in ("work", "work_no_plateau")}
+    wt = job_set_weights(list(w["work"].index))
+    mean = {c: np.asarray(v.to_numpy(float).T @ wt) for c, v in w.items()}
+    r2 = {c: float(np.corrcoef(th, v)[0, 1] ** 2) for c, v in mean.items()}
+    below = th < 1
+    flat = [f"{j} (from θ {th[below][np.argmax(np.isclose(r[below], r[below].max()))]:g} at {r[below].max():.3f})"
+            for j, r in ((j, w["work"].loc[j].to_numpy(float)) for j in w["work"].index)
+            if below.sum() > 1 and np.isclose(r[below], r[below].max()).sum() > 1]
+    grid = ", ".join(f"{t:g}" for t in th)
+    return (f"the JCT ends when the slowest setting ends SpotTune's first phase, which stops at θ x max steps or "
+            f"earlier at the setting's plateau, while θ = 1 has no plateau stop: that phase's work (the slowest "
+            f"setting's steps x seconds per step, relative to θ = 1) has means over workloads "
+            f"{', '.join(f'{v:.3f}' for v in mean['work'])} over θ = {grid}, whose straight line has R² {r2['work']:.3f} "
+            f"(the JCT's {jct_r2:.3f}), against R² {r2['work_no_plateau']:.3f} without the plateau stop"
+            + (f"; the plateau stop keeps the work flat below θ = 1 on {', '.join(flat)}" if flat else "")
+            + f" ({evidence})")
