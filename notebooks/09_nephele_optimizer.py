@@ -271,7 +271,18 @@ write_csv(seed_iv, out / "nephele_seed_intervals.csv")
 # range of B where the row's verdict holds (in the row's note)
 random_budget = unstated.random_budget_curve(df, "cnn", percentile_q)
 write_csv(random_budget, out / "nephele_random_budget.csv")
-rows += unstated.random_budget_notes(report.with_seed_causes(rows_6_4, seed_iv), random_budget)
+rows_6_4 = unstated.random_budget_notes(report.with_seed_causes(rows_6_4, seed_iv), random_budget)
+# why random's final CNO is what it is: the p90 CNO of N uniform draws from the table (its measured mechanism)
+if "cnn" in benchmarks and "random" in optimizers:
+    table = loaded["cnn"].table
+    feasible = (table["accuracy"] >= report.DEFAULT_MIN_ACCURACY) & (table["training_time"] <= report.DEFAULT_MAX_TIME)
+    random_draws = unstated.random_draws_curve(table["cost"], feasible,
+                                               float(optima.set_index("network").loc["cnn", "optimum_cost"]), percentile_q)
+    write_csv(random_draws, out / "nephele_random_draws.csv")
+    rnd = df[(df["benchmark"] == "cnn") & (df["optimizer"] == "random")]
+    rows_6_4 = unstated.random_draws_causes(rows_6_4, random_draws, float(rnd.groupby("seed")["iteration"].max().mean()),
+                                            float(rnd["budget"].max()), len(table), int(feasible.sum()), percentile_q)
+rows += rows_6_4
 rows += report.section_6_5_rows(look, percentile_q, max_paths=settings["lookahead_max_paths"])
 rows += report.projected_time_rows(projected)
 summary = comparison(rows)

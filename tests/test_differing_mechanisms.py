@@ -1,10 +1,14 @@
-"""The measured mechanisms of differing rows, on hand-made inputs with hand-computed answers:
-SpotTune's JCT ordering (notebook 13), Fig. 8(b)'s near-linear JCT (13) and the top-3 claim (14)."""
+"""The measured mechanisms of four differing rows, on hand-made inputs with hand-computed answers:
+SpotTune's JCT ordering (notebook 13), Fig. 8(b)'s near-linear JCT (13), the top-3 claim (14) and random
+search's final CNO (09)."""
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tt_core.reporting import unstated
 from tt_core.reporting.summary import names_mechanism
 from tt_core.spot import earlycurve_study as ECS, report
 from tt_core.spot.workloads import job_set
@@ -106,3 +110,34 @@ def test_topk_misses_names_the_plateau_stopped_best():
     assert "Eq. 7 splits none of these curves" in cause and "does not decide these misses" in cause
     assert names_mechanism(cause) == (True, "")
     assert ECS.top3_cause(m.iloc[:0]) == ""
+
+
+# --------------------------------------------------------------------------- random search's final CNO
+def test_random_draws_curve_hypergeometric_p90():
+    # 4 points, optimum cost 1: feasible CNOs 1 and 3, one infeasible point, one feasible point of CNO 10
+    costs = [1.0, 3.0, 2.0, 10.0]
+    feasible = [True, True, False, True]
+    c = unstated.random_draws_curve(costs, feasible, 1.0, q=50).set_index("draws")
+    # N = 1: P(miss CNO 1) = 3/4 > 0.5; P(miss CNO <= 3) = 2/4 <= 0.5 -> p50 = 3
+    assert c.loc[1, "cno"] == 3.0
+    # N = 2: P(miss CNO 1) = C(3, 2) / C(4, 2) = 3/6 = 0.5 -> p50 = 1
+    assert c.loc[2, "cno"] == 1.0
+    assert c.loc[4, "cno"] == 1.0 and c.loc[3, "budget"] == pytest.approx(3 * 4.0)   # mean cost 16 / 4
+    c90 = unstated.random_draws_curve(costs, feasible, 1.0, q=90).set_index("draws")
+    # N = 1: P(miss every feasible point) = 1/4 > 0.1: no p90
+    assert math.isinf(c90.loc[1, "cno"])
+    assert c90.loc[3, "cno"] == 3.0             # P(miss 1) = 1/4 > 0.1, P(miss 1 and 3) = 0 <= 0.1
+
+
+def test_random_draws_causes_fills_a_differing_row_only():
+    curve = pd.DataFrame({"draws": [1, 2, 3, 4], "budget": [0.5, 1.0, 1.5, 2.0], "cno": [math.inf, 12.0, 4.0, 2.0]})
+    rows = [{"item": unstated.RANDOM_CNO_ITEM, "paper": 10, "workbook": 2.0, "rel_tol": 0.5, "cause": ""},
+            {"item": unstated.RANDOM_CNO_ITEM, "paper": 10, "workbook": 9.0, "rel_tol": 0.5, "cause": ""},
+            {"item": "other", "paper": 10, "workbook": 2.0, "rel_tol": 0.5}]
+    out = unstated.random_draws_causes(rows, curve, tests=4.2, budget=2.1, n_points=4, n_feasible=3)
+    cause = out[0]["cause"]
+    assert "3 of the 4 points are feasible, the budget $2.1 buys 4 tests per run" in cause
+    assert "puts the p90 at 2.00 (measured 2.0)" in cause                   # the nearest whole draws: 4
+    assert "the thesis' 10 is that p90 after 2 draws ($1.00 at the mean $0.500 a point)" in cause  # 12 within 50 %
+    assert names_mechanism(cause) == (True, "")
+    assert out[1]["cause"] == "" and "cause" not in out[2]                  # agrees; another row

@@ -43,7 +43,7 @@ NOTEBOOKS: dict[str, list[str]] = {
     "09_nephele_optimizer": [
         "fig6_10_cnn.png", "fig6_11_rnn.png", "fig6_13_lookahead.png", "fig6_10_6_11_curves.csv", "table6_1.csv",
         "nephele_reach.csv", "table_lookahead.csv", "table_lookahead_wall_time.csv", "nephele_shared_start.csv",
-        "nephele_random_budget.csv",
+        "nephele_random_budget.csv", "nephele_random_draws.csv",
     ],
     "10_explorer": ["explorer.png", "explorer_half_limit.png"],
     "11_your_own_job": ["own_job_runs.png", "own_job_runs.csv"],
