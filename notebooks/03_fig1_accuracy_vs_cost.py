@@ -18,7 +18,7 @@
 # Every optimiser is replayed on the authors' measurements: when it asks for a (configuration,
 # data-set size), it is charged the measured training cost and time of that run. After each test it
 # recommends a full-data-set configuration (its *incumbent*), which we score with the paper's
-# **Constrained Accuracy** (Eq. 7): the incumbent's true accuracy, scaled by `C_max / C` when its true
+# **Accuracy_C** (Eq. 7): the incumbent's true accuracy, scaled by `C_max / C` when its true
 # cost `C` exceeds the limit `C_max` (CNN \\$0.10, RNN \\$0.02).
 #
 # The paper's Fig. 1 plots Accuracy_C against the cumulative optimisation cost, averaged over 10 runs,

@@ -1,6 +1,6 @@
 """Evaluation metrics of the papers.
 
-* :func:`accuracy_c`: TrimTuner paper Eq. 7, *Constrained Accuracy*: the accuracy of a recommended
+* :func:`accuracy_c`: TrimTuner paper Eq. 7, *Accuracy_C*: the accuracy of a recommended
   configuration, scaled down by ``C_max / C`` when it violates the cost constraint.
 * :func:`accuracy_c_thesis`: thesis Eq. 7.1 variant: infeasible recommendations score 0.
 * :func:`cno`: thesis Eq. 6.1, cost normalised by the optimum's cost.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only
 
 
 def accuracy_c(accuracy, cost, max_cost):
-    """Constrained accuracy (TrimTuner Eq. 7).
+    """Accuracy_C (TrimTuner Eq. 7).
 
     Parameters
     ----------
