@@ -225,3 +225,14 @@ def test_one_test_initial_design_falls_back_to_random_until_models_exist():
     bench = benchmark_from_table(pd.DataFrame(rows), ["lr"], max_cost=1.0)
     tr = run_optimization(bench, "trimtuner-dt", seed=2, iterations=5)
     assert len(tr) == 5 and tr["phase"].tolist()[0] == "init" and not tr.duplicated(["config_id", "size"]).any()
+
+
+def test_the_wall_time_table_has_columns_named_for_people():
+    """`tt runs`' closing table: words, not field names, and the numbers as the hand-made table holds them."""
+    table = pd.DataFrame({"runs": [2], "rnn_s": [10.0], "total_s": [10.0], "mean_run_s": [5.0], "max_run_s": [6.0],
+                          "share": [1.0], "recommend_share": [0.25]}, index=pd.Index(["eic"], name="optimizer"))
+    text = ex.format_wall_time_report(table, {"runs": 2, "missing": 0, "run_s": 10.0, "span_s": 6.0})
+    header = text.splitlines()[0]
+    assert "recommending" in header and "longest run s" in header and "rnn s" in header
+    assert not any(w in header for w in ("recommend_share", "rnn_s", "mean_run_s"))
+    assert text.splitlines()[2].split()[-2:] == ["100.0%", "25%"]

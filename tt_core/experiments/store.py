@@ -850,7 +850,12 @@ def format_wall_time_report(table: pd.DataFrame, totals: dict) -> str:
     for c in shown.columns:
         if c.endswith("_s"):
             shown[c] = shown[c].map("{:.0f}".format)
+    names = {"total_s": "all s", "mean_run_s": "s per run", "max_run_s": "longest run s", "share": "share of all",
+             "recommend_share": "recommending"}
+    shown = shown.rename(columns=lambda c: names.get(c, f"{c[:-2]} s" if c.endswith("_s") else c))
     lines = [shown.to_string(),
+             "(seconds of wall time per optimiser: per network, in all, per run and the longest run; its share of "
+             "all runs' seconds; the share of its seconds spent recommending the next test)",
              f"{totals['runs']} runs stored, {totals['missing']} missing; run seconds summed "
              f"{hms(totals['run_s'])} (one worker); first start to last finish {hms(totals['span_s'])}"]
     return "\n".join(lines)
