@@ -25,7 +25,7 @@ def test_objective_is_the_sum_of_the_ten_binary_log_losses_plus_l2():
     from sklearn.linear_model import SGDClassifier
     from sklearn.metrics import log_loss
 
-    X, y = ST._data(1)
+    X, y = ST.training_data(1)
     m = SGDClassifier(loss="log_loss", alpha=ST.ALPHA_L2, random_state=0).fit(X[:300], y[:300])
     z = m.decision_function(X)
     # a second formula: scikit-learn's binary log loss of each one-vs-rest model, summed over the classes
