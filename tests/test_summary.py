@@ -258,3 +258,14 @@ def test_a_row_without_a_workbook_value_keeps_its_status_whatever_its_runs():
         {"source": "S", "item": "value", "paper": 2.0, "workbook": 2.0, "runs_per_arm": 4},
     ])
     assert df["status"].tolist() == ["paper only", "not comparable", "too few runs"]
+
+
+def test_a_row_resting_on_measured_seconds_is_a_timing_row():
+    """as_timing: counted as a timing (its agreement recorded), the setting that differs kept in the note."""
+    from tt_core.reporting.summary import as_timing, comparison
+
+    row = as_timing({"source": "s", "item": "overhead (minutes)", "paper": 6.0, "workbook": 0.5, "factor": 2.0,
+                     "not_comparable": "another machine", "note": "measured", "runs_per_arm": 2})
+    out = comparison([row]).iloc[0]
+    assert out["status"] == "timing" and out["agrees"] in (False, "False")   # 0.5 is 12x below 6
+    assert out["note"] == "measured; another setting: another machine"

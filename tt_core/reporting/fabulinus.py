@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.reporting import paper_values as pv
-from tt_core.reporting.summary import fewest_runs
+from tt_core.reporting.summary import as_timing, fewest_runs
 
 SOURCE = "thesis §7.3"
 NAMES = {"fabulinus": "Fabulinus", "fabolas": "Fabolas", "eic": "BO with EIc", "ei": "BO with EI"}
@@ -184,21 +184,20 @@ def time_rows(times: pd.DataFrame, overhead: pd.DataFrame, iterations: int, netw
                          f"({_fmt(100 * share if share is not None else None)}% of its total time) against 6-12 "
                          f"minutes in the thesis; without the overhead the ratio is {_fmt(t, 2)}x "
                          "(table 'time' of notebook 16)")
-            rows.append(_with_runs({"source": SOURCE, "item": item, "paper": ratio, "workbook": w,
-                                    "factor": RATIO_FACTOR, "cause": cause, "not_comparable": short,
-                                    "note": f"mean over runs; exploration time alone {_fmt(t, 2)}x"},
-                                   runs, bench, "fabulinus", base))
+            rows.append(as_timing({"source": SOURCE, "item": item, "paper": ratio, "workbook": w,  # measured overhead
+                                   "factor": RATIO_FACTOR, "cause": cause, "not_comparable": short,
+                                   "note": f"mean over runs; exploration time alone {_fmt(t, 2)}x"}))
     machine = ("another implementation and machine (thesis: George + emcee GPs on a Xeon Platinum 8176; here "
                "numpy GPs, batched EPMGP, one BLAS thread, a shared 2-core machine)")
     for key, label in (("first", "first BO recommendation"), ("last", "last recommendation")):
         for bench in ("cnn", "rnn"):
             v = _get(overhead, bench, f"{'first_bo' if key == 'first' else 'last'}_s", optimizer="fabulinus")
-            rows.append({"source": "thesis §7.3.1, ch. 8",
+            rows.append(as_timing({"source": "thesis §7.3.1, ch. 8",
                          "item": f"{bench.upper()}: Fabulinus' overhead at the {label} (minutes)",
                          "paper": pv.FABULINUS_OVERHEAD_MIN[key], "workbook": None if v is None else v / 60.0,
                          "factor": 2.0, "not_comparable": machine if key == "first" else (short or machine),
                          "note": "the thesis: 'approximately 6 minutes' at the start, 'more than 12 minutes' "
-                                 "after 100 tests"})
+                                 "after 100 tests"}))
     return not_run(rows)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.reporting import paper_values as pv
-from tt_core.reporting.summary import fewest_runs, runs_by_arm
+from tt_core.reporting.summary import as_timing, fewest_runs, runs_by_arm
 from tt_core.analysis.nephele import (
     cost_to_reach,
     curve_at_cost,
@@ -421,10 +421,10 @@ def section_6_5_rows(df: pd.DataFrame, q: float = 90.0, rel_tol: float = 0.25, s
         p = pv.SECTION_6_5["cnn"]
         for h in (1, 2):
             r = get("cnn", h, "total_time_ratio")
-            rows.append({"source": "thesis §6.5", "item": f"CNN: total optimisation time h = {h} / h = 0 (ratio)",
+            rows.append(as_timing({"source": "thesis §6.5", "item": f"CNN: total optimisation time h = {h} / h = 0 (ratio)",
                          "paper": p[f"total_time_ratio_h{h}"], "workbook": round(r, 2) if np.isfinite(r) else None,
                          "rel_tol": rel_tol, "note": "measured training time of the explored runs + this code's overhead",
-                         "not_comparable": capped and capped + "; see the projected rows", "runs_per_arm": n("cnn", 0, h)})
+                         "not_comparable": capped and capped + "; see the projected rows", "runs_per_arm": n("cnn", 0, h)}))
         if all(("cnn", h) in t.index for h in (0, 1, 2)):
             finals = [get("cnn", h, f"final_cno_p{q:g}") for h in (0, 1, 2)]
             reach = [get("cnn", h, reach_col) for h in (0, 1, 2)]
@@ -502,14 +502,14 @@ def projected_time_rows(projected: pd.DataFrame, rel_tol: float = 0.25) -> list[
                      f"run), the thesis' ratio needs {implied:.0f} s per h = {r.horizon} recommendation, "
                      f"{implied / r.wall_per_rec_full_gamma_s:.0f}x this code's {r.wall_per_rec_full_gamma_s:.1f} s "
                      "(table_lookahead_projected_time.csv)")
-        rows.append({"source": "thesis §6.5",
+        rows.append(as_timing({"source": "thesis §6.5",
                      "item": f"{r.benchmark.upper()}: total optimisation time h = {r.horizon} / h = 0, lookahead from all of Gamma (projected ratio)",
                      "paper": paper, "workbook": round(r.projected_ratio, 2) if np.isfinite(r.projected_ratio) else None,
                      "rel_tol": rel_tol, "cause": cause,
                      "runs_per_arm": None if base_runs is None else
                      min(int(r.runs), int(base_runs.get(r.benchmark, 0))),
                      "note": f"exploration time + {r.recommendations_per_run:.0f} recommendations x "
-                             f"{r.wall_per_rec_full_gamma_s:.2f} s (measured once per state)"})
+                             f"{r.wall_per_rec_full_gamma_s:.2f} s (measured once per state)"}))
     return rows
 
 

@@ -139,6 +139,18 @@ def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | N
     return "within " + " or ".join(parts) if parts else "exact"
 
 
+def as_timing(row: dict) -> dict:
+    """``row`` as a *timing* row: its workbook value rests on seconds measured on this machine (wall or CPU
+    time), so it is counted apart from reproductions and may differ from one machine, load or run to the next.
+    A setting that differs from the paper's moves to the note (a check has no "not comparable" status)."""
+    row = dict(row)
+    other = row.pop("not_comparable", "")
+    if other:
+        row["note"] = "; ".join(x for x in (str(row.get("note") or ""), f"another setting: {other}") if x)
+    row["check"] = "timing"
+    return row
+
+
 def status_of(agrees, cause: str = "", not_comparable: str = "", check: str = "",
               runs_per_arm: int | None = None) -> tuple[str, str]:
     """``(status, cause)`` of a row from its computed agreement and what the notebook measured.
