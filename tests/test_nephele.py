@@ -420,3 +420,19 @@ def test_equal_spend_curves_by_hand():
     assert out["cumulative_cost"].tolist() == pytest.approx([1, 2, 4, 8])
     assert out["cno"].tolist() == [float("inf"), 3.5, 1.5, 1.5]
     assert out["cno_space"].tolist() == [float("inf"), 2.5, 1.0, 1.0]
+
+
+def test_best_case_cause_spreads_the_ratio_over_the_spend_grid():
+    """A hand-made grid: ratios 2, 3, 4 (and one point where Nephele's CNO is infinite, left out); the maximum 4
+    comes at spend 3 (CNO 8 vs 2); one of three within 3.0 +- 25%."""
+    import pandas as pd
+
+    from tt_core.reporting.nephele import best_case_cause
+    from tt_core.reporting.summary import names_mechanism
+
+    piv = pd.DataFrame({"lynceus": [4.0, 6.0, 8.0, 9.0], "nephele": [2.0, 2.0, 2.0, float("inf")]},
+                       index=[1.0, 2.0, 3.0, 4.0])
+    cause = best_case_cause(piv, "lynceus", 3.0, 0.25, 90)
+    assert "ranges 2.00-4.00 over the 3 spend points" in cause and "median 3.00, 33% of them" in cause
+    assert "at $3.00 of spend, where lynceus's p90 CNO is still 8.0 while Nephele's has reached 2.0" in cause
+    assert names_mechanism(cause)[0]

@@ -121,6 +121,23 @@ def best_case_ratio(piv: pd.DataFrame, opt: str, ref: str = "nephele") -> float:
     return float(r.max()) if len(r) else np.nan
 
 
+def best_case_cause(piv: pd.DataFrame, opt: str, paper: float, rel_tol: float, q: float, ref: str = "nephele") -> str:
+    """Why the best case (the largest ``opt`` / ``ref`` ratio over the spend grid of ``piv``) differs from the
+    paper's: how the ratio is spread over the grid points where both are finite, and where its maximum comes
+    from. Empty when no grid point has both finite."""
+    both = np.isfinite(piv[opt]) & np.isfinite(piv[ref]) & (piv[ref] > 0)
+    r = piv.loc[both, opt] / piv.loc[both, ref]
+    if not len(r):
+        return ""
+    x = r.idxmax()
+    inside = float(((r >= paper * (1 - rel_tol)) & (r <= paper * (1 + rel_tol))).mean())
+    return (f"reading the best case as the maximum over spend: the ratio of the p{q:g} CNO curves ranges "
+            f"{r.min():.2f}-{r.max():.2f} over the {len(r)} spend points where both are finite (median "
+            f"{r.median():.2f}, {100 * inside:.0f}% of them within the row's rule of {paper:g}), so the maximum is "
+            f"an extreme of the curve: it comes at ${x:.2f} of spend, where {opt}'s p{q:g} CNO is still "
+            f"{piv.loc[x, opt]:.1f} while Nephele's has reached {piv.loc[x, ref]:.1f} (nephele_equal_spend.csv)")
+
+
 def always_worst(piv: pd.DataFrame, opt: str, others) -> tuple[bool, int, int]:
     """Whether ``opt`` has the highest value of ``piv`` at every row (ties count as worst): ``(holds, rows
     where it is, rows)``."""
@@ -383,6 +400,7 @@ def section_6_4_rows(df: pd.DataFrame, optima: pd.DataFrame, q: float = 90.0, re
                                  f"{sp_best[other]:.2f} (thesis: {p[f'best_case_cheaper_vs_{other}']:g}) (nephele_equal_spend.csv)")
                     else:
                         note += f"; the other reading, own-space CNO, gives {r_sp:.2f}"
+                        cause = best_case_cause(fin_piv, opt, paper, rel_tol, q)
                 rows.append({"source": "thesis §6.4", "item": f"RNN: best case, {opt}'s incumbent cost / Nephele's at equal spend (ratio)",
                              "paper": paper, "workbook": w, "rel_tol": rel_tol, "note": note, "cause": cause,
                              "runs_per_arm": n("rnn", opt, "nephele")})
