@@ -142,7 +142,11 @@ def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | N
 def as_timing(row: dict) -> dict:
     """``row`` as a *timing* row: its workbook value rests on seconds measured on this machine (wall or CPU
     time), so it is counted apart from reproductions and may differ from one machine, load or run to the next.
-    A setting that differs from the paper's moves to the note (a check has no "not comparable" status)."""
+    A setting that differs from the paper's moves to the note (a check has no "not comparable" status). A row
+    without a workbook value measured nothing: it is left as it is (its own status says why)."""
+    w = row.get("workbook")
+    if w is None or (isinstance(w, float) and math.isnan(w)):
+        return row
     row = dict(row)
     other = row.pop("not_comparable", "")
     if other:
