@@ -40,7 +40,7 @@ import pandas as pd
 from tt_core.data import entries
 from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.shipped import file_in_use
+from tt_core.spot.shipped import file_in_use, settings_by_steps
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("curve_losses.csv")
@@ -99,12 +99,8 @@ def losses(workload: str, profile: str, seed: int, settings: int, steps: int) ->
     path = table_path()
     df = read(path)
     rows = df[(df["workload"] == workload) & (df["profile"] == profile) & (df["seed"] == int(seed))]
-    out = np.full((settings, steps), np.nan)
-    s, k = rows["setting"].to_numpy(int), rows["step"].to_numpy(int)
-    keep = (s >= 0) & (s < settings) & (k >= 1) & (k <= steps)
-    out[s[keep], k[keep] - 1] = rows["metric"].to_numpy(float)[keep]
-    if np.isnan(out).any():
-        have = f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"
+    out, have = settings_by_steps(rows, "metric", settings, steps)
+    if have:
         raise SpotError(f"{path}: no losses for {shown(workload)} ({profile}, seed {seed}) at {settings} settings x "
                         f"{steps} steps (it has {have}); train them with `tt spot train-losses --out FILE` and set "
                         f"{ENV}=FILE")

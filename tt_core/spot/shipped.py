@@ -7,9 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from tt_core.spot.catalogue import SpotError
 
-__all__ = ["file_in_use"]
+__all__ = ["file_in_use", "settings_by_steps"]
 
 
 def file_in_use(env: str, shipped: Path, written_by: str) -> Path:
@@ -26,3 +28,15 @@ def file_in_use(env: str, shipped: Path, written_by: str) -> Path:
 
         raise SpotError(f"{env}={value} {why_not_a_file(path)}: give {written_by}, or unset it to use the shipped one")
     return path
+
+
+def settings_by_steps(rows, column: str, settings: int, steps: int) -> tuple[np.ndarray, str]:
+    """``rows`` of a shipped table (columns ``setting``, ``step`` from 1, ``column``) as an array of shape
+    ``(settings, steps)``, and ``""`` when every cell is there, else what the rows hold (for the error)."""
+    out = np.full((settings, steps), np.nan)
+    s, k = rows["setting"].to_numpy(int), rows["step"].to_numpy(int)
+    keep = (s >= 0) & (s < settings) & (k >= 1) & (k <= steps)
+    out[s[keep], k[keep] - 1] = rows[column].to_numpy(float)[keep]
+    if not np.isnan(out).any():
+        return out, ""
+    return out, f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"

@@ -35,7 +35,7 @@ import pandas as pd
 from tt_core.data import entries
 from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.shipped import file_in_use
+from tt_core.spot.shipped import file_in_use, settings_by_steps
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("step_times.csv")
@@ -100,12 +100,8 @@ def seconds(workload: str, profile: str, settings: int, steps: int) -> np.ndarra
     path = table_path()
     df = read(path)
     rows = df[(df["workload"] == workload) & (df["profile"] == profile)]
-    out = np.full((settings, steps), np.nan)
-    s, k = rows["setting"].to_numpy(int), rows["step"].to_numpy(int)
-    keep = (s >= 0) & (s < settings) & (k >= 1) & (k <= steps)
-    out[s[keep], k[keep] - 1] = rows["seconds"].to_numpy(float)[keep]
-    if np.isnan(out).any():
-        have = f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"
+    out, have = settings_by_steps(rows, "seconds", settings, steps)
+    if have:
         raise SpotError(f"{path}: no step times for {shown(workload)} ({profile}) at {settings} settings x {steps} "
                         f"steps (it has {have}); measure them with `tt spot measure-step-times --out FILE` and "
                         f"set {ENV}=FILE")
