@@ -40,7 +40,7 @@ import pandas as pd
 from tt_core.data import entries
 from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.shipped import file_in_use, settings_by_steps
+from tt_core.spot.shipped import file_in_use, read_table, settings_by_steps
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("curve_losses.csv")
@@ -52,7 +52,6 @@ COLUMNS = ("workload", "profile", "seed", "setting", "step", "metric")
 #: Seeds the shipped table holds (what the studies and ``tt spot simulate`` use).
 SEEDS = (1,)
 
-_READ: dict = {}
 
 
 def table_path() -> Path:
@@ -62,22 +61,8 @@ def table_path() -> Path:
 
 def read(path: str | os.PathLike | None = None) -> pd.DataFrame:
     """The table (rows of :data:`COLUMNS`; pandas parses the shortest round-trip text exactly); read once per file version."""
-    path = Path(path) if path is not None else table_path()
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if key not in _READ:
-        try:
-            df = pd.read_csv(path, comment="#", dtype={"workload": str, "profile": str})
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-            raise SpotError(f"{path}: not a curve-loss table ({str(exc).splitlines()[0]}); write one with "
-                            "`tt spot train-losses --out FILE`") from None
-        if list(df.columns) != list(COLUMNS):
-            raise SpotError(f"{path}: a curve-loss table has the columns {list(COLUMNS)}, got {list(df.columns)}")
-        v = pd.to_numeric(df["metric"], errors="coerce")
-        if not (np.isfinite(v) & (v >= 0)).all():
-            raise SpotError(f"{path}: every 'metric' value must be a number >= 0")
-        _READ[key] = df
-    return _READ[key]
+    return read_table(Path(path) if path is not None else table_path(), COLUMNS, "curve-loss table", "tt spot train-losses", "metric",
+                      False)
 
 
 def identity(workload: str, profile: str, seed: int) -> dict:

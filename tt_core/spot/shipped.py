@@ -11,7 +11,7 @@ import numpy as np
 
 from tt_core.spot.catalogue import SpotError
 
-__all__ = ["file_in_use", "settings_by_steps"]
+__all__ = ["file_in_use", "read_table", "settings_by_steps"]
 
 
 def file_in_use(env: str, shipped: Path, written_by: str) -> Path:
@@ -40,3 +40,30 @@ def settings_by_steps(rows, column: str, settings: int, steps: int) -> tuple[np.
     if not np.isnan(out).any():
         return out, ""
     return out, f"{rows['setting'].nunique()} settings x {int(rows['step'].max()) if len(rows) else 0} steps"
+
+
+_READ: dict = {}
+
+
+def read_table(path: Path, columns, what: str, command: str, value: str, positive: bool):
+    """A shipped CSV table with exactly ``columns``, read once per file version (path, size, modification time);
+    ``value`` must be a finite number, > 0 (``positive``) or >= 0. Errors name ``what`` the table is and the
+    ``command`` that writes one."""
+    import pandas as pd
+
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _READ:
+        try:
+            df = pd.read_csv(path, comment="#", dtype={"workload": str, "profile": str})
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+            raise SpotError(f"{path}: not a {what} ({str(exc).splitlines()[0]}); write one with "
+                            f"`{command} --out FILE`") from None
+        if list(df.columns) != list(columns):
+            raise SpotError(f"{path}: a {what} has the columns {list(columns)}, got {list(df.columns)}")
+        v = pd.to_numeric(df[value], errors="coerce")
+        if not (np.isfinite(v) & ((v > 0) if positive else (v >= 0))).all():
+            raise SpotError(f"{path}: every '{value}' value must be "
+                            + ("a positive number" if positive else "a number >= 0"))
+        _READ[key] = df
+    return _READ[key]

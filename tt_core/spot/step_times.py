@@ -35,7 +35,7 @@ import pandas as pd
 from tt_core.data import entries
 from tt_core.data.io import cpu_model, shown
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.shipped import file_in_use, settings_by_steps
+from tt_core.spot.shipped import file_in_use, read_table, settings_by_steps
 
 #: The shipped table.
 TABLE = Path(__file__).with_name("step_times.csv")
@@ -47,7 +47,6 @@ COLUMNS = ("workload", "profile", "setting", "step", "seconds")
 #: The profile name of the staged workload (it has one size).
 STAGED_PROFILE = "default"
 
-_READ: dict = {}
 
 
 def table_path() -> Path:
@@ -64,22 +63,8 @@ def identity() -> dict:
 
 def read(path: str | os.PathLike | None = None) -> pd.DataFrame:
     """The table (rows of :data:`COLUMNS`); read once per file version."""
-    path = Path(path) if path is not None else table_path()
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if key not in _READ:
-        try:
-            df = pd.read_csv(path, comment="#", dtype={"workload": str, "profile": str})
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise SpotError(f"{path}: not a step-time table ({str(exc).splitlines()[0]}); write one with "
-                            "`tt spot measure-step-times --out FILE`") from None
-        if list(df.columns) != list(COLUMNS):
-            raise SpotError(f"{path}: a step-time table has the columns {list(COLUMNS)}, got {list(df.columns)}")
-        v = pd.to_numeric(df["seconds"], errors="coerce")
-        if not (np.isfinite(v) & (v > 0)).all():
-            raise SpotError(f"{path}: every 'seconds' value must be a positive number")
-        _READ[key] = df
-    return _READ[key]
+    return read_table(Path(path) if path is not None else table_path(), COLUMNS, "step-time table", "tt spot measure-step-times", "seconds",
+                      True)
 
 
 def conditions(path: str | os.PathLike | None = None) -> dict:
