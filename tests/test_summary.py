@@ -268,7 +268,7 @@ def test_a_row_resting_on_measured_seconds_is_a_timing_row():
                      "not_comparable": "another machine", "note": "measured", "runs_per_arm": 2})
     out = comparison([row]).iloc[0]
     assert out["status"] == "timing" and out["agrees"] in (False, "False")   # 0.5 is 12x below 6
-    assert out["note"] == "measured; another setting: another machine"
+    assert out["note"] == "measured; another setting: another machine; 2 runs per arm"   # 2 < 5 runs, in the note
     unmeasured = comparison([as_timing({"source": "s", "item": "i", "paper": 6.0, "workbook": None,
                                         "not_comparable": "a smoke run"})]).iloc[0]
     assert unmeasured["status"] == "not comparable" and unmeasured["cause"] == "a smoke run"

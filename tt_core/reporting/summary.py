@@ -142,15 +142,20 @@ def tolerance_text(rel_tol: float = 0.0, abs_tol: float = 0.0, factor: float | N
 def as_timing(row: dict) -> dict:
     """``row`` as a *timing* row: its workbook value rests on seconds measured on this machine (wall or CPU
     time), so it is counted apart from reproductions and may differ from one machine, load or run to the next.
-    A setting that differs from the paper's moves to the note (a check has no "not comparable" status). A row
-    without a workbook value measured nothing: it is left as it is (its own status says why)."""
+    A setting that differs from the paper's, and fewer than :data:`MIN_RUNS_PER_ARM` runs behind the value, move
+    to the note (a check has neither a "not comparable" nor a "too few runs" status). A row without a workbook
+    value measured nothing: it is left as it is (its own status says why)."""
     w = row.get("workbook")
     if w is None or (isinstance(w, float) and math.isnan(w)):
         return row
     row = dict(row)
     other = row.pop("not_comparable", "")
-    if other:
-        row["note"] = "; ".join(x for x in (str(row.get("note") or ""), f"another setting: {other}") if x)
+    runs = row.get("runs_per_arm")
+    few = (f"{int(runs)} runs per arm" if runs is not None and not (isinstance(runs, float) and math.isnan(runs))
+           and int(runs) < MIN_RUNS_PER_ARM else "")
+    extra = [x for x in (str(row.get("note") or ""), f"another setting: {other}" if other else "", few) if x]
+    if extra:
+        row["note"] = "; ".join(extra)
     row["check"] = "timing"
     return row
 
