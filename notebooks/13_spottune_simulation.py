@@ -38,8 +38,9 @@
 # **direction and ordering** of its claims.
 #
 # The simulations are kept in the run store (`runs/tables/spot-grid/` and `runs/tables/spot-overhead/`, one
-# file per seed and setting, with the sha256 of the prices and job sets they were made from): running the
-# notebook again reads them back; an edited price file, curve or setting is simulated again.
+# file per seed, setting, prices and job sets, named by a sha256 of the settings and of the prices' and job
+# sets' values): running the notebook again reads them back; an edited price file, curve or setting is
+# simulated again into a file of its own, beside the earlier one.
 
 # %% tags=["parameters"]
 profile = "quick"          # "quick" (9 job sets, 10 seeds) or "paper" (53 job sets, 30 seeds, full curves)

@@ -1,5 +1,5 @@
 """SpotTune's grids in the run store: a second call reads the stored simulations back (nothing simulated),
-an edited price file or another setting is simulated again, a damaged file is set aside; what is read
+an edited price file or another setting is simulated again as another entry, a damaged file is set aside; what is read
 back equals the grid simulated without the store."""
 
 from __future__ import annotations
@@ -74,16 +74,16 @@ def test_an_edited_price_file_or_setting_is_simulated_again(tmp_path, monkeypatc
     assert simulated == []                                   # the same file: read back
     write_prices(prices, bump=0.5)                           # one hour of r4.large's price changed
     os.utime(prices, ns=(stored.stat().st_mtime_ns + 10**9,) * 2)
-    with pytest.warns(UserWarning, match="made from other data than the inputs now; moved to"):
-        after = grid(prices, runs, seeds=(1,))
-    assert simulated == [1]                                  # simulated again ...
-    assert stored.exists() and (folder / (stored.name + ".mismatch")).exists()   # ... the old entry set aside
+    after = grid(prices, runs, seeds=(1,))
+    assert simulated == [1]                                  # simulated again, as another entry beside the first
+    assert len(list(folder.glob("table-*.parquet"))) == 2 and stored.exists()
+    assert not list(folder.glob("*.mismatch*"))
     pd.testing.assert_frame_equal(after, grid(prices, None, seeds=(1,)))
 
     k2 = S.with_settings(SETTINGS, k=2)
     other = grid(prices, runs, settings=k2, seeds=(1,))
     assert len(simulated) == 3                               # (the plain grid above, then this one)
-    assert len(list(folder.glob("table-*.parquet"))) == 2    # another setting: another entry
+    assert len(list(folder.glob("table-*.parquet"))) == 3    # another setting: another entry
     pd.testing.assert_frame_equal(other, grid(prices, None, settings=k2, seeds=(1,)))
 
 
@@ -100,11 +100,16 @@ def test_table_entries_follow_the_run_stores_rules(tmp_path):
     t2, what2 = ensure_table(spec, compute, tmp_path)
     assert (what1, what2, len(calls)) == ("computed", "reused", 1) and t1.equals(t2)
     assert table_status(spec, tmp_path) == "valid"
-    # made from other data: set aside, recomputed
-    assert table_status(TableSpec("demo", {"n": 2}, {"sha256": "xyz"}), tmp_path) == "mismatch"
-    with pytest.warns(UserWarning, match="made from other data"):
-        ensure_table(TableSpec("demo", {"n": 2}, {"sha256": "xyz"}), compute, tmp_path)
+    # other data: another file, nothing set aside
+    other = TableSpec("demo", {"n": 2}, {"sha256": "xyz"})
+    assert other.path(tmp_path) != spec.path(tmp_path) and table_status(other, tmp_path) == "missing"
+    # a file holding a table of other data than its name stands for (copied over it): set aside, recomputed
+    other.path(tmp_path).write_bytes(spec.path(tmp_path).read_bytes())
+    assert table_status(other, tmp_path) == "mismatch"
+    with pytest.warns(UserWarning, match="made from other data than its name stands for"):
+        ensure_table(other, compute, tmp_path)
     assert len(calls) == 2
+    other.path(tmp_path).unlink()                            # (only the set-aside copy kept, for the listing below)
     # damaged bytes: corrupt, set aside, recomputed
     path = spec.path(tmp_path)
     path.write_bytes(b"not parquet")
@@ -112,8 +117,8 @@ def test_table_entries_follow_the_run_stores_rules(tmp_path):
     with pytest.warns(UserWarning, match="moved to"):
         t3, what3 = ensure_table(spec, compute, tmp_path)
     assert what3 == "computed" and t3.equals(t1) and len(calls) == 3
-    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == [
-        path.name, path.name + ".corrupt", path.name + ".mismatch"]
+    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == sorted([
+        path.name, path.name + ".corrupt", other.path(tmp_path).name + ".mismatch"])
 
 
 def test_the_overhead_study_is_stored_per_model_size_and_seed(tmp_path, monkeypatch):

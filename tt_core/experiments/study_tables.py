@@ -1,7 +1,8 @@
 """Study tables: a computed table (not a trajectory) kept under the same rules as a stored run.
 
 A :class:`TableSpec` names one table of a study (e.g. one seed of SpotTune's Fig. 7 grid) by a hash of
-its settings; :func:`ensure_table` returns the stored table or computes and stores it, with the run
+its settings and of the identity of its input data, so tables made from other inputs under the same
+names live side by side; :func:`ensure_table` returns the stored table or computes and stores it, with the run
 store's lock, atomic write, metadata (settings, data identity, versions, code hash, a checksum of the
 values) and reuse rules (:mod:`tt_core.experiments.store`); the file mechanics are
 :mod:`tt_core.data.entries`'.
@@ -30,9 +31,11 @@ TABLES_SUBDIR = "tables"
 class TableSpec:
     """One computed table of a study (e.g. one seed of a SpotTune grid), stored like a run.
 
-    ``settings``: everything the table is computed from besides data (JSON values); its hash names the
-    file, so another setting is another file. ``data``: the identity of the input data (e.g. sha256 of a
-    price trace's values): a stored table made from other data is set aside and recomputed.
+    ``settings``: everything the table is computed from besides data (JSON values). ``data``: the identity
+    of the input data (e.g. sha256 of a price trace's values and of the job sets). A hash of both names the
+    file, so another setting or other data is another file, kept beside the first; a file whose stored
+    settings or data differ from those its name stands for is a mismatch (set aside and recomputed).
+    The results version is not part of the name: a table of another version is ``outdated`` and replaced.
     """
 
     study: str
@@ -43,7 +46,8 @@ class TableSpec:
     def key(self) -> str:
         import hashlib
 
-        text = json.dumps({"study": self.study, "settings": self.settings}, sort_keys=True, allow_nan=False)
+        text = json.dumps({"study": self.study, "settings": self.settings, "data": self.data}, sort_keys=True,
+                          allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def path(self, runs_dir: str | Path) -> Path:
@@ -52,7 +56,7 @@ class TableSpec:
 
 def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
     """As :func:`tt_core.experiments.store.stored_status` for a run: ``missing``, ``valid``, ``outdated`` (another results version), ``corrupt``
-    or ``mismatch`` (another table's settings, or made from other data), and why."""
+    or ``mismatch`` (the file holds another table than its name stands for: other settings or other data), and why."""
     import pyarrow.parquet as pq
 
     path = spec.path(runs_dir)
@@ -69,7 +73,7 @@ def _table_status(spec: TableSpec, runs_dir: str | Path) -> tuple[str, str]:
     if not entries.json_equal(meta["table"], {"study": spec.study, "settings": spec.settings}):
         return "mismatch", "holds another table (its stored settings differ from its name)"
     if not entries.json_equal(meta.get("data"), spec.data):
-        return "mismatch", "made from other data than the inputs now"
+        return "mismatch", "holds a table made from other data than its name stands for"
     try:
         table = pq.read_table(path)
     except Exception:
@@ -103,7 +107,8 @@ def ensure_table(spec: TableSpec, compute, runs_dir: str | Path = DEFAULT_RUNS_D
 
     The rules of :func:`tt_core.experiments.store.run_one`: a per-table lock (several processes compute it once), an atomic write,
     reuse only of a table whose metadata name these settings and data and whose values match their
-    checksum; a corrupt or mismatching file is set aside (renamed) and recomputed; one made by other
+    checksum; the file is named by both (:attr:`TableSpec.key`), so a table of other inputs is another
+    file; a corrupt or mismatching file is set aside (renamed) and recomputed; one made by other
     tt_core code of another results version is set aside as ``.outdated`` and recomputed. The table is always returned as read back from the store, so
     a computed and a reused table are the same. Returns ``(table, "computed" | "reused")``.
     """

@@ -157,9 +157,11 @@ def job_sets_sha256(job_sets) -> str:
 
 def spot_table_spec(study: str, job_sets, trace, settings: S.Settings | None, **more) -> TableSpec:
     """A run-store entry of SpotTune simulations: the settings (job set names, simulator settings and
-    ``more``, e.g. approaches, market days, prices, seed) name the file; the data identity is the sha256 of
-    the price trace's values and of the job sets (:func:`trace_sha256`, :func:`job_sets_sha256`), so an
-    edited price file or curve recomputes it."""
+    ``more``, e.g. approaches, market days, prices, seed) and the data identity, the sha256 of the price
+    trace's values and of the job sets (:func:`trace_sha256`, :func:`job_sets_sha256`), name the file
+    (:attr:`tt_core.experiments.study_tables.TableSpec.key`). So job sets of the same names built otherwise
+    (the sensitivity sweep's parallel fractions and model sizes), an edited price file or an edited curve
+    are other entries, kept beside the first, and each is read back when its inputs come again."""
     st = asdict(settings if settings is not None else S.Settings())
     for k in ("rules", "predictor", "bid"):
         if not isinstance(st[k], (str, int, float)):
