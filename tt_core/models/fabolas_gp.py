@@ -63,6 +63,7 @@ from tt_core.models.base import JointPosterior, check_X, check_y
 from tt_core.data.io import shown
 from tt_core.models.jit import njit
 from tt_core.models.linalg import tri_solve
+from tt_core.models.stretch_move import stretch_draws
 
 __all__ = [
     "FabolasGP",
@@ -477,84 +478,10 @@ def _stretch_chain_kernel(dists, uu, ij, r, jitter, coords, logp, inds, zu, rint
                     logp[j] = qlp[a]
 
 
-def _mt_next(key, pos):  # pragma: no cover - compiled
-    """Next 32-bit output of the Mersenne twister MT19937 in state ``(key, pos[0])`` (numpy's legacy
-    RandomState generator): regenerate the 624 words when they are used up, then temper one."""
-    if pos[0] >= 624:
-        for i in range(624):
-            y = (key[i] & np.uint32(0x80000000)) | (key[(i + 1) % 624] & np.uint32(0x7FFFFFFF))
-            v = key[(i + 397) % 624] ^ (y >> np.uint32(1))
-            if y & np.uint32(1):
-                v ^= np.uint32(0x9908B0DF)
-            key[i] = v
-        pos[0] = 0
-    y = key[pos[0]]
-    pos[0] += 1
-    y ^= y >> np.uint32(11)
-    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
-    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
-    y ^= y >> np.uint32(18)
-    return y
-
-
-def _mt_double(key, pos):  # pragma: no cover - compiled
-    """RandomState.random_sample(): 53 random bits from two outputs."""
-    a = _mt_next(key, pos) >> np.uint32(5)
-    b = _mt_next(key, pos) >> np.uint32(6)
-    return (a * 67108864.0 + b) / 9007199254740992.0
-
-
-def _mt_bounded(key, pos, high):  # pragma: no cover - compiled
-    """An integer in [0, high] as RandomState draws it below 2^32: the output masked to the smallest
-    all-ones mask covering ``high``, rejected while above it (no draw when high = 0)."""
-    if high == 0:
-        return 0
-    mask = np.uint32(high)
-    mask |= mask >> np.uint32(1)
-    mask |= mask >> np.uint32(2)
-    mask |= mask >> np.uint32(4)
-    mask |= mask >> np.uint32(8)
-    mask |= mask >> np.uint32(16)
-    while True:
-        v = _mt_next(key, pos) & mask
-        if v <= np.uint32(high):
-            return np.int64(v)
-
-
-def _stretch_draws_kernel(key, pos, inds, zu, rint, acc_u):  # pragma: no cover - compiled
-    """The random numbers of :meth:`FabolasGP._stretch_chain`, drawn from the MT19937 state as the
-    RandomState calls listed there would draw them (same outputs, same final state)."""
-    n_steps, W = inds.shape
-    n0 = (W + 1) // 2
-    n1 = W // 2
-    for t in range(n_steps):
-        _mt_double(key, pos)  # emcee's choice of its move
-        for j in range(W):
-            inds[t, j] = j % 2
-        for i in range(W - 1, 0, -1):  # RandomState.shuffle: Fisher-Yates from the end
-            j = _mt_bounded(key, pos, i)
-            tmp = inds[t, i]
-            inds[t, i] = inds[t, j]
-            inds[t, j] = tmp
-        for split in range(2):
-            ns = n0 if split == 0 else n1
-            nc = W - ns
-            for a in range(ns):
-                zu[t, split, a] = _mt_double(key, pos)
-            for a in range(ns):
-                rint[t, split, a] = _mt_bounded(key, pos, nc - 1)
-            for a in range(ns):
-                acc_u[t, split, a] = _mt_double(key, pos)
-
-
 _log_likelihood_one = njit(_log_likelihood_one) or _log_likelihood_one
 _log_prior_one = njit(_log_prior_one) or _log_prior_one
 _LOGLIK_KERNEL = njit(_log_likelihood_kernel)
 _CHAIN_KERNEL = njit(_stretch_chain_kernel)
-_mt_next = njit(_mt_next) or _mt_next
-_mt_double = njit(_mt_double) or _mt_double
-_mt_bounded = njit(_mt_bounded) or _mt_bounded
-_DRAWS_KERNEL = njit(_stretch_draws_kernel)
 
 
 def _tri_solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
@@ -806,37 +733,11 @@ class FabolasGP:
         zu = np.zeros((n_steps, 2, W))
         rint = np.zeros((n_steps, 2, W), dtype=np.int64)
         acc_u = np.ones((n_steps, 2, W))
-        self._stretch_draws(rs, inds, zu, rint, acc_u)
+        stretch_draws(rs, inds, zu, rint, acc_u)
         pairs = self._compiled_pairs()
         _CHAIN_KERNEL(pairs.dist_array, pairs.uu, pairs.ij, np.ascontiguousarray(self.y_ - self.mean_, dtype=float),
                       NOISE_JITTER, coords, log_prob, inds, zu, rint, acc_u)
         return coords, log_prob
-
-    @staticmethod
-    def _stretch_draws(rs, inds, zu, rint, acc_u, compiled=True):
-        """Fill the chain's random numbers (``inds`` must hold the labels ``arange(W) % 2``) from ``rs``
-        in emcee's order. ``compiled``: the same draws made by :func:`_stretch_draws_kernel` from the
-        generator's MT19937 state (RandomState's per-call overhead was ~50 us per step), and ``rs``
-        left in the state these calls leave it in."""
-        n_steps, W = inds.shape
-        state = rs.get_state()
-        if compiled and _DRAWS_KERNEL is not None and state[0] == "MT19937" and W < 2**31:
-            key = np.array(state[1], dtype=np.uint32)
-            pos = np.array([state[2]], dtype=np.int64)
-            _DRAWS_KERNEL(key, pos, inds, zu, rint, acc_u)
-            rs.set_state(("MT19937", key, int(pos[0]), state[3], state[4]))
-            return
-        n0, n1 = (W + 1) // 2, W // 2  # walkers labelled 0 and 1 (a shuffle keeps the counts)
-        uniform, shuffle, integers = rs.random_sample, rs.shuffle, rs.randint
-        for t in range(n_steps):
-            uniform()  # emcee chooses its (only) move with a uniform draw
-            shuffle(inds[t])
-            zu[t, 0, :n0] = uniform(n0)
-            rint[t, 0, :n0] = integers(n1, size=n0)
-            acc_u[t, 0, :n0] = uniform(n0)
-            zu[t, 1, :n1] = uniform(n1)
-            rint[t, 1, :n1] = integers(n0, size=n1)
-            acc_u[t, 1, :n1] = uniform(n1)
 
     def fit_fixed_hypers(self, X, y, hypers) -> "FabolasGP":
         """Condition on data with given hyperparameter samples (no MCMC).
