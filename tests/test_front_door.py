@@ -176,6 +176,12 @@ def test_results_doc_is_generated_from_a_report_folder(tmp_path):
             "- 1 data checks (a value read from the measurements): 1 agree\n"
             "- 0 setup (a setting the workbook chose)\n") in text
     assert text.index("**1 reproduced**") < text.index("data checks")          # led by reproduced
+    assert ("Of the papers' 6 claims, 4 could be compared at the papers' settings: 1 is reproduced and 3 differ (1 with "
+            "a measured cause, 2 not yet); 2 could not be compared (1 run at another setting than the paper's, 1 that "
+            "the workbook cannot compute); 1 check of the data, settings, inputs and timings is counted apart.") in text
+    assert docs.block_totals(text) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
+                                       "not comparable": 1, "too few runs": 0, "paper only": 1, "data check": 1,
+                                       "setup": 0, "input check": 0, "consistency check": 0, "timing": 0}
     assert "| `09_neph` | 2 rows: 1 differs, 1 not comparable |" in text
     assert "| `02_table2` | 1 row: 1 data check |" in text
     assert "| `04_fig2` | 2 rows: 1 reproduced, 1 differs |" in text

@@ -180,3 +180,62 @@ def test_notebook_page_is_offline(tmp_path):
     assert "widget-view+json" not in page and "widget-state" not in page
     assert not re.search(r"<script[^>]+src=['\"]https?://", page)
     assert "cdnjs" not in page and "unpkg" not in page
+
+
+def test_report_opens_with_one_sentence_and_the_headline_figure(tmp_path):
+    """The first screen answers "does it reproduce?": the sentence counts _rows() by hand (1 reproduced; 1 differs
+    with a measured mechanism, 2 without; 1 not comparable, 1 on too few runs, 1 paper only; 3 checks), then the
+    tour's headline figure, then the rest of the page."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tt_core.reporting.report import HEADLINE_FIGURE, verdict_sentence
+
+    sentence = ("Of the papers' 7 claims, 4 could be compared at the papers' settings: 1 is reproduced and 3 differ "
+                "(1 with a measured cause, 2 not yet); 3 could not be compared (1 run at another setting than the "
+                "paper's, 1 on too few runs for a verdict, 1 that the workbook cannot compute); 3 checks of the data, "
+                "settings, inputs and timings are counted apart.")
+    assert verdict_sentence(totals(tidy(_rows()))) == sentence
+    figs, out = tmp_path / "figures", tmp_path / "report"
+    figs.mkdir()
+    out.mkdir()
+    save_comparison(_rows(), "03_fig1", figs)
+    fig, ax = plt.subplots(figsize=(12, 6))
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(figs / HEADLINE_FIGURE, dpi=100)
+    plt.close(fig)
+    nbs = [ReportNotebook("03_fig1", "Accuracy_C", "TrimTuner Fig. 1", True, 12.0, "", ())]
+    page = write_index(out, figs, nbs, collect(figs), "quick").read_text()
+    assert "headline.png" not in page and "this report has none from it" in page  # the tour did not run here
+    nbs.insert(0, ReportNotebook("00_tour", "Tour", "", True, 5.0, "", ()))
+    page = write_index(out, figs, nbs, collect(figs), "quick").read_text()
+    body = page[page.index("<body>"):]
+    first_text = re.sub(r"<[^>]+>", " ", body).split()
+    assert " ".join(first_text[:6]) == "TrimTuner Workbook: does it reproduce? Of"
+    import html
+
+    assert html.escape(sentence) in page
+    at = page.index(html.escape(sentence))
+    assert at < page.index("src='headline.png'") < page.index("class=\"totals\"") < page.index("Every row, by paper")
+    from PIL import Image
+
+    with Image.open(out / "headline.png") as im:
+        assert im.width == 900  # 1200 px scaled to the page's width
+
+
+@pytest.mark.parametrize("counts, sentence", [
+    ({"agrees": 2, "differs (cause not measured yet)": 1},
+     "Of the papers' 3 claims, 3 could be compared at the papers' settings: 2 are reproduced and 1 differs, none with "
+     "a measured cause yet; 0 checks of the data, settings, inputs and timings are counted apart."),
+    ({"paper only": 1, "timing": 1},
+     "Of the papers' 1 claim, 0 could be compared at the papers' settings; 1 could not be compared (1 that the workbook "
+     "cannot compute); 1 check of the data, settings, inputs and timings is counted apart."),
+    ({"data check": 5}, "No claim of the papers was compared here; 5 checks of the data, settings, inputs and timings "
+                        "are counted apart."),
+])
+def test_the_first_sentence_names_what_could_not_be_compared_only_when_there_is_some(counts, sentence):
+    from tt_core.reporting.report import verdict_sentence
+
+    assert verdict_sentence(counts) == sentence

@@ -1,6 +1,8 @@
 """The HTML report a person opens first: ``reports/<profile>/index.html``.
 
-Its first screen answers "what was reproduced, what differs, and why":
+Its first screen answers "does it reproduce?" in one sentence (:func:`verdict_sentence`) and one figure (the
+headline multi-seed figure :data:`HEADLINE_FIGURE`, drawn by the tour), then "what was reproduced, what differs,
+and why":
 
 1. the reproduced rows first (a method's result computed here agrees with the paper's), then the other
    reproduction rows by status (differs with a measured mechanism / differs, no mechanism measured yet / not
@@ -32,8 +34,8 @@ from tt_core.data.io import atomic_path, write_text
 from tt_core.reporting.summary import (CHECKS, check_outcome, deduplicate, has_authors, names_mechanism,
                                        owner_of, with_side)
 
-__all__ = ["ReportNotebook", "card_counts", "card_line", "check_findings", "format_like", "headline", "tidy", "totals",
-           "write_index"]
+__all__ = ["HEADLINE_FIGURE", "ReportNotebook", "card_counts", "card_line", "check_findings", "format_like", "headline",
+           "tidy", "totals", "verdict_sentence", "write_index"]
 
 #: Paper names as they start a row's ``source``, and how the report titles them.
 PAPERS = {
@@ -62,6 +64,12 @@ GROUPS = [
 CHECK_GROUPS = tuple(CHECKS.values())
 #: The reproduction groups (every group not a check).
 REPRODUCTION_GROUPS = tuple(g for g, _, _ in GROUPS if g not in CHECK_GROUPS)
+
+#: The headline figure (written into figures/ by notebook 00_tour): TrimTuner against its baselines, median and band
+#: over seeds; the report shows it under its first sentence.
+HEADLINE_FIGURE = "headline_seeds.png"
+#: The notebook that draws it: a report that did not run it does not show it (it could be another run's).
+HEADLINE_NOTEBOOK = "00_tour"
 
 #: What each agreement rule means, in words (shown once in the legend).
 RULE_WORDS = {
@@ -250,6 +258,48 @@ def headline(rows: pd.DataFrame) -> str:
     return line + (f"; checks, counted apart: {', '.join(checks)}" if checks else "")
 
 
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def verdict_sentence(tot: dict[str, int]) -> str:
+    """The report's first sentence: does it reproduce? From the counts per group of :data:`GROUPS`
+    (:func:`totals`).
+
+    The reproduction rows are the papers' claims: those compared at the papers' settings are reproduced or
+    differ (with or without a measured mechanism); the others could not be compared (another setting, too few
+    runs for a verdict, no workbook value). The checks are counted apart.
+
+    Examples
+    --------
+    >>> tot = dict.fromkeys([g for g, _, _ in GROUPS], 0)
+    >>> verdict_sentence({**tot, "agrees": 3, "differs (cause measured)": 2, "not comparable": 1, "data check": 4})
+    "Of the papers' 6 claims, 5 could be compared at the papers' settings: 3 are reproduced and 2 differ, each with \
+its measured cause; 1 could not be compared (1 run at another setting than the paper's); 4 checks of the data, \
+settings, inputs and timings are counted apart."
+    """
+    get = lambda g: int(tot.get(g, 0))  # noqa: E731
+    r, dm, du = get("agrees"), get("differs (cause measured)"), get("differs (cause not measured yet)")
+    nc, few, only = get("not comparable"), get("too few runs"), get("paper only")
+    n_checks = sum(get(g) for g in CHECK_GROUPS)
+    d, n, x = dm + du, r + dm + du + nc + few + only, nc + few + only
+    checks = f"{_n(n_checks, 'check', 'checks')} of the data, settings, inputs and timings {'is' if n_checks == 1 else 'are'} counted apart"
+    if not n:
+        return f"No claim of the papers was compared here; {checks}."
+    compared = f"{r + d} could be compared at the papers' settings"
+    if r + d:
+        why = ("" if not d else ", each with its measured cause" if not du
+               else ", none with a measured cause yet" if not dm else f" ({dm} with a measured cause, {du} not yet)")
+        compared += (f": {r} {'is' if r == 1 else 'are'} reproduced and {d} {'differs' if d == 1 else 'differ'}{why}")
+    rest = ""
+    if x:
+        parts = [p for k, p in ((nc, f"{nc} run at {'another setting' if nc == 1 else 'other settings'} than the paper's"),
+                                (few, f"{few} on too few runs for a verdict"),
+                                (only, f"{only} that the workbook cannot compute")) if k]
+        rest = f"; {x} could not be compared ({', '.join(parts)})"
+    return f"Of the papers' {_n(n, 'claim', 'claims')}, {compared}{rest}; {checks}."
+
+
 #: How a notebook card counts its rows: the reproduction groups (the two "differs" groups merged), each kind of
 #: check, and the rows it shares with a notebook they are counted under (``linked``): each claim counted once.
 CARD_GROUPS = ("reproduced", "differ", "not comparable", "too few runs", "paper only", "data check", "setup",
@@ -338,6 +388,9 @@ summary .c{font-weight:400;color:#555}
 .legend td{border:none;padding:2px 8px}
 .muted{color:#666}
 .partial{background:#fff3e0;border-left:4px solid #ef6c00;padding:.4em .8em}
+.verdict{font-size:1.25em;margin:.4em 0 .6em;max-width:60em}
+.headline{margin:0 0 1em} .headline img{max-width:100%;height:auto;max-height:70vh}
+.headline figcaption{color:#555;font-size:.9em}
 """
 
 
@@ -414,6 +467,16 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
     bar = "".join(f"<div style='background:{c};width:{100 * tot[g] / n_rows:.2f}%' title='{tot[g]} {html.escape(label)}'>"
                   "</div>" for g, label, c in GROUPS if n_rows and tot[g])
+    # 0. the answer: one sentence and the headline figure
+    verdict = f"<p class='verdict'>{html.escape(verdict_sentence(tot))}</p>"
+    if any(nb.stem == HEADLINE_NOTEBOOK for nb in notebooks) and _thumbnail(figs / HEADLINE_FIGURE,
+                                                                              out / "headline.png", width=900):
+        verdict += ("<figure class='headline'><img src='headline.png' alt='TrimTuner against its baselines: median and "
+                    f"band over seeds'><figcaption>Drawn by notebook {HEADLINE_NOTEBOOK} from its runs (step 5); the "
+                    "paper's Fig. 1 in full: notebook 03.</figcaption></figure>")
+    else:
+        verdict += ("<p class='muted'>The headline figure (TrimTuner against its baselines over seeds) is drawn by "
+                    f"notebook {HEADLINE_NOTEBOOK}; this report has none from it.</p>")
     n_ok = sum(nb.ok for nb in notebooks)
     total_s = sum(nb.seconds for nb in notebooks if math.isfinite(nb.seconds))
     total_cpu = sum(nb.cpu_seconds for nb in notebooks if math.isfinite(nb.cpu_seconds))
@@ -494,9 +557,10 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
     page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>TrimTuner Workbook: what was reproduced ({html.escape(profile)})</title><style>{_CSS}</style></head><body>
-<h1>TrimTuner Workbook: what was reproduced</h1>
+<h1>TrimTuner Workbook: does it reproduce?</h1>
+{partial}{verdict}
 <p class="sub">Profile <b>{html.escape(profile)}</b>, {time.strftime('%Y-%m-%d %H:%M')}: {n_ok} of {len(notebooks)} notebooks {'in this report ' if not_run else ''}ran ({total_s / 60:.1f} min, {total_cpu / 60:.1f} min of CPU). {n_rows} paper-vs-workbook rows, each claim counted once. {html.escape(settings_note)}</p>
-{partial}<p class="lead"><b>{tot['agrees']} reproduced</b> of {n_rep} reproduction rows.</p>{boxes}<div class="bar">{bar}</div>
+<p class="lead"><b>{tot['agrees']} reproduced</b> of {n_rep} reproduction rows.</p>{boxes}<div class="bar">{bar}</div>
 <p class="muted">A reproduction row is <i>reproduced</i> when a method's result, computed in this run from the
 authors' measurements, is within the row's stated rule of the number printed in the paper (the rules are explained
 <a href="#rules">below</a>). A row that <i>differs</i> names the mechanism that was measured and its evidence file, or
