@@ -19,7 +19,7 @@ import pytest
 
 from conftest import assert_one_line_error, tt_cli
 from tt_core.data import entries
-from tt_core.spot import curve_losses as CL, curves as C, staged as ST, step_times as STT
+from tt_core.spot import curve_losses as CL, curves as C, measuring, staged as ST, step_times as STT
 
 #: What a subprocess runs: the quick LoR and GBTR curves and the staged workload into a fresh cache, then
 #: `tt spot simulate` on those three workloads, and one LoR setting that diverges (eta0 = 1) trained
@@ -100,7 +100,7 @@ def test_same_seed_same_curves_and_simulation_under_other_blas_kernels(two_cpus)
 
 
 def test_shipped_table_holds_seed_1_of_every_curve_with_its_conditions():
-    for workload, profile in STT.workloads():
+    for workload, profile in measuring.workloads():
         t = shipped(workload, profile)
         secs = STT.seconds(workload, profile, 12, max(k for _, k in t))   # the same shape as the step times
         assert len(t) == secs.size == 12 * max(k for _, k in t), (workload, profile)

@@ -20,7 +20,7 @@ def add_parser(sub, only: str | None) -> None:
     if light(only, "spot"):
         sub.add_parser("spot", help=HELP)
         return
-    from tt_core.spot import curves as C
+    from tt_core.spot import curves as C, market as M
     from tt_core.spot.rules import RULES
 
     sp = sub.add_parser("spot", help=HELP)
@@ -30,10 +30,10 @@ def add_parser(sub, only: str | None) -> None:
                                      "fastest m4.4xlarge) on one job set over a price trace.",
                          examples="tt spot simulate --workload cnn/t2.small-x8 --prices synthetic --billing paper "
                                   "--theta 0.7 --seed 1")
-    si.add_argument("--workload", required=True,
+    si.add_argument("--workload", required=True, type=_nonempty("--workload", "cnn/t2.small-x8"),
                     help="a TrimTuner group (cnn/t2.small-x8), sklearn/<algorithm>, or a job-set CSV "
                          "(setting, step, metric, seconds); see `tt spot data list`")
-    si.add_argument("--prices", default="synthetic",
+    si.add_argument("--prices", default="synthetic", type=_nonempty("--prices", "synthetic"),
                     help="synthetic (seeded 2017-style market), synthetic-today, synthetic-persistent (with memory), real (the located 2017 trace), a path to it, or a post-2017 history .tsv (aws-spot-price-history format, with --billing aws-today)")
     si.add_argument("--billing", choices=list(RULES), default="paper",
                     help="billing and revocation rules: paper, aws-2017 or aws-today (default paper)")
@@ -50,9 +50,12 @@ def add_parser(sub, only: str | None) -> None:
                     help="Amdahl's parallel fraction of the speed model, in (0, 1]")
     si.add_argument("--model-mb", type=within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
                     help="model size for checkpoints (MB)")
-    si.add_argument("--market-days", type=positive("--market-days"), default=30.0, help="length of a synthetic market")
+    si.add_argument("--market-days", type=within("--market-days", 1 / 1440, M.MAX_MARKET_DAYS, "days", low_open=False),
+                    help="length of a synthetic market, from one minute (1/1440) to "
+                         f"{M.MAX_MARKET_DAYS} days (default {DEFAULT_MARKET_DAYS:g}); a price file has its own")
     si.add_argument("--fit-days", type=positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
-    si.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    si.add_argument("--resampling", choices=list(M.RESAMPLING),
+                    help=f"for a price file: how records go on the minute grid (default {M.DEFAULT_RESAMPLING})")
     si.add_argument("--json", action="store_true", help=JSON_HELP)
     si.set_defaults(func=cmd_spot_simulate)
     dl = ssub.add_parser("data", help="price trace, learning curves and workloads: where they are")
@@ -122,7 +125,8 @@ def add_parser(sub, only: str | None) -> None:
                                      "real trace: the paper's split, train 2017-04-26 to 05-04, test 05-05 to "
                                      "05-07, UTC).",
                          examples="tt spot predictors --prices synthetic --seed 1")
-    pr.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    pr.add_argument("--prices", default="synthetic", type=_nonempty("--prices", "synthetic"),
+                    help="synthetic, real (the located 2017 trace) or a path")
     pr.add_argument("--seed", type=whole("--seed", 0), default=1, help="market, weights and maximum prices")
     pr.add_argument("--predictors", nargs="+", choices=["revpred", "tributary", "logistic", "empirical"],
                     default=["revpred", "tributary", "logistic"],
@@ -139,7 +143,8 @@ def add_parser(sub, only: str | None) -> None:
                          "0 < LO < HI (default: the profile's, the paper's 0.00001 0.2); test prices keep the profile's")
     pr.add_argument("--bids", choices=["random", "algorithm2"], default="random",
                     help="test maximum prices: random delta (the paper's inference) or Alg. 2")
-    pr.add_argument("--resampling", choices=["ffill", "interpolate"], default="ffill", help="for a real trace")
+    pr.add_argument("--resampling", choices=list(M.RESAMPLING),
+                    help=f"for a price file: how records go on the minute grid (default {M.DEFAULT_RESAMPLING})")
     pr.add_argument("--json", action="store_true", help=JSON_HELP)
     pr.set_defaults(func=cmd_spot_predictors)
     se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule, parallel fraction, start-up, "
@@ -150,7 +155,8 @@ def add_parser(sub, only: str | None) -> None:
                                      "ratios and the share of free steps, means over workloads with 95% seed "
                                      "intervals.")
     se.add_argument("--profile", choices=list(profile_names(only)), default="quick", help="job sets, seeds, settings")
-    se.add_argument("--prices", default="synthetic", help="synthetic, real (the located 2017 trace) or a path")
+    se.add_argument("--prices", default="synthetic", type=_nonempty("--prices", "synthetic"),
+                    help="synthetic, real (the located 2017 trace) or a path")
     se.add_argument("--seeds", type=count("--seeds"), help="number of market seeds (default: the profile's)")
     se.add_argument("--bids", nargs="+", metavar="BID",
                     help="bid rules: relative margins >= 0 (0.05 = 5%% above the price), algorithm2, tributary "
@@ -168,11 +174,43 @@ def add_parser(sub, only: str | None) -> None:
     sp.set_defaults(func=show_help(sp))
 
 
+#: The length of ``tt spot simulate``'s synthetic market (days) when ``--market-days`` is not given.
+DEFAULT_MARKET_DAYS = 30.0
+
+
+def _nonempty(option: str, example: str):
+    """Text that is not empty (an empty ``--prices ""`` would otherwise name the working directory)."""
+    import argparse
+
+    def parse(text):
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{option} is empty; give a value, e.g. {option} {example}")
+        return text
+    return parse
+
+
+def _market_options(args) -> tuple[float, str]:
+    """``--market-days`` and ``--resampling`` for the chosen ``--prices``: each refused where it does not apply
+    (a synthetic market is generated on the minute grid; a price file has its own length)."""
+    from tt_core.spot import market as M
+
+    synthetic = str(args.prices).startswith("synthetic")
+    if synthetic and args.resampling is not None:
+        raise ValueError(f"--resampling {args.resampling} applies to a price file (a trace or history); synthetic "
+                         "prices are generated on the minute grid: leave --resampling out")
+    if not synthetic and getattr(args, "market_days", None) is not None:
+        raise ValueError(f"--market-days {args.market_days:g} sets the length of a synthetic market; the price file "
+                         f"{args.prices} has its own (at most {M.MAX_TRACE_DAYS} days): leave --market-days out")
+    days = DEFAULT_MARKET_DAYS if getattr(args, "market_days", None) is None else args.market_days
+    return days, args.resampling or M.DEFAULT_RESAMPLING
+
+
 def cmd_spot_simulate(args) -> int:
     from tt_core.spot import grids as G, market as M, simulator as S
 
+    days, resampling = _market_options(args)
     js = G.resolve_job_set(args.workload, args.reference_hours, args.parallel_fraction, args.model_mb)
-    trace = M.market(args.prices, seed=args.seed, days=args.market_days, resampling=args.resampling)
+    trace = M.market(args.prices, seed=args.seed, days=days, resampling=resampling)
     from tt_core.spot.history import check_rules
 
     check_rules(trace, args.billing)            # a post-2017 history: aws-today rules only
@@ -268,11 +306,11 @@ def cmd_spot_curves(args) -> int:
 
 
 def cmd_spot_measure_step_times(args) -> int:
-    from tt_core.spot import step_times as STT
+    from tt_core.spot import measuring, step_times as STT
 
     out = _table_out(args.out, "step_times.csv")
     which = _table_workloads(args)
-    table, cond = STT.measure(which, repeats=args.repeats)
+    table, cond = measuring.measure_step_times(which, repeats=args.repeats)
     STT.write(table, cond, out)
     for w, p in which:
         t = table[(table["workload"] == w) & (table["profile"] == p)]
@@ -296,9 +334,9 @@ def _table_out(out: str, example: str):
 
 def _table_workloads(args):
     """The ``(workload, profile)`` pairs picked by ``--workloads`` and ``--profiles``."""
-    from tt_core.spot import step_times as STT
+    from tt_core.spot import measuring, step_times as STT
 
-    known = STT.workloads()
+    known = measuring.workloads()
     names = {w for w, _ in known}
     bad = [w for w in args.workloads or () if w not in names]
     if bad:
@@ -308,12 +346,12 @@ def _table_workloads(args):
 
 
 def cmd_spot_train_losses(args) -> int:
-    from tt_core.spot import curve_losses as CL
+    from tt_core.spot import curve_losses as CL, measuring
 
     out = _table_out(args.out, "curve_losses.csv")
     which = _table_workloads(args)
     seeds = sorted(set(args.seeds or CL.SEEDS))
-    table, cond = CL.train(which, seeds=seeds)
+    table, cond = measuring.train_losses(which, seeds=seeds)
     CL.write(table, cond, out)
     for (w, p), t in table.groupby(["workload", "profile"], sort=False):
         last = t[t["step"] == t["step"].max()]["metric"]
@@ -391,7 +429,9 @@ def cmd_spot_predictors(args) -> int:
     cfg.update({"fit_days": fit_days, "test_days": test_days, "seed": args.seed, "types": args.types})
     if args.epochs is not None:
         cfg["epochs"] = args.epochs
-    trace = M.market(args.prices, seed=args.seed, days=cfg["market_days"], resampling=args.resampling)
+    args.market_days = None                   # not an option of this command: the profile's length
+    _, resampling = _market_options(args)
+    trace = M.market(args.prices, seed=args.seed, days=cfg["market_days"], resampling=resampling)
     RP.check_history(trace.n_minutes)
     if not trace.synthetic and (args.fit_days or args.test_days):
         raise ValueError("--fit-days and --test-days apply to synthetic prices; a real trace is split as the paper "

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data import entries
-from tt_core.data.io import cpu_model, shown
+from tt_core.data.io import shown
 from tt_core.spot.catalogue import SpotError
 from tt_core.spot.shipped import file_in_use, read_table, settings_by_steps
 
@@ -90,72 +90,6 @@ def losses(workload: str, profile: str, seed: int, settings: int, steps: int) ->
                         f"{steps} steps (it has {have}); train them with `tt spot train-losses --out FILE` and set "
                         f"{ENV}=FILE")
     return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Training (only by `tt spot train-losses`)
-# ------------------------------------------------------------------------------------------------
-def _train_one(workload: str, profile: str, seed: int) -> np.ndarray:
-    """``(settings, steps)`` losses of every setting, trained here."""
-    from tt_core.spot import curves as C, staged as ST
-
-    if workload.startswith("staged/"):
-        data = ST.training_data(seed)
-        return np.array([ST.train_curve(hp, seed, ST.EPOCHS, data)[0] for hp in ST.grid()])
-    name = workload.split("/", 1)[1]
-    size = C.SIZES[profile]
-    data = C.training_data(name, size, seed)
-    return np.array([C.train_curve(name, hp, size, seed, data)[0] for hp in C.grid(name)])
-
-
-def train(which=None, seeds=SEEDS, progress: bool = True) -> tuple[pd.DataFrame, dict]:
-    """Train every setting of each ``(workload, profile)`` (default: all of
-    :func:`tt_core.spot.step_times.workloads`) at each seed with BLAS on one thread; the table and the
-    conditions of its training."""
-    import datetime
-    import platform
-
-    import scipy
-    import sklearn
-    from threadpoolctl import threadpool_info, threadpool_limits
-    from tqdm.auto import tqdm
-
-    from tt_core.spot import step_times as STT
-
-    known = STT.workloads()
-    which = list(which or known)
-    for w in which:
-        if tuple(w) not in known:
-            raise SpotError(f"no curve workload {shown(w)}; known: {[f'{a} {b}' for a, b in known]}")
-    seeds = list(seeds)
-    if not seeds or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seeds):
-        raise SpotError(f"seeds must be whole numbers >= 0, got {shown(seeds)}")
-    frames = []
-    with threadpool_limits(1):
-        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
-                if i.get("user_api") == "blas"]
-        for seed in seeds:
-            for workload, profile in tqdm(which, desc=f"curve losses (seed {seed})", unit="workload",
-                                          disable=not progress):
-                m = _train_one(workload, profile, seed)
-                n_set, n_step = m.shape
-                frames.append(pd.DataFrame({"workload": workload, "profile": profile, "seed": int(seed),
-                                            "setting": np.repeat(np.arange(n_set), n_step),
-                                            "step": np.tile(np.arange(1, n_step + 1), n_set), "metric": m.ravel()}))
-    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES") if os.environ.get(k)}
-    cond = {
-        "what": "loss per training step of every setting (the workload's metric after the step, capped as "
-                "curves.train_curve caps it), float64 in shortest round-trip form",
-        "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-        "command": "tt spot train-losses",
-        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
-        "seeds": " ".join(str(s) for s in seeds),
-        "threads": "BLAS and OpenMP limited to 1 thread",
-        "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
-    }
-    return pd.concat(frames, ignore_index=True), cond
 
 
 def write(df: pd.DataFrame, cond: dict, path: str | os.PathLike) -> Path:

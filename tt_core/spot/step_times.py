@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.data import entries
-from tt_core.data.io import cpu_model, shown
+from tt_core.data.io import shown
 from tt_core.spot.catalogue import SpotError
 from tt_core.spot.shipped import file_in_use, read_table, settings_by_steps
 
@@ -91,80 +91,6 @@ def seconds(workload: str, profile: str, settings: int, steps: int) -> np.ndarra
                         f"steps (it has {have}); measure them with `tt spot measure-step-times --out FILE` and "
                         f"set {ENV}=FILE")
     return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Measuring (only by `tt spot measure-step-times`)
-# ------------------------------------------------------------------------------------------------
-def workloads() -> list[tuple[str, str]]:
-    """Every ``(workload, profile)`` the table holds."""
-    from tt_core.spot import curves as C, staged as ST
-
-    return [(f"sklearn/{n}", p) for p in C.SIZES for n in C.ALGORITHMS] + [(f"staged/{ST.NAME}", STAGED_PROFILE)]
-
-
-def _measure_one(workload: str, profile: str, repeats: int, seed: int) -> np.ndarray:
-    """``(repeats, settings, steps)`` CPU seconds of every step (the repeats interleaved over the settings)."""
-    from tt_core.spot import curves as C, staged as ST
-
-    if workload.startswith("staged/"):
-        data = ST.training_data(seed)
-        grid = ST.grid()
-        run = lambda hp: ST.train_curve(hp, seed, ST.EPOCHS, data)[1]  # noqa: E731
-    else:
-        name = workload.split("/", 1)[1]
-        size = C.SIZES[profile]
-        data = C.training_data(name, size, seed)
-        grid = C.grid(name)
-        run = lambda hp: C.train_curve(name, hp, size, seed, data)[1]  # noqa: E731
-    return np.array([[run(hp) for hp in grid] for _ in range(repeats)])
-
-
-def measure(which=None, repeats: int = 3, seed: int = 1, progress: bool = True) -> tuple[pd.DataFrame, dict]:
-    """Time every step of each ``(workload, profile)`` (default :func:`workloads`) ``repeats`` times with
-    BLAS on one thread; the table (median over the repeats per setting and step) and its conditions."""
-    import datetime
-    import platform
-
-    import scipy
-    import sklearn
-    from threadpoolctl import threadpool_info, threadpool_limits
-    from tqdm.auto import tqdm
-
-    which = list(which or workloads())
-    known = workloads()
-    for w in which:
-        if tuple(w) not in known:
-            raise SpotError(f"no step-time workload {shown(w)}; known: {[f'{a} {b}' for a, b in known]}")
-    if not (isinstance(repeats, (int, np.integer)) and repeats >= 1):
-        raise SpotError(f"repeats must be a whole number >= 1, got {shown(repeats)}")
-    load0 = os.getloadavg()[0]
-    frames = []
-    with threadpool_limits(1):
-        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
-                if i.get("user_api") == "blas"]
-        for workload, profile in tqdm(which, desc="step times", unit="workload", disable=not progress):
-            secs = np.median(_measure_one(workload, profile, repeats, seed), axis=0)
-            n_set, n_step = secs.shape
-            frames.append(pd.DataFrame({"workload": workload, "profile": profile,
-                                        "setting": np.repeat(np.arange(n_set), n_step),
-                                        "step": np.tile(np.arange(1, n_step + 1), n_set),
-                                        "seconds": secs.ravel()}))
-    load1 = os.getloadavg()[0]
-    cond = {
-        "what": "CPU seconds per training step (time.process_time; gradient boosting: the fit over its trees), "
-                "median over the repeats",
-        "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-        "command": "tt spot measure-step-times",
-        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
-        "load": f"1-minute load average {load0:.2f} before, {load1:.2f} after",
-        "repeats": str(repeats),
-        "seed": str(seed),
-        "threads": "BLAS and OpenMP limited to 1 thread",
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
-    }
-    return pd.concat(frames, ignore_index=True), cond
 
 
 def write(df: pd.DataFrame, cond: dict, path: str | os.PathLike) -> Path:
