@@ -133,7 +133,8 @@ def test_generic_format_round_trip(tmp_path):
     pd.DataFrame(rows).to_csv(path, index=False)
     b = load_benchmark(path, max_time=50.0)
     assert b.config_columns == ("optimizer", "lr") and b.sizes == (100, 1000) and b.n_configs == 4
-    assert b.max_time == 50.0 and b.table.cost.isna().all()
+    # no cost column: cost = time at the stated default price, 1 USD per hour (issue 37)
+    assert b.max_time == 50.0 and b.cost_from_time == 1.0 and (b.table.cost == b.table.training_time / 3600).all()
     merged = b.table.merge(pd.DataFrame(rows), on=["optimizer", "lr", "size"], suffixes=("", "_in"))
     np.testing.assert_allclose(merged.accuracy, merged.accuracy_in)
     np.testing.assert_allclose(merged.training_time, merged.time)

@@ -30,7 +30,7 @@ import http.client
 import os
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -410,6 +410,13 @@ class Benchmark:
         Default constraints (paper: CNN $0.10, RNN $0.02).
     source : str
         Where the data came from (a path, or "in-memory").
+    cost_from_time : float or None
+        USD per hour when the file has no cost column and ``cost = training_time x this price``
+        (:data:`TIME_PRICE_PER_HOUR` unless ``price_stated``); None when the costs were measured or priced
+        by a cost model.
+    price_stated : bool
+        The caller stated ``cost_from_time`` (``load_benchmark(price_per_hour=...)``): a cost limit then has
+        a meaning in USD.
     """
 
     name: str
@@ -420,6 +427,16 @@ class Benchmark:
     max_time: float | None = None
     source: str = "in-memory"
     cost_model: CostModel | None = field(default=None, repr=False, compare=False)
+    cost_from_time: float | None = None
+    price_stated: bool = False
+
+    @property
+    def cost_note(self) -> str:
+        """Where the costs come from, in words (empty when they were measured or priced by a cost model)."""
+        if self.cost_from_time is None:
+            return ""
+        how = "stated" if self.price_stated else "the default TIME_PRICE_PER_HOUR; state yours with price_per_hour"
+        return (f"{self.name}: no cost column; cost = training time x {self.cost_from_time:g} USD per hour ({how})")
 
     @property
     def max_size(self) -> int:
@@ -462,6 +479,7 @@ def load_benchmark(
     max_cost: float | None = None,
     max_time: float | None = None,
     extra_columns: str = "error",
+    price_per_hour: float | None = None,
 ) -> Benchmark:
     """Load a registered benchmark (``"cnn"``, ``"rnn"``) or a CSV file in a supported format.
 
@@ -478,6 +496,10 @@ def load_benchmark(
         Default constraints; registered benchmarks default to the paper's cost limits.
     extra_columns : {"error", "ignore"}
         TrimTuner format: what to do with columns the format does not know.
+    price_per_hour : float, optional
+        Generic format without a cost column: USD per hour of training, ``cost = time x price``
+        (default :data:`TIME_PRICE_PER_HOUR`, recorded as ``Benchmark.cost_from_time``). A file with a cost
+        column keeps its costs, and giving a price for it is an error.
     """
     key = str(name_or_path)
     spec = REGISTRY.get(key.lower()) if isinstance(name_or_path, str) else None
@@ -513,7 +535,7 @@ def load_benchmark(
     if "training_set_size" in header or ("acc" in header and "size" not in header and "accuracy" not in header):
         return _load_trimtuner(raw, path, name, cost_model or DEFAULT_COST_MODEL, max_cost, max_time, extra_columns)
     if "size" in header or "accuracy" in header:
-        return _load_generic(raw, path, name, config_columns, max_cost, max_time)
+        return _load_generic(raw, path, name, config_columns, max_cost, max_time, price_per_hour)
     joined = ",".join(header)
     for sep, label in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
         if sep in joined:
@@ -533,12 +555,14 @@ def benchmark_from_table(
     name: str = "custom",
     max_cost: float | None = None,
     max_time: float | None = None,
+    price_per_hour: float | None = None,
 ) -> Benchmark:
-    """Build a benchmark from an in-memory generic table (the same checks as a generic CSV)."""
+    """Build a benchmark from an in-memory generic table (the same checks as a generic CSV, the same
+    ``price_per_hour`` as :func:`load_benchmark`)."""
     raw = table.copy()
     raw.columns = [str(c) for c in raw.columns]
     raw = raw.astype(str).replace({"nan": "", "None": ""})
-    return _load_generic(raw, Path(f"<{name}>"), name, list(config_columns), max_cost, max_time)
+    return _load_generic(raw, Path(f"<{name}>"), name, list(config_columns), max_cost, max_time, price_per_hour)
 
 
 def _line_of_offset(path: Path, offset: int) -> tuple[int, int]:
@@ -619,11 +643,23 @@ def _line(idx: int) -> int:
 
 #: Plausible ranges of measured and configuration values (inclusive): a value outside is a typo or a unit
 #: error (e.g. milliseconds for seconds), reported with its file, line and column.
+#: The floor of a training time, 1 µs, is the shortest a timed training call can take: reading
+#: ``time.perf_counter`` twice costs 0.05 µs, and the fastest scikit-learn fit measured here (a
+#: ``DummyClassifier`` on 16 rows) took 58 µs, a ``GaussianNB`` 0.4 ms (learning-curve tables such as LCDB's hold
+#: fits under 1 ms, so the former floor of 1 ms refused real measurements). The cost floor, 1e-12 USD, is
+#: 1 µs at 0.0042 USD per hour (the cheapest on-demand VM price of 2024, AWS t4g.nano).
 PLAUSIBLE = {
     "n_workers": (1, 100_000), "n_ps": (0, 100_000), "batch_size": (1, 100_000_000),
     "size": (1, 1e12), "learning_rate": (1e-12, 100.0),
-    "training_time": (1e-3, 1e8), "time": (1e-3, 1e8), "cost": (1e-9, 1e9),
+    "training_time": (1e-6, 1e8), "time": (1e-6, 1e8), "cost": (1e-12, 1e9),
 }
+
+#: USD per hour that turns the training time of a file without a cost column into its cost (``cost = time x
+#: price``), unless the caller states another (``price_per_hour``). One dollar an hour makes the cost the
+#: training time in hours; a price common to every configuration scales every cost alike, which the optimisers'
+#: acquisitions (divided by the predicted cost, or its logarithm modelled) do not see: tests/test_time_only_inputs.py
+#: finds the same tests and recommendations at 1 and 2 USD per hour. A cost limit on such a file needs a stated price.
+TIME_PRICE_PER_HOUR = 1.0
 
 
 def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False, integer: bool = False,
@@ -755,7 +791,7 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
     return _finish(table, list(TRIMTUNER_CONFIG), path, name, max_cost, max_time, cost_model)
 
 
-def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchmark:
+def _load_generic(raw, path, name, config_columns, max_cost, max_time, price_per_hour=None) -> Benchmark:
     header = list(raw.columns)
     missing = [c for c in ("size", "accuracy") if c not in header]
     time_col = "time" if "time" in header else ("training_time" if "training_time" in header else None)
@@ -802,8 +838,29 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time) -> Benchm
     _check_accuracy(table["accuracy"].to_numpy(), path, "accuracy")
     table["training_time"] = (_numeric(raw, time_col, path, positive=True, plausible="time") if time_col
                               else np.nan)
-    table["cost"] = _numeric(raw, "cost", path, positive=True, plausible="cost") if "cost" in header else np.nan
-    return _finish(table, list(config_columns), path, name, max_cost, max_time, None)
+    price = _price_per_hour(price_per_hour, path, has_cost="cost" in header)
+    if "cost" in header:
+        table["cost"] = _numeric(raw, "cost", path, positive=True, plausible="cost")
+    else:  # time only: cost = time x a stated price (TIME_PRICE_PER_HOUR unless the caller gave one)
+        table["cost"] = table["training_time"] * (price / 3600.0)
+    bench = _finish(table, list(config_columns), path, name, max_cost, max_time, None)
+    if "cost" in header:
+        return bench
+    return replace(bench, cost_from_time=price, price_stated=price_per_hour is not None)
+
+
+def _price_per_hour(value, path: Path, *, has_cost: bool) -> float:
+    """The USD-per-hour price that turns a time-only file's times into costs (checked once, here)."""
+    if value is None:
+        return TIME_PRICE_PER_HOUR
+    if has_cost:
+        raise BenchmarkError(f"{path}: price_per_hour {shown(value)} given for a file with a cost column; its costs "
+                             "are used as measured: drop price_per_hour (or the cost column)")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or not 1e-6 <= value <= 1e6:
+        raise BenchmarkError(f"{path}: price_per_hour must be a number of USD per hour in [1e-06, 1e+06], "
+                             f"got {shown(value)}")
+    return float(value)
 
 
 def _plain(row) -> dict:

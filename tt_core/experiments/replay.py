@@ -68,6 +68,11 @@ def _check_limit_columns(bench: Benchmark, max_cost, max_time) -> None:
     """A cost (time) limit needs the benchmark's cost (time) values: a file without them is refused, not
     replayed with an Accuracy_C of NaN."""
     for limit, col, flag in ((max_cost, "cost", "--max-cost"), (max_time, "training_time", "--max-time")):
+        derived = col == "cost" and bench.cost_from_time is not None and not bench.price_stated
+        if limit is not None and derived:  # USD at a default price are no limit the user can have meant
+            raise ValueError(f"--max-cost {limit:g}: benchmark {shown(bench.name)} ({bench.source}) has no cost "
+                             f"column (its costs are training time x {bench.cost_from_time:g} USD per hour, a default "
+                             "price); use --max-time, add a cost column, or load it with price_per_hour=<USD>")
         if limit is not None and bench.table[col].isna().all():
             other = "--max-time" if flag == "--max-cost" else "--max-cost"
             raise ValueError(f"{flag} {limit:g}: benchmark {shown(bench.name)} ({bench.source}) has no "

@@ -127,7 +127,7 @@ def recommendation_sentence(traj, benchmark, optimizer: str, *, max_cost=None, m
     time_text = "" if math.isnan(secs) else f", {secs:.0f} s"
     return (f"{head}. It recommends configuration {cfg} ({describe_config(bench, cfg)}) trained on {at}: measured "
             f"accuracy {acc:.3f}, cost {money(cost)}{time_text} per training run; it "
-            + ", ".join(checks) + score + ".")
+            + ", ".join(checks) + score + "." + (f" ({bench.cost_note}.)" if bench.cost_note else ""))
 
 
 def final_scores(runs):
