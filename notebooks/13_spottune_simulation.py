@@ -139,7 +139,7 @@ main_per = G.per_job_set(main_grid)
 main_intervals = loop_intervals[loop_intervals["predictor"] == RD.MAIN_PREDICTOR]
 write_csv(main_per, out / "spottune_fig7_revpred.csv")
 fig = F.fig7(main_per, loop["trace"].synthetic)
-fig.suptitle(f"Fig. 7 with RevPred in the loop, random maximum prices ({loop['market']})", y=1.04, fontsize=11)
+fig.suptitle(f"Fig. 7 with RevPred in the loop, random maximum prices ({loop['market']})", fontsize=11)
 save_figure(fig, out / "spottune_fig7_revpred.png")
 plt.show()
 fig = F.fig9(G.refund_shares(main_grid), loop["trace"].synthetic, main_intervals)

@@ -367,6 +367,8 @@ def plot_grid(grid: pd.DataFrame, max_cost: float | None = None):
     """
     import matplotlib.pyplot as plt
 
+    from tt_core.plotting.style import legend_right
+
     fig, ax = plt.subplots(figsize=(7.5, 4.6), constrained_layout=True)
     for (vm, g), color in zip(grid.groupby("vm", sort=False), plt.get_cmap("tab10").colors):
         ax.scatter(g["cost"] * 1e6, g["accuracy"], s=30, color=color, label=f"VM {vm}", edgecolor="k", linewidth=0.3)
@@ -381,7 +383,7 @@ def plot_grid(grid: pd.DataFrame, max_cost: float | None = None):
     ax.set_xlabel("Cost of one full-size training run [µ$ = 1e-6 USD] (log)")
     ax.set_ylabel("Test accuracy")
     ax.set_title(f"Every configuration of the digits job at full size ({len(grid)} runs)")
-    ax.legend(fontsize=8, loc="lower right")
+    legend_right(ax)
     return fig
 
 
@@ -391,8 +393,9 @@ def plot_runs(trajs: pd.DataFrame, job: DigitsJob, max_cost: float | None = None
     import matplotlib.pyplot as plt
 
     from tt_core.plotting.figures import METHOD_STYLES
+    from tt_core.plotting.style import laptop_size, legend_under
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), constrained_layout=True)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=laptop_size(13, 4.8), constrained_layout=True)
     if grid is not None:
         ax1.scatter(grid["cost"] * 1e6, grid["accuracy"], s=14, color="0.8", label="all configurations (s = 1)")
     cmap = plt.get_cmap("viridis")
@@ -411,7 +414,7 @@ def plot_runs(trajs: pd.DataFrame, job: DigitsJob, max_cost: float | None = None
     ax1.set_xlabel("Cost of the test [µ$] (log)")
     ax1.set_ylabel("Test accuracy")
     ax1.set_title("Tests, coloured by training-set size")
-    ax1.legend(fontsize=7.5, loc="lower right", ncol=2)
+    legend_under(ax1, fontsize=7.5, ncol=2)
     for name, t in trajs.groupby("optimizer", sort=False):
         style = METHOD_STYLES.get(name, {"color": "0.4", "linestyle": "-", "label": name})
         ax2.step(t["cumulative_cost"] * 1e6, t["accuracy_c"], where="post", color=style["color"],
@@ -421,5 +424,5 @@ def plot_runs(trajs: pd.DataFrame, job: DigitsJob, max_cost: float | None = None
     ax2.set_xlabel("Cumulative optimisation cost [µ$] (log)")
     ax2.set_ylabel("Accuracy_C of the incumbent (Eq. 7)")
     ax2.set_title("The incumbent per µ$ spent on tests")
-    ax2.legend(fontsize=8, loc="lower right")
+    legend_under(ax2)
     return fig

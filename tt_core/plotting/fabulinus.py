@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core.plotting.style import log_axis, method_style, network_label
+from tt_core.plotting.style import laptop_size, legend_below, log_axis, method_style, network_label
 
 #: Panel -> (column of :func:`tt_core.analysis.fabulinus.initial_end`, axis label, log scale), as the thesis.
 PANELS = {
@@ -32,7 +32,7 @@ def plot_fabulinus_panels(curves: pd.DataFrame, benchmark: str, init_end: pd.Dat
         Best feasible full-size accuracy, drawn dotted.
     """
     cb = curves[curves["benchmark"] == benchmark]
-    fig, axes = plt.subplots(2, 2, figsize=(11.5, 8.2))
+    fig, axes = plt.subplots(2, 2, figsize=laptop_size(11.5, 8.2, below=0.5))
     for ax, (panel, (col, label, log)) in zip(axes.ravel(), PANELS.items()):
         cp = cb[cb["panel"] == panel]
         for opt, co in cp.groupby("optimizer", sort=False):
@@ -52,8 +52,8 @@ def plot_fabulinus_panels(curves: pd.DataFrame, benchmark: str, init_end: pd.Dat
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(label)
         ax.set_ylabel("Accuracy$_C$ (Eq. 7.1)")
-    axes[0, 0].legend(fontsize=8, loc="lower right")
     fig.suptitle(title or f"{network_label(benchmark)}: optimisation process (thesis Figs 7.1-7.2; o = end of "
                           "the initial sampling)")
     fig.tight_layout()
+    legend_below(fig, ncol=5)
     return fig

@@ -28,6 +28,10 @@ from tt_core.plotting.style import (  # noqa: F401  (re-exported: the style is u
     METRIC_LABELS,
     NETWORK_LABELS,
     VM_ORDER,
+    laptop_size,
+    legend_below,
+    legend_right,
+    legend_under,
     log_axis,
     method_style,
     network_label,
@@ -167,7 +171,7 @@ def plot_crosstabs(crosstabs: dict, *, paper: dict | None = None, title: str = "
         cells where the workbook differs are outlined in red with the paper's value.
     """
     n = len(crosstabs)
-    fig, axes = plt.subplots(1, n, figsize=(3.9 * n + 0.8, 4.3), squeeze=False, constrained_layout=True)
+    fig, axes = plt.subplots(1, n, figsize=laptop_size(3.9 * n + 0.8, 4.3), squeeze=False, constrained_layout=True)
     vmax = max(int(ct.to_numpy().max()) for ct in crosstabs.values())
     for k, (ax, (size, ct)) in enumerate(zip(axes[0], crosstabs.items())):
         counts = ct.to_numpy()
@@ -209,7 +213,7 @@ def plot_time_sorted(tables: dict, min_accuracy: float, max_time: float,
     log_axis(ax, "y")
     ax.set_xlabel(fr"Rank of the point (accuracy $\geq$ {min_accuracy:.0%})")
     ax.set_ylabel(METRIC_LABELS["training_time"])
-    ax.legend()
+    legend_under(ax, fontsize=9)
     ax.set_title(suptitle)
     return fig
 
@@ -222,7 +226,7 @@ def plot_metrics_vs_size(tables: dict, metrics=("accuracy", "training_time", "co
                          suptitle: str = "Accuracy, training time and cost vs training-set size"):
     """Box plots of each metric per size (rows: networks, columns: metrics; time and cost on log axes)."""
     names = list(tables)
-    fig, axes = plt.subplots(len(names), len(metrics), figsize=(4.6 * len(metrics), 3.4 * len(names)),
+    fig, axes = plt.subplots(len(names), len(metrics), figsize=laptop_size(4.6 * len(metrics), 3.4 * len(names)),
                              squeeze=False, constrained_layout=True)
     for r, name in enumerate(names):
         t = tables[name]
@@ -249,7 +253,7 @@ def plot_factor_effects(table: pd.DataFrame, factors=("vm_flavor", "n_cores", "l
     ``table`` is one size of a benchmark (e.g. ``Benchmark.full_size()`` with
     :func:`tt_core.analysis.dataset.with_cores`).
     """
-    fig, axes = plt.subplots(len(metrics), len(factors), figsize=(3.3 * len(factors), 2.9 * len(metrics)),
+    fig, axes = plt.subplots(len(metrics), len(factors), figsize=laptop_size(3.3 * len(factors), 2.9 * len(metrics)),
                              squeeze=False, sharey="row", constrained_layout=True)
     for r, m in enumerate(metrics):
         for c, f in enumerate(factors):
@@ -278,7 +282,7 @@ def plot_learning_curves(curves: dict, *, suptitle: str = "Learning curves (accu
         ``{network: long DataFrame}`` from :func:`tt_core.analysis.dataset.learning_curves`.
     """
     n = len(curves)
-    fig, axes = plt.subplots(1, n, figsize=(6 * n, 4.2), squeeze=False, sharey=True, constrained_layout=True)
+    fig, axes = plt.subplots(1, n, figsize=laptop_size(6 * n, 4.2), squeeze=False, sharey=True, constrained_layout=True)
     for ax, (name, df) in zip(axes[0], curves.items()):
         for k, (cid, g) in enumerate(df.groupby("config_id", sort=False)):
             r = g.iloc[0]
@@ -289,7 +293,7 @@ def plot_learning_curves(curves: dict, *, suptitle: str = "Learning curves (accu
         log_axis(ax, "x")
         ax.set_xlabel("Accuracy sample number during training")
         ax.set_title(network_label(name))
-        ax.legend(fontsize=7.5, loc="upper left")
+        legend_under(ax, fontsize=7.5, ncol=2)
     axes[0][0].set_ylabel(METRIC_LABELS["accuracy"])
     axes[0][0].yaxis.set_major_formatter(mpl.ticker.PercentFormatter(1.0, decimals=0))
     fig.suptitle(suptitle)
@@ -315,7 +319,7 @@ def plot_rank_agreement(agreements: dict, *, statistics=("spearman", "kendall"),
     if bad:
         raise ValueError(f"statistics must be among {sorted(names)}, got {bad}")
     metrics = list(dict.fromkeys(next(iter(agreements.values()))["metric"]))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.9), squeeze=False, sharey=True,
+    fig, axes = plt.subplots(1, len(metrics), figsize=laptop_size(4.6 * len(metrics), 3.9), squeeze=False, sharey=True,
                              constrained_layout=True)
     for c, m in enumerate(metrics):
         ax = axes[0][c]
@@ -350,7 +354,7 @@ def plot_cost_accuracy(panels: dict, *, suptitle: str = "Full-data-set configura
         ``accuracy_threshold``).
     """
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(5.6 * n, 4.4), squeeze=False, constrained_layout=True)
+    fig, axes = plt.subplots(1, n, figsize=laptop_size(5.6 * n, 4.4), squeeze=False, constrained_layout=True)
     colors = {"infeasible": "#bdbdbd", "feasible": "#457b9d", "high": "#e76f51"}
     for ax, (name, (full, res)) in zip(axes[0], panels.items()):
         cost, acc = full["cost"].to_numpy(float), full["accuracy"].to_numpy(float)
@@ -370,7 +374,7 @@ def plot_cost_accuracy(panels: dict, *, suptitle: str = "Full-data-set configura
         ax.set_ylabel(METRIC_LABELS["accuracy"])
         ax.yaxis.set_major_formatter(mpl.ticker.PercentFormatter(1.0, decimals=0))
         ax.set_title(network_label(name))
-        ax.legend(fontsize=8, loc="lower right")
+        legend_under(ax, ncol=2)
     fig.suptitle(suptitle)
     return fig
 
@@ -390,7 +394,7 @@ def plot_metric_vs_cost(curves: pd.DataFrame, init_end: pd.DataFrame | None = No
         ``benchmark -> value`` drawn as a dotted horizontal line (e.g. the best feasible accuracy).
     """
     benches = list(dict.fromkeys(curves["benchmark"]))
-    fig, axes = plt.subplots(1, len(benches), figsize=(6.2 * len(benches), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(benches), figsize=laptop_size(6.2 * len(benches), 4.4, below=0.5), squeeze=False)
     for ax, bench in zip(axes[0], benches):
         cb = curves[curves["benchmark"] == bench]
         for variant, cv in cb.groupby("variant", sort=False):
@@ -415,10 +419,10 @@ def plot_metric_vs_cost(curves: pd.DataFrame, init_end: pd.DataFrame | None = No
         ax.set_ylabel(ylabel)
         ax.set_title(network_label(bench))
         log_axis(ax, "x", money=x.endswith("cost"))
-        ax.legend(fontsize=8, loc="lower right")
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
+    legend_below(fig)
     return fig
 
 
@@ -426,7 +430,7 @@ def plot_time_to_target(ttt: pd.DataFrame, *, value: str = "cost", ylabel: str =
                         suptitle: str = ""):
     """Per benchmark and method: the cost (or time) each run needed to reach the target (TrimTuner Fig. 2)."""
     benches = list(dict.fromkeys(ttt["benchmark"]))
-    fig, axes = plt.subplots(1, len(benches), figsize=(5.5 * len(benches), 4.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(benches), figsize=laptop_size(5.5 * len(benches), 4.0), squeeze=False)
     for ax, bench in zip(axes[0], benches):
         tb = ttt[ttt["benchmark"] == bench]
         variants = list(dict.fromkeys(tb["variant"]))

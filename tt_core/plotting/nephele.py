@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tt_core.plotting.style import log_axis, method_style, network_label
+from tt_core.plotting.style import laptop_size, legend_below, log_axis, method_style, network_label
 
 __all__ = ["plot_cno_curves", "plot_lookahead_curves", "HORIZON_LINESTYLES"]
 
@@ -45,7 +45,7 @@ def plot_cno_curves(curves: pd.DataFrame, benchmark: str, *, optimizers=None, va
     """
     c = curves[(curves["benchmark"] == benchmark) & (curves["horizon"] == 0)]
     optimizers = list(optimizers) if optimizers is not None else list(dict.fromkeys(c["optimizer"]))
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=laptop_size(15, 4.2, below=0.5), sharey=True)
     for ax, (x, label) in zip(axes, _AXES):
         for opt in optimizers:
             d = _finite(c[c["optimizer"] == opt], x, value)
@@ -67,10 +67,10 @@ def plot_cno_curves(curves: pd.DataFrame, benchmark: str, *, optimizers=None, va
             log_axis(ax, "x")
         ax.set_xlabel(label + (f" ({q:g}th pct.)" if x != "iteration" else ""))
     axes[0].set_ylabel(f"CNO of the incumbent ({q:g}th pct.)")
-    axes[0].legend(loc="upper right")
     norm = "optimum at any size" if value == "cno" else "optimum of each optimiser's own space"
     fig.suptitle(title or f"{network_label(benchmark)}: optimisation process (CNO vs {norm})")
     fig.tight_layout()
+    legend_below(fig, ncol=6)
     return fig
 
 
@@ -78,7 +78,7 @@ def plot_lookahead_curves(curves: pd.DataFrame, benchmarks, *, optimizer: str = 
                           q: float = 90, x: str = "cost"):
     """Thesis Fig. 6.13: Nephele's CNO vs exploration cost for each lookahead horizon, one panel per network."""
     benchmarks = list(benchmarks)
-    fig, axes = plt.subplots(1, len(benchmarks), figsize=(6 * len(benchmarks), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(benchmarks), figsize=laptop_size(6 * len(benchmarks), 4.2, below=0.5), squeeze=False)
     style = method_style(optimizer)
     xlabel = dict(_AXES)[x]
     for ax, bench in zip(axes[0], benchmarks):
@@ -99,7 +99,7 @@ def plot_lookahead_curves(curves: pd.DataFrame, benchmarks, *, optimizer: str = 
         ax.set_title(network_label(bench))
         ax.set_xlabel(f"{xlabel} ({q:g}th pct.)" if x != "iteration" else xlabel)
         ax.set_ylabel(f"CNO ({q:g}th pct.)")
-        ax.legend()
     fig.suptitle(f"{method_style(optimizer)['label']} with lookahead horizons (thesis Fig. 6.13)")
     fig.tight_layout()
+    legend_below(fig)
     return fig

@@ -45,6 +45,7 @@ def overlay_paper_curves(fig, paper: pd.DataFrame, panels: Sequence, *, panel: s
     from matplotlib.lines import Line2D
 
     from tt_core.data.paper_figures import LABEL
+    from tt_core.plotting.style import legend_below
 
     if paper is None or paper.empty:
         return fig
@@ -62,20 +63,7 @@ def overlay_paper_curves(fig, paper: pd.DataFrame, panels: Sequence, *, panel: s
         drawn = True
     if drawn:
         # one legend for all panels, below them (a legend inside a panel hid the curves' lower right)
-        handles, labels = {}, []
-        for ax in fig.axes:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in handles:
-                    handles[lab] = h
-                    labels.append(lab)
-            if ax.get_legend() is not None:
-                ax.get_legend().remove()
-        for leg in list(fig.legends):
-            leg.remove()
-        handles[label] = Line2D([], [], color="0.2", ls=":", lw=1.4, marker="o", ms=2.5)
-        labels.append(label)
-        fig.legend([handles[k] for k in labels], labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   ncol=min(4, len(labels)), fontsize=8, frameon=False)
+        legend_below(fig, extra={label: Line2D([], [], color="0.2", ls=":", lw=1.4, marker="o", ms=2.5)})
     return fig
 
 

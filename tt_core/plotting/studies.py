@@ -26,10 +26,10 @@ def plot_study(curves: pd.DataFrame, *, init_end: pd.DataFrame | None = None, re
     """
     import matplotlib.pyplot as plt
 
-    from tt_core.plotting.style import log_axis, network_label, variant_style
+    from tt_core.plotting.style import laptop_size, legend_below, log_axis, network_label, variant_style
 
     panels = list(dict.fromkeys(curves[panel]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=laptop_size(6.2 * len(panels), 4.4, below=0.5), squeeze=False)
     for ax, pv in zip(axes[0], panels):
         cp = curves[curves[panel] == pv]
         levels = list(dict.fromkeys(cp["variant"]))
@@ -61,10 +61,10 @@ def plot_study(curves: pd.DataFrame, *, init_end: pd.DataFrame | None = None, re
             title += f" - {network_label(bench)}"
         ax.set_title(title)
         log_axis(ax, "x", money=x.endswith("cost"))
-        ax.legend(fontsize=8, loc="lower right")
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
+    legend_below(fig)
     return fig
 
 

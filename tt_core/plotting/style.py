@@ -4,7 +4,9 @@
   looks the same in every figure; :func:`variant_style` for run variants;
 * :data:`NETWORK_LABELS`, :data:`METRIC_LABELS` -- display names with units;
 * :func:`use_style` -- the seaborn theme used by all notebooks;
-* :func:`log_axis` -- readable plain-number (or dollar) labels on a log axis.
+* :func:`log_axis` -- readable plain-number (or dollar) labels on a log axis;
+* :data:`LAPTOP_INCHES`, :func:`laptop_size`, :func:`legend_below`, :func:`legend_under`, :func:`legend_right` --
+  figures that fit a laptop's screen with their legends outside the plotting areas.
 """
 
 from __future__ import annotations
@@ -85,6 +87,72 @@ def use_style(context: str = "notebook") -> None:
         "xtick.labelsize": 9.5, "ytick.labelsize": 9.5, "legend.fontsize": 9.5, "legend.frameon": True,
         "figure.titlesize": 13, "figure.titleweight": "bold",
     })
+
+
+#: The largest image a notebook shows on a laptop, in inches at ``figure.dpi`` = 100 (inline figures are shown
+#: at that dpi, cropped to their content): a 1280 x 720 screen less JupyterLab's bars, padding excluded
+#: (tests/test_figure_sizes.py holds every notebook figure, legends included, to 1280 x 650 px).
+LAPTOP_INCHES = (12.0, 6.2)
+
+
+def laptop_size(width: float, height: float, below: float = 0.0) -> tuple[float, float]:
+    """``(width, height)`` of a figure in inches, capped at :data:`LAPTOP_INCHES`; ``below`` inches are kept
+    free under the figure for a legend placed there (:func:`legend_below`).
+
+    Examples
+    --------
+    >>> laptop_size(15, 4.2), laptop_size(10, 10.2), laptop_size(11.5, 8.2, below=0.5)
+    ((12.0, 4.2), (10, 6.2), (11.5, 5.7))
+    """
+    w, h = LAPTOP_INCHES
+    return min(width, w), min(height, round(h - below, 6))
+
+
+def _handles(fig) -> dict:
+    """``{label: handle}`` of every labelled artist of the figure's axes and legends, first one of each label."""
+    out = {}
+    for ax in fig.axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            out.setdefault(lab, h)
+    for leg in fig.legends:
+        for h, t in zip(leg.legend_handles, leg.get_texts()):
+            out.setdefault(t.get_text(), h)
+    return out
+
+
+def legend_below(fig, *, ncol: int = 4, fontsize: float = 8, extra: dict | None = None):
+    """One legend for all the panels of ``fig``, under the figure (outside every plotting area, so it never
+    hides a curve): each label once, in the order the panels draw them, then ``extra`` (``{label: handle}``);
+    the panels' and the figure's earlier legends are removed. Call it after the layout (``tight_layout``);
+    the notebook's inline image and :func:`tt_core.data.io.save_figure` include it. Returns the legend (None
+    without a labelled artist)."""
+    handles = _handles(fig)
+    handles.update(extra or {})
+    if not handles:
+        return None
+    for ax in fig.axes:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    for leg in list(fig.legends):
+        leg.remove()
+    return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                      ncol=max(1, min(ncol, len(handles))), fontsize=fontsize, frameon=False)
+
+
+def legend_under(ax, *, offset: float = 0.6, ncol: int = 1, fontsize: float = 8, **kwargs):
+    """The legend of one panel under it, ``offset`` inches below the plotting area (past its tick labels and
+    axis label), so it stays off the data whatever the panel's height; a layout engine
+    (``constrained_layout``, ``tight_layout``) makes room for it. Returns the legend."""
+    from matplotlib.transforms import ScaledTranslation
+
+    where = ax.transAxes + ScaledTranslation(0, -offset, ax.figure.dpi_scale_trans)
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=where, ncol=ncol,
+                     fontsize=fontsize, **kwargs)
+
+
+def legend_right(ax, *, fontsize: float = 8, **kwargs):
+    """The legend of a panel beside it on the right, outside the plotting area. Returns the legend."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=fontsize, **kwargs)
 
 
 def method_style(method: str) -> dict:

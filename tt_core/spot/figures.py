@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tt_core.plotting.style import log_axis, use_style
+from tt_core.plotting.style import laptop_size, legend_below, legend_right, legend_under, log_axis, use_style
 from tt_core.spot import earlycurve as ec
 from tt_core.spot.catalogue import instance
 
@@ -34,7 +34,7 @@ def fig1_prices(trace, types=None, days: float | None = None):
     df = trace.frame()[types]
     if days is not None:
         df = df.iloc[: int(days * 1440)]
-    fig, axes = plt.subplots(len(types), 1, figsize=(10, 1.6 * len(types) + 0.6), sharex=True)
+    fig, axes = plt.subplots(len(types), 1, figsize=laptop_size(10, 1.6 * len(types) + 0.6), sharex=True)
     axes = np.atleast_1d(axes)
     for ax, name in zip(axes, types):
         ax.plot(df.index, df[name], lw=0.7, color="#c44e52")
@@ -57,7 +57,7 @@ def fig_revocation(stats: pd.DataFrame, synthetic: bool):
     ax.set_xlabel("maximum price above the current price [%]")
     ax.set_ylabel("P(revoked within the hour)")
     ax.set_title(f"Revocation within an hour vs bid ({price_label(synthetic)})", fontsize=10)
-    ax.legend(fontsize=8)
+    legend_right(ax)
     return fig
 
 
@@ -65,7 +65,8 @@ def fig7(per: pd.DataFrame, synthetic: bool):
     """Fig. 7: (a) cost, (b) JCT, (c) PCR per job set, each normalised to SpotTune (θ=0.7)."""
     use_style()
     sets = list(dict.fromkeys(per["job_set"]))
-    fig, axes = plt.subplots(3, 1, figsize=(max(8, 0.9 * len(sets) + 2), 9), sharex=True)
+    fig, axes = plt.subplots(3, 1, figsize=laptop_size(max(8, 0.9 * len(sets) + 2), 9, below=0.4), sharex=True,
+                             constrained_layout=True)
     width = 0.8 / len(ORDER)
     x = np.arange(len(sets))
     for ax, col, title in zip(axes, ("cost_norm", "jct_h_norm", "pcr_norm"),
@@ -79,8 +80,8 @@ def fig7(per: pd.DataFrame, synthetic: bool):
         ax.set_ylabel(f"{title.split(' ', 1)[1]}\n(÷ SpotTune θ=0.7)", fontsize=9)
         ax.set_title(title, loc="left", fontsize=10)
     axes[-1].set_xticks(x, sets, rotation=35, ha="right", fontsize=8)
-    axes[0].legend(ncol=4, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 1.45))
-    fig.suptitle(f"Fig. 7 on substituted workloads ({price_label(synthetic)})", y=1.04, fontsize=11)
+    fig.suptitle(f"Fig. 7 on substituted workloads ({price_label(synthetic)})", fontsize=11)
+    legend_below(fig)
     return fig
 
 
@@ -92,7 +93,7 @@ def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = 
     g = theta.assign(jct_h=theta["jct_s"] / 3600).groupby(["job_set", "theta"])[["cost", "jct_h", "top1", "top3"]].mean()
     g = g.reset_index()
     ref = g[g["theta"] == g["theta"].max()].set_index("job_set")
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = plt.subplots(1, 3, figsize=laptop_size(13, 3.8), constrained_layout=True)
     for js, d in g.groupby("job_set", sort=False):
         axes[0].plot(d["theta"], d["cost"] / ref.loc[js, "cost"], marker=".", lw=1, label=js)
         axes[1].plot(d["theta"], d["jct_h"] / ref.loc[js, "jct_h"], marker=".", lw=1)
@@ -111,9 +112,9 @@ def fig8(theta: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None = 
         ax.set_xlabel("θ")
         ax.set_title(t, loc="left", fontsize=10)
     axes[2].set_ylim(-0.05, 1.05)
-    axes[2].legend(fontsize=8)
-    axes[0].legend(fontsize=6, ncol=2)
     fig.suptitle(f"Fig. 8: sensitivity to θ ({price_label(synthetic)})", fontsize=11)
+    # under the panels: inside (a) the job sets' legend hid the mean curve and its error bars
+    legend_below(fig, ncol=5)
     return fig
 
 
@@ -124,7 +125,7 @@ def fig9(shares: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None =
     use_style()
     sets = list(dict.fromkeys(shares["job_set"]))
     aps = list(dict.fromkeys(shares["approach"]))
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True, constrained_layout=True)
     x = np.arange(len(sets))
     w = 0.8 / len(aps)
     for ax, col, t in zip(axes, ("free_step_share", "refunded_share"), ("(a) steps run for free", "(b) usage refunded")):
@@ -141,8 +142,8 @@ def fig9(shares: pd.DataFrame, synthetic: bool, intervals: pd.DataFrame | None =
         ax.set_title(t, loc="left", fontsize=10)
         ax.set_ylim(0, 1)
     axes[0].set_ylabel("share")
-    axes[0].legend(fontsize=8)
     fig.suptitle(f"Fig. 9: what the first-hour refund contributes ({price_label(synthetic)})", fontsize=11)
+    legend_below(fig)
     return fig
 
 
@@ -150,7 +151,7 @@ def fig11(job, errors: pd.DataFrame, theta: float):
     """Fig. 11: (a) one curve with EarlyCurve's and the single-stage fit from θ of its steps; (b) the relative
     error of the predicted final metric over every setting of a job set."""
     use_style()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
     k = ec.theta_steps(theta, job.max_steps)
     steps = np.arange(1, job.max_steps + 1)
     ax = axes[0]
@@ -162,7 +163,7 @@ def fig11(job, errors: pd.DataFrame, theta: float):
     ax.set_xlabel("step")
     ax.set_ylabel("metric")
     ax.set_title(f"(a) {job.name} (θ = {theta:g})", loc="left", fontsize=10)
-    ax.legend(fontsize=8)
+    legend_under(ax, ncol=3)
     ax = axes[1]
     x = np.arange(len(errors))
     ax.bar(x - 0.2, errors["earlycurve_error"] * 100, 0.4, color="#c44e52", label="EarlyCurve")
@@ -171,7 +172,7 @@ def fig11(job, errors: pd.DataFrame, theta: float):
     ax.set_xlabel("hyper-parameter setting")
     ax.set_ylabel("error of the predicted final metric [%]")
     ax.set_title(f"(b) {errors['job_set'].iloc[0]}", loc="left", fontsize=10)
-    ax.legend(fontsize=8)
+    legend_under(ax, ncol=2)
     return fig
 
 
@@ -248,7 +249,7 @@ def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
               ("pcr_vs_fastest", "PCR ÷ fastest"), ("steps_free", "share of steps free")]
     settings = list(dict.fromkeys(zip(table["axis"], table["setting"])))
     x = np.arange(len(settings))
-    fig, axes = plt.subplots(2, 3, figsize=(15, 7.5), sharex=True)
+    fig, axes = plt.subplots(2, 3, figsize=laptop_size(15, 7.5, below=0.3), sharex=True, constrained_layout=True)
     for ax, (q, title) in zip(axes.ravel(), panels):
         for i, ap in enumerate(("spottune-1", "spottune-0.7")):
             t = table[table["approach"] == ap].set_index(["axis", "setting"]).reindex(settings)
@@ -269,10 +270,10 @@ def fig_sensitivity(table: pd.DataFrame, paper: dict, synthetic: bool):
     prefix = {"bid": "bid ", "parallel fraction": "", "start-up": "start-up ", "model size": "model "}
     for ax in axes[-1]:
         ax.set_xticks(x, [prefix.get(a, "") + s for a, s in settings], rotation=40, ha="right", fontsize=8)
-    axes[0, 0].legend(fontsize=8)
     fig.suptitle(f"The unstated settings swept, one at a time (the others at the profile's values): bid rule, parallel "
-                 f"fraction, start-up time, model size; dots: mean over workloads, bars: 95% seed interval, dashed: "
+                 f"fraction, start-up time, model size;\ndots: mean over workloads, bars: 95% seed interval, dashed: "
                  f"the paper ({price_label(synthetic)})", fontsize=10)
+    legend_below(fig)
     return fig
 
 
@@ -284,7 +285,7 @@ def fig4_lifetime(timeline: pd.DataFrame, title: str, synthetic: bool, t0_s: flo
     types = list(dict.fromkeys(timeline["type"]))
     colors = dict(zip(types, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
     jobs = sorted(timeline["job"].unique())
-    fig, ax = plt.subplots(figsize=(12, 0.35 * len(jobs) + 1.8))
+    fig, ax = plt.subplots(figsize=laptop_size(12, 0.35 * len(jobs) + 1.8, below=0.3), constrained_layout=True)
     for r in timeline.itertuples():
         y = jobs.index(r.job)
         ax.barh(y, (r.end - r.launch) / 3600, left=(r.launch - t0) / 3600, height=0.7, color=colors[r.type],
@@ -300,7 +301,7 @@ def fig4_lifetime(timeline: pd.DataFrame, title: str, synthetic: bool, t0_s: flo
     ax.set_yticks(range(len(jobs)), [f"setting {j}" for j in jobs], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("hours since submission")
-    ax.legend(handles=handles, fontsize=7, ncol=len(handles), loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    legend_under(ax, handles=handles, fontsize=7, ncol=len(handles), offset=0.55)
     ax.set_title(f"Fig. 4-style lifetime: {title} ({price_label(synthetic)})", fontsize=10, loc="left")
     return fig
 
@@ -321,7 +322,7 @@ def fig6_speed_price(job, trace=None):
         ax.scatter([], [], color="#dd8452", marker="s", label="mean spot price")
     ax.set_xlabel("price (USD/h)")
     ax.set_ylabel("steps per hour")
-    ax.legend(fontsize=8)
+    legend_right(ax)
     ax.set_title(f"Fig. 6-style: speed vs price ({job.name}, speed model)", fontsize=10, loc="left")
     return fig
 
@@ -337,7 +338,7 @@ def fig12_overhead(summary: pd.DataFrame):
     ax.axhline(10, color="0.3", ls="--", lw=1, label="paper: < 10% on average")
     ax.set_xticks(x, [f"{mb:g} MB" for mb in summary["model_mb"]])
     ax.set_ylabel("checkpoint + restore, % of training time")
-    ax.legend(fontsize=8)
+    legend_right(ax)
     ax.set_title("Fig. 12: checkpoint-restore overhead (simulated)", fontsize=10, loc="left")
     return fig
 
@@ -350,7 +351,7 @@ def fig5_stages(job, theta: float):
     k = ec.theta_steps(theta, job.max_steps)
     part = job.metric[:k]
     starts = ec.stage_starts(part)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
     steps = np.arange(1, job.max_steps + 1)
     axes[0].plot(steps, job.metric, color="0.5", lw=1, label="metric")
     axes[0].axvline(k, color="0.3", ls=":", lw=1, label=f"θ = {theta:g}")
@@ -365,8 +366,8 @@ def fig5_stages(job, theta: float):
     axes[0].set_ylabel("metric")
     axes[1].set_xlabel("step")
     axes[1].set_ylabel("change rate")
-    axes[0].legend(fontsize=8)
-    axes[1].legend(fontsize=8)
+    legend_under(axes[0], ncol=3)
+    legend_under(axes[1], ncol=2)
     axes[0].set_title(f"(a) {job.name}: {len(starts)} stage(s) in the first {k} steps", loc="left", fontsize=10)
     axes[1].set_title("(b) change rate and Eq. 7's thresholds", loc="left", fontsize=10)
     return fig
