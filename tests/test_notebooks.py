@@ -65,6 +65,8 @@ NOTEBOOKS: dict[str, list[str]] = {
     "16_fabulinus_evaluation": ["thesis_fig7_2_rnn.png", "thesis_fig7_1_7_2_curves.csv", "thesis_ch7_initial_sampling.csv",
                                 "thesis_ch7_cost_reduction.csv", "thesis_ch7_time.csv", "thesis_ch7_overhead.csv",
                                 "thesis_ch7_constraint.csv", "thesis_ch7_reach.csv", "thesis_ch7_cost_ceiling.csv"],
+    "17_lcdb_outside_data": ["lcdb_datasets.csv", "lcdb_provenance.csv", "lcdb_claims_per_dataset.csv",
+                             "lcdb_claim_counts.csv", "lcdb_claims.png"],
     "98_discrepancies": ["discrepancies.csv"],
 }
 #: Notebooks that write no paper-vs-workbook table of their own (98 lists the others').
@@ -73,7 +75,8 @@ NO_SUMMARY: set[str] = {"98_discrepancies"}
 #: exact items to check, only the paper-vs-workbook table itself.
 NO_EXACT_ITEMS: set[str] = {"03_fig1_accuracy_vs_cost", "04_fig2_savings", "05_fig3_filters",
                              "06_tables3_4_recommendation_time", "07_fig4_beta",
-                             "13_spottune_simulation", "14_spottune_earlycurve", "15_spottune_revpred", "16_fabulinus_evaluation"}
+                             "13_spottune_simulation", "14_spottune_earlycurve", "15_spottune_revpred", "16_fabulinus_evaluation",
+                             "17_lcdb_outside_data"}
 #: Item suffixes of summary rows that are exact (no rounding involved): they must agree.
 EXACT_SUFFIXES = ("(count)", "(images)")
 #: Smoke-mode budget per notebook (the runner's limit is 60 s).

@@ -24,6 +24,12 @@ def add_parsers(sub, only: str | None) -> None:
     df.add_argument("--dest", help="folder to download into (default: the data/ cache)")
     df.add_argument("--force", action="store_true", help="download even if a valid copy exists")
     df.set_defaults(func=cmd_data_fetch)
+    lc = dsub.add_parser("lcdb", help="convert one LCDB data set (the lcdb extra) into a benchmark CSV under data/lcdb/",
+                         examples="tt data lcdb --openml-id 6\n  tt data lcdb --openml-id 390 --out my_data/")
+    lc.add_argument("--openml-id", type=positive("--openml-id"), required=True,
+                    help="an OpenML data set id of LCDB (its datasets.csv lists the 248)")
+    lc.add_argument("--out", help="folder to write into (default: the data/lcdb/ cache)")
+    lc.set_defaults(func=cmd_data_lcdb)
     data.set_defaults(func=show_help(data))
 
     fe = sub.add_parser("feasibility", help="TrimTuner Table II (or thesis Table 7.1) for one benchmark",
@@ -78,6 +84,19 @@ def cmd_data_fetch(args) -> int:
     say = functools.partial(print, file=sys.stderr, flush=True)  # what is downloaded, its size, progress
     for name in names:
         print(fetch_one(name, args.dest, args.force, functools.partial(fetch, say=say)))
+    return 0
+
+
+def cmd_data_lcdb(args) -> int:
+    from tt_core.data import lcdb
+
+    if args.openml_id != int(args.openml_id):
+        raise ValueError(f"--openml-id {args.openml_id:g} must be a whole number (an OpenML data set id, e.g. 6)")
+    path = lcdb.convert(int(args.openml_id), args.out)
+    meta = lcdb.provenance(path)
+    print(f"{path}: {len(meta['learners'])} learners x sizes {meta['sizes']} (lcdb {meta['lcdb_version']}, "
+          f"sha256 {meta['sha256'][:16]}..., source sha256 {meta['source_sha256'][:16]}...)"
+          + (f"; left out: {sorted(meta['dropped'])}" if meta["dropped"] else ""))
     return 0
 
 

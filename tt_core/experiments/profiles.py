@@ -27,6 +27,9 @@ its settings beside the paper's (:func:`tt_core.reporting.settings.settings_tabl
               size for Fabulinus and FABOLAS, at full size for EIc and EI) and a fixed number of tests
               (thesis: 100, 10 runs). The quick profile cuts runs and tests (a GP test at 100
               observations costs several CPU seconds here).
+``lcdb``      Outside data (notebook 17): TrimTuner's claims on LCDB learning curves
+              (:mod:`tt_core.analysis.outside_data`): ``datasets`` of the eligible data sets spread over
+              their cost range (None: all of them), ``seeds`` per optimiser arm.
 ``tables3_4`` TrimTuner Tables III-IV: recommendation-time plans (``tt bench recommend``).
 ``nephele``   Thesis Figs 6.10-6.13 and Table 6.1: seeds, budgets, lookahead settings.
 ``bench``     ``tt bench recommend --quick``.
@@ -107,6 +110,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         # one configuration in the initial design (4 sub-sampled tests or 1 full-size test), 7 tests
         "fabulinus": {"benchmarks": ["rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1], "iterations": 7,
                       "n_init": 1},
+        "lcdb": {"datasets": 1, "seeds": [1]},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["rnn/t2.xlarge-x4"], "sklearn": [], "curves": "quick",
                      "seeds": [1], "thetas": [0.5, 0.7, 1.0], "market_days": 20.0, "theta_seeds": [1]},
         "revpred": {**_REVPRED_COMMON, "types": ["r4.large", "m4.4xlarge"], "hidden": 8, "epochs": 1, "lr": 1e-2,
@@ -139,6 +143,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         # tt_core.experiments.run_times --only 16` (measured per-run times), and `tt runs` says it before it starts
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": [1, 2],
                       "iterations": 50, "n_init": FABULINUS_N_INIT},
+        # 3 LCDB data sets x 5 seeds x 7 arms of about 1 s each (notebook 17)
+        "lcdb": {"datasets": 3, "seeds": [1, 2, 3, 4, 5]},
         "spottune": {**_SPOT_COMMON, "trimtuner": ["cnn/t2.small-x8", "cnn/t2.2xlarge-x4", "rnn/t2.medium-x8",
                                                    "rnn/t2.xlarge-x4"],
                      "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"], "staged": True, "curves": "quick",
@@ -174,6 +180,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         # thesis §7.2: 10 runs, 100 iterations, 3% initial configurations, both public networks
         "fabulinus": {"benchmarks": ["cnn", "rnn"], "optimizers": FABULINUS_OPTIMIZERS, "seeds": list(range(1, 11)),
                       "iterations": 100, "n_init": FABULINUS_N_INIT},
+        # every eligible LCDB data set (67 of 248 in lcdb 0.1.0) x 10 seeds x 7 arms (notebook 17)
+        "lcdb": {"datasets": None, "seeds": list(range(1, 11))},
         "spottune": {**_SPOT_COMMON, "trimtuner": _ALL_GROUPS, "sklearn": ["lor", "svm", "gbtr", "lir", "mlp"],
                      "staged": True, "curves": "full", "seeds": list(range(1, 31)), "theta_seeds": list(range(1, 31))},
         # every minute of the fit period a sample, every test minute scored; Fig. 10(c) on Fig. 7's job sets

@@ -82,6 +82,8 @@ NOTEBOOKS: list[NotebookEntry] = [
                   "SpotTune Fig. 10: revocation prediction, and SpotTune with each predictor", ("spottune_fig10.png",)),
     NotebookEntry("16_fabulinus_evaluation", "Fabulinus vs FABOLAS, EIc and EI", "Thesis ch. 7, Figs 7.1-7.2",
                   ("thesis_fig7_2_rnn.png", "thesis_fig7_1_cnn.png")),
+    NotebookEntry("17_lcdb_outside_data", "TrimTuner's claims on outside data (LCDB)",
+                  "TrimTuner Figs 1-4's claims on LCDB learning curves (needs the lcdb extra)", ("lcdb_claims.png",)),
     NotebookEntry("98_discrepancies", "Every difference and its cause",
                   "all paper-vs-workbook rows that do not agree, with their measured causes (run last)"),
 ]
