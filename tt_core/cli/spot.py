@@ -8,7 +8,7 @@ import json
 import math
 
 from tt_core.cli.common import (JSON_HELP, check_out_file, count, fraction, jsonable, light, numbers_at_least_zero, positive,
-                                profile_names, show_help, whole, within)
+                                profile_names, show_help, shown, whole, within)
 
 HELP = "SpotTune: simulate hyper-parameter tuning on spot instances"
 
@@ -50,7 +50,7 @@ def add_parser(sub, only: str | None) -> None:
                     help="Amdahl's parallel fraction of the speed model, in (0, 1]")
     si.add_argument("--model-mb", type=within("--model-mb", 0, 1e6, "MB", low_open=False), default=100.0,
                     help="model size for checkpoints (MB)")
-    si.add_argument("--market-days", type=within("--market-days", 1 / 1440, M.MAX_MARKET_DAYS, "days", low_open=False),
+    si.add_argument("--market-days", type=_market_days(M.MAX_MARKET_DAYS),
                     help="length of a synthetic market, from one minute (1/1440) to "
                          f"{M.MAX_MARKET_DAYS} days (default {DEFAULT_MARKET_DAYS:g}); a price file has its own")
     si.add_argument("--fit-days", type=positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
@@ -189,12 +189,25 @@ def _nonempty(option: str, example: str):
     return parse
 
 
+def _market_days(most: float):
+    """``--market-days``: from one minute (1/1440 day) to ``most`` days."""
+    import argparse
+
+    def parse(text):
+        v = positive("--market-days")(text)
+        if not 1 / 1440 <= v <= most:
+            raise argparse.ArgumentTypeError(f"--market-days must lie between one minute (1/1440 = 0.000694 days) and "
+                                             f"{most:g} days (MAX_MARKET_DAYS), got {shown(text)}")
+        return v
+    return parse
+
+
 def _market_options(args) -> tuple[float, str]:
     """``--market-days`` and ``--resampling`` for the chosen ``--prices``: each refused where it does not apply
     (a synthetic market is generated on the minute grid; a price file has its own length)."""
     from tt_core.spot import market as M
 
-    synthetic = str(args.prices).startswith("synthetic")
+    synthetic = str(args.prices) in M.SYNTHETIC
     if synthetic and args.resampling is not None:
         raise ValueError(f"--resampling {args.resampling} applies to a price file (a trace or history); synthetic "
                          "prices are generated on the minute grid: leave --resampling out")

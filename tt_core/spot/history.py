@@ -25,11 +25,14 @@ A line is written only when a (zone, type, system) price changes, lines are in t
 month starts with each price re-stated at exactly 00:00 UTC on the 1st. Several monthly files unpacked
 and concatenated in month order are one history.
 
-Checks (each a :class:`~tt_core.spot.catalogue.SpotError` naming the line and the fix): a compressed
-file, a header row or a line without exactly five fields (unknown columns), an empty field, a price that
-is not a positive number, a time that is not a date, times out of order, and gaps: a month inside the
-history without its re-statement at 00:00 UTC on the 1st (a monthly file missing from the
-concatenation). Per type the zone with the most records is kept, as for the 2017 trace.
+Checks (each a :class:`~tt_core.spot.catalogue.SpotError` naming the line, as a text editor counts it, and
+the fix): a compressed file, a header row or a line without exactly five fields (unknown columns), a quote
+(the format quotes nothing), an empty field, a price that is not a number in the plausible range (0,
+:data:`~tt_core.spot.market.MAX_PRICE`] USD per hour, a time that is not an ISO date or is older than spot
+instances (:data:`~tt_core.spot.market.SPOT_SINCE`), times out of order, a history spanning more than
+:data:`~tt_core.spot.market.MAX_TRACE_DAYS`, and gaps: a month inside the history without its re-statement
+at 00:00 UTC on the 1st (a monthly file missing from the concatenation). Per type the zone with the most
+records is kept, as for the 2017 trace.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import pandas as pd
 
 from tt_core.data.io import shown
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types
+from tt_core.spot.market import SpanCheck, check_prices, price_chunks
 
 #: The five fields of a line.
 HISTORY_COLUMNS = ["zone", "instance_type", "os", "price", "timestamp"]
@@ -86,30 +90,27 @@ def _first_line_check(path: Path) -> None:
                         f"{FIELDS}")
 
 
-def _validate(chunk: pd.DataFrame, path: Path, line0: int, last: pd.Timestamp | None) -> pd.Series:
-    """Empty fields, prices, times and their order in one chunk; returns the parsed times."""
+def _validate(chunk: pd.DataFrame, path: Path, last: pd.Timestamp | None) -> pd.Series:
+    """Empty fields, prices (in the plausible range), times and their order in one chunk; returns the parsed
+    times. Lines are those of ``chunk["line"]`` (as a text editor counts them)."""
+    lines = chunk["line"].to_numpy()
     for j, col in enumerate(HISTORY_COLUMNS):
         empty = chunk[col].str.strip() == ""
         if empty.any():
             i = int(np.flatnonzero(empty.to_numpy())[0])
-            raise SpotError(f"{path}, line {line0 + i}: empty field {j + 1} ({col}); a line has {FIELDS}")
-    price = pd.to_numeric(chunk["price"], errors="coerce").to_numpy()
-    bad = ~np.isfinite(price) | (price <= 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise SpotError(f"{path}, line {line0 + i}, field 4 (price): {shown(chunk['price'].iloc[i])} is not a positive "
-                        "number of USD per hour")
+            raise SpotError(f"{path}, line {lines[i]}: empty field {j + 1} ({col}); a line has {FIELDS}")
+    check_prices(chunk["price"], lines, path, "field 4 (price)")
     ts = pd.to_datetime(chunk["timestamp"], utc=True, errors="coerce", format="ISO8601")
     if ts.isna().any():
         i = int(np.flatnonzero(ts.isna().to_numpy())[0])
-        raise SpotError(f"{path}, line {line0 + i}, field 5 (time): {shown(chunk['timestamp'].iloc[i])} is not an ISO "
+        raise SpotError(f"{path}, line {lines[i]}, field 5 (time): {shown(chunk['timestamp'].iloc[i])} is not an ISO "
                         "date and time (e.g. 2023-02-28T23:59:57+00:00)")
     ns = pd.DatetimeIndex(ts).asi8
     prev = np.r_[np.iinfo(np.int64).min if last is None else last.value, ns[:-1]]
     back = np.flatnonzero(ns < prev)
     if len(back):
         i = int(back[0])
-        raise SpotError(f"{path}, line {line0 + i}: time {ts.iloc[i].isoformat()} is earlier than the line before "
+        raise SpotError(f"{path}, line {lines[i]}: time {ts.iloc[i].isoformat()} is earlier than the line before "
                         f"({pd.Timestamp(prev[i], tz='UTC').isoformat()}); the lines must be in time order (the "
                         "published files are; concatenate the monthly files in month order, or sort by field 5)")
     return ts
@@ -127,29 +128,19 @@ def read_history(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
                         "the aws-spot-price-history format)")
     types = check_types(types or list(CATALOGUE))
     _first_line_check(path)
-    keep, line0, last = [], 1, None
-    try:
-        reader = pd.read_csv(path, sep="\t", header=None, names=HISTORY_COLUMNS, dtype=str, chunksize=chunksize,
-                             keep_default_na=False, engine="c")
-        for chunk in reader:
-            ts = _validate(chunk, path, line0, last)
-            last = ts.iloc[-1]
-            line0 += len(chunk)
-            sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
-            if zone is not None:
-                sel &= (chunk["zone"] == zone).to_numpy()
-            keep.append(chunk[sel].assign(timestamp=ts.dt.tz_convert(None).to_numpy()[sel]))
-    except pd.errors.ParserError as exc:
-        import re
-
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        if m:
-            raise SpotError(f"{path}, line {m.group(2)}: {m.group(3)} fields where a line has 5 ({FIELDS}): unknown "
-                            "columns") from None
-        raise SpotError(f"{path}: not a readable tab-separated file ({str(exc).splitlines()[0]})") from None
-    except UnicodeDecodeError:
-        raise SpotError(f"{path}: not UTF-8 text") from None
-    df = pd.concat(keep, ignore_index=True)
+    keep, last = [], None
+    span = SpanCheck(path)
+    layout = f"a line has 5 ({FIELDS}): unknown columns"
+    for chunk in price_chunks(path, HISTORY_COLUMNS, "\t", chunksize, layout):
+        ts = _validate(chunk, path, last)
+        last = ts.iloc[-1]
+        naive = ts.dt.tz_convert(None).to_numpy()
+        span.check(naive, chunk["line"].to_numpy(), "field 5 (time)")
+        sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
+        if zone is not None:
+            sel &= (chunk["zone"] == zone).to_numpy()
+        keep.append(chunk[sel].drop(columns="line").assign(timestamp=naive[sel]))
+    df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=HISTORY_COLUMNS)
     if df.empty:
         raise SpotError(f"{path}: no lines of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else "")
                         + " (choose the types your file has)")

@@ -56,6 +56,24 @@ TRACE_START = pd.Timestamp("2017-04-26 00:00:00", tz="UTC")
 TRACE_DAYS = 13
 RESAMPLING = ("ffill", "interpolate")
 DEFAULT_RESAMPLING = "ffill"
+#: The plausible range of a spot price, USD per hour: above 0, at most ``MAX_PRICE``. Bids (and so 2017's
+#: prices) were limited by default to four times the on-demand price from December 2013 (AWS EC2 User Guide,
+#: "Spot Instance Limits"; raised on request), and the dearest on-demand price of the 2017 snapshot
+#: (ec2instances.info 0.0.2) is 47.258 USD/h (x1.32xlarge, SQL Server, sa-east-1); since 2017 a spot price
+#: stays below the on-demand one. 1000 USD/h lies five times above four times that price (189 USD/h) and far
+#: below what overflows a cost: a record above it is a typo or another unit (e.g. cents).
+MAX_PRICE = 1000.0
+#: Amazon EC2's spot instances were launched on 14 December 2009: no spot price is older.
+SPOT_SINCE = pd.Timestamp("2009-12-14", tz="UTC")
+#: The longest time span (days) of a price file. The simulation builds a 1-minute grid from the first record
+#: to the last (16 bytes per minute and type: a year of six types is 51 MB); it needs the predictor's
+#: training days, a submission offset and the jobs' hours, and the published formats hold 13 days (the
+#: 2017 trace) or one month per file. A file spanning more is refused (cut it to the months you simulate).
+MAX_TRACE_DAYS = 366
+#: The names of the synthetic markets :func:`market` generates (anything else is a price file, or ``"real"``).
+SYNTHETIC = ("synthetic", "synthetic-today", "synthetic-persistent")
+#: The longest synthetic market (days) ``synthetic_market`` generates (``--market-days``).
+MAX_MARKET_DAYS = 3650
 
 
 @dataclass(frozen=True)
@@ -91,6 +109,9 @@ class PriceTrace:
             p = np.asarray(p, dtype=float)
             if not np.isfinite(p).all() or (p <= 0).any():
                 raise SpotError(f"price trace: type {shown(name)} has a missing, infinite or non-positive price")
+            if (p > MAX_PRICE).any():
+                raise SpotError(f"price trace: type {shown(name)} has a price of {float(p.max()):g} USD per hour, "
+                                f"outside the plausible range (0, {MAX_PRICE:g}] (MAX_PRICE)")
             self.prices[name] = p
             self._cum[name] = np.concatenate([[0.0], np.cumsum(p) / 60.0])  # USD from minute 0 to minute m
         object.__setattr__(self, "_n", len(next(iter(self.prices.values()))))
@@ -359,9 +380,10 @@ def synthetic_market(seed: int, types=None, days: float = TRACE_DAYS, start: pd.
     if style not in ("2017", "today", "persistent"):
         raise SpotError(f"unknown market style {shown(style)}; known styles: ['2017', 'today', 'persistent']")
     types = check_types(types or list(CATALOGUE))
-    if not (0 < days <= 3650):
-        raise SpotError(f"days must lie in (0, 3650], got {shown(days)}")
-    n = int(round(days * 1440))
+    n = int(round(days * 1440)) if isinstance(days, (int, float, np.integer, np.floating)) and np.isfinite(days) else 0
+    if not (0 < days <= MAX_MARKET_DAYS) or n < 1:
+        raise SpotError(f"a synthetic market lasts from one minute to {MAX_MARKET_DAYS} days (MAX_MARKET_DAYS), got "
+                        f"{shown(days)} days")
     table = dict(params or {})
     out = {}
     for name in types:
@@ -463,7 +485,9 @@ def read_records(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
     """The raw records of ``types`` (default: Table III's) for one operating system and one zone.
 
     ``zone=None`` keeps, per type, the availability zone with the most records (reported in the
-    ``zone`` column). Malformed rows raise a SpotError naming the line.
+    ``zone`` column). Malformed rows raise a SpotError naming the line (as a text editor counts it, blank
+    lines included); prices outside (0, :data:`MAX_PRICE`], times before :data:`SPOT_SINCE` and files
+    spanning more than :data:`MAX_TRACE_DAYS` are refused.
     """
     path = Path(path)
     types = check_types(types or list(CATALOGUE))
@@ -477,27 +501,15 @@ def read_records(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
                         "headerless: Timestamp, InstanceType, OperatingSystem, AvailabilityZone, SpotPrice")
     _check_file(path)
     keep = []
-    line0 = 1
-    try:
-        reader = pd.read_csv(path, header=None, names=TRACE_COLUMNS, dtype=str, chunksize=chunksize,
-                             keep_default_na=False, skipinitialspace=True)
-        for chunk in reader:
-            _validate_chunk(chunk, path, line0)
-            line0 += len(chunk)
-            sel = chunk[chunk["instance_type"].isin(types) & (chunk["os"] == os_name)]
-            if zone is not None:
-                sel = sel[sel["zone"] == zone]
-            keep.append(sel)
-    except pd.errors.ParserError as exc:
-        import re
-
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        if m:
-            raise SpotError(f"{path}, line {m.group(2)}: {m.group(3)} fields where a record has 5 (Timestamp, "
-                            "InstanceType, OperatingSystem, AvailabilityZone, SpotPrice)") from None
-        raise SpotError(f"{path}: not a readable CSV file ({exc})") from None
-    except UnicodeDecodeError:
-        raise SpotError(f"{path}: not UTF-8 text") from None
+    span = SpanCheck(path)
+    layout = "a record has 5 (Timestamp, InstanceType, OperatingSystem, AvailabilityZone, SpotPrice)"
+    for chunk in price_chunks(path, TRACE_COLUMNS, ",", chunksize, layout):
+        ts = _validate_chunk(chunk, path)
+        span.check(ts, chunk["line"].to_numpy(), "column 1 (Timestamp)")
+        sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
+        if zone is not None:
+            sel &= (chunk["zone"] == zone).to_numpy()
+        keep.append(chunk[sel].drop(columns="line").assign(timestamp=ts[sel]))
     df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=TRACE_COLUMNS)
     if df.empty:
         raise SpotError(f"{path}: no records of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else ""))
@@ -514,25 +526,105 @@ def read_records(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
     return df.sort_values(["instance_type", "timestamp"]).reset_index(drop=True)
 
 
-def _validate_chunk(chunk: pd.DataFrame, path: Path, line0: int) -> None:
-    """Every row has a timestamp, a type and a positive price (SpotError with the file line)."""
+def price_chunks(path: Path, columns: list[str], sep: str, chunksize: int, layout: str):
+    """The lines of a headerless price file (the 2017 CSV, or a post-2017 history with ``sep="\\t"``) as text
+    in chunks, each row with its ``line`` as a text editor counts it: blank lines are counted (and skipped)
+    and quotes are plain characters (neither format quotes a field; a quote is refused with its line instead
+    of joining lines). ``layout`` ends a message about the number of fields (``"a record has 5 (...)"``)."""
+    import csv
+    import re
+
+    line0 = 1
+    try:
+        reader = pd.read_csv(path, sep=sep, header=None, names=columns, dtype=str, chunksize=chunksize,
+                             keep_default_na=False, skipinitialspace=sep == ",", skip_blank_lines=False,
+                             quoting=csv.QUOTE_NONE, engine="c")
+        for chunk in reader:
+            lines = np.arange(line0, line0 + len(chunk))
+            line0 += len(chunk)
+            text = chunk.apply(lambda c: c.str.strip())
+            blank = (text == "").all(axis=1).to_numpy()
+            chunk = chunk[~blank].assign(line=lines[~blank])
+            quoted = chunk[columns].apply(lambda c: c.str.contains('"', regex=False)).to_numpy()
+            if quoted.any():
+                i, j = np.argwhere(quoted)[0]
+                raise SpotError(f"{path}, line {chunk['line'].iloc[i]}, field {j + 1}: a quote character in "
+                                f"{shown(chunk[columns[j]].iloc[i])}; the format has no quoted fields (remove the quotes)")
+            if len(chunk):
+                yield chunk
+    except pd.errors.ParserError as exc:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if m:
+            raise SpotError(f"{path}, line {m.group(2)}: {m.group(3)} fields where {layout}") from None
+        raise SpotError(f"{path}: not a readable {'CSV' if sep == ',' else 'tab-separated'} file "
+                        f"({str(exc).splitlines()[0]})") from None
+    except UnicodeDecodeError as exc:
+        raise SpotError(f"{path}: not UTF-8 text ({exc.reason} near line {line0}); save it as UTF-8") from None
+
+
+def check_prices(price: pd.Series, lines: np.ndarray, path: Path, where: str) -> np.ndarray:
+    """The prices of a chunk as floats, each a number in (0, :data:`MAX_PRICE`] USD per hour, else a SpotError
+    naming the file, the line, ``where`` (``"column 5 (SpotPrice)"``), the value and the range."""
+    values = pd.to_numeric(price, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values) | (values <= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise SpotError(f"{path}, line {lines[i]}, {where}: {shown(price.iloc[i])} is not a positive number of USD "
+                        "per hour")
+    high = values > MAX_PRICE
+    if high.any():
+        i = int(np.flatnonzero(high)[0])
+        raise SpotError(f"{path}, line {lines[i]}, {where}: {price.iloc[i].strip()} USD per hour is outside the "
+                        f"plausible range of a spot price (0, {MAX_PRICE:g}] (MAX_PRICE; a typo or another unit?)")
+    return values
+
+
+class SpanCheck:
+    """The times of a price file, chunk by chunk: none before :data:`SPOT_SINCE`, and the file's span (earliest
+    to latest, in any order) at most :data:`MAX_TRACE_DAYS`, else a SpotError naming the line that breaks the
+    bound. Checked while reading, so no grid is ever built over an implausible span."""
+
+    def __init__(self, path: Path):
+        self.path, self.lo, self.hi = path, None, None
+
+    def check(self, ts: np.ndarray, lines: np.ndarray, where: str) -> None:
+        ns = np.asarray(ts, dtype="datetime64[ns]").astype(np.int64)
+        early = np.flatnonzero(ns < SPOT_SINCE.value)
+        if len(early):
+            i = int(early[0])
+            raise SpotError(f"{self.path}, line {lines[i]}, {where}: {pd.Timestamp(ns[i], tz='UTC'):%Y-%m-%d %H:%M:%S} "
+                            f"is before EC2 spot instances existed ({SPOT_SINCE:%Y-%m-%d}, SPOT_SINCE): a typo in "
+                            "the date?")
+        lo = np.minimum.accumulate(ns if self.lo is None else np.r_[self.lo, ns])[-len(ns):]
+        hi = np.maximum.accumulate(ns if self.hi is None else np.r_[self.hi, ns])[-len(ns):]
+        bound = MAX_TRACE_DAYS * 86_400 * 10**9
+        over = np.flatnonzero(hi - lo > bound)
+        if len(over):
+            i = int(over[0])
+            raise SpotError(f"{self.path}, line {lines[i]}, {where}: {pd.Timestamp(ns[i], tz='UTC'):%Y-%m-%d %H:%M:%S} "
+                            f"makes the file span {(hi[i] - lo[i]) / 86_400e9:.0f} days, more than the "
+                            f"{MAX_TRACE_DAYS} days a price file may span (MAX_TRACE_DAYS); give the months you "
+                            "simulate (or fix the date)")
+        self.lo, self.hi = lo[-1], hi[-1]
+
+
+def _validate_chunk(chunk: pd.DataFrame, path: Path) -> np.ndarray:
+    """Every row has a timestamp, a type and a plausible price (SpotError with the file line); returns the
+    times (UTC, ``datetime64[ns]``)."""
+    lines = chunk["line"].to_numpy()
     for col in TRACE_COLUMNS:
         empty = chunk[col].str.strip() == ""
         if empty.any():
             i = int(np.flatnonzero(empty.to_numpy())[0])
-            raise SpotError(f"{path}, line {line0 + i}: empty {col} (a record is Timestamp, InstanceType, "
+            raise SpotError(f"{path}, line {lines[i]}: empty {col} (a record is Timestamp, InstanceType, "
                             "OperatingSystem, AvailabilityZone, SpotPrice)")
-    price = pd.to_numeric(chunk["price"], errors="coerce").to_numpy()
-    bad = ~np.isfinite(price) | (price <= 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise SpotError(f"{path}, line {line0 + i}, column 5 (SpotPrice): {shown(chunk['price'].iloc[i])} is not a "
-                        "positive number")
-    ts = pd.to_datetime(chunk["timestamp"], utc=True, errors="coerce", format="mixed")
+    check_prices(chunk["price"], lines, path, "column 5 (SpotPrice)")
+    ts = pd.to_datetime(chunk["timestamp"], utc=True, errors="coerce", format="ISO8601")
     if ts.isna().any():
         i = int(np.flatnonzero(ts.isna().to_numpy())[0])
-        raise SpotError(f"{path}, line {line0 + i}, column 1 (Timestamp): {shown(chunk['timestamp'].iloc[i])} is not a "
-                        "date and time (e.g. 2017-04-26 00:00:00+00:00)")
+        raise SpotError(f"{path}, line {lines[i]}, column 1 (Timestamp): {shown(chunk['timestamp'].iloc[i])} is not an "
+                        "ISO date and time like the rest of the format (e.g. 2017-04-26 00:00:00+00:00)")
+    return ts.dt.tz_convert(None).to_numpy()
 
 
 def resample(records: pd.DataFrame, method: str = DEFAULT_RESAMPLING, start: pd.Timestamp | None = None,
@@ -584,6 +676,8 @@ def market(prices: str | os.PathLike = "synthetic", seed: int = 1, types=None, d
     """``"synthetic"`` (seeded, ``days`` long), ``"synthetic-today"``, ``"synthetic-persistent"`` (with memory,
     :func:`persistent_prices`), ``"real"`` (the located trace) or a path: the 2017 trace's CSV, or a post-2017
     history (``.tsv``, :mod:`tt_core.spot.history`)."""
+    if not str(prices).strip():
+        raise SpotError(f"the price source is empty; give one of {list(SYNTHETIC)}, 'real' or the path of a price file")
     if str(prices) == "synthetic":
         return synthetic_market(seed, types, days=days)
     if str(prices) == "synthetic-today":
