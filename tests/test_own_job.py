@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.apps.own_job import DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, price_table
+from tt_core.apps.own_job import (DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, plot_runs,
+                                 price_table)
 from tt_core.data.objectives import CallableObjective, Measurement
 from tt_core.experiments.replay import Replay
 from tt_core.optimizers import Recommendation, make_optimizer
@@ -167,3 +168,83 @@ def test_clear_errors(job):
     with pytest.raises(ValueError, match="hidden_units must be a non-empty tuple"):
         DigitsJob(hidden_units=())
     assert np.isclose(max(PAPER_FRACTIONS), 1.0)
+
+
+# ------------------------------------------------------------------------------------ any job (issue 37, item 5)
+#: A forest-like job written as a formula: the accuracy grows with depth (None = unlimited, the best) and the
+#: size; the cost is 1.4 micro-dollars per 1000 examples x the number of trees / 10.
+FOREST = pd.DataFrame({"config_id": range(6), "max_depth": [2, 4, None, 2, 4, None],
+                       "n_estimators": [10, 10, 10, 30, 30, 30], "max_samples": [0.5] * 6})
+DEPTH_GAIN = {2: 0.0, 4: 0.05, None: 0.08}
+
+
+def _forest(config, size):
+    acc = 0.8 + DEPTH_GAIN[config["max_depth"]] + config["n_estimators"] / 1000 - 10 / size
+    return {"accuracy": acc, "cost": 1.4e-6 * size / 1000 * config["n_estimators"] / 10, "time": 0.01}
+
+
+def test_a_job_receives_plain_values_none_and_integers():
+    seen = []
+    objective = CallableObjective(lambda c, s: seen.append(c) or {"accuracy": 0.5, "time": 1.0}, FOREST)
+    for cid in range(6):
+        objective(cid, 100)
+    # pandas stores [2, 4, None] as [2.0, 4.0, nan] and a row of numbers as floats; the job gets ints and None
+    assert [c["max_depth"] for c in seen] == [2, 4, None, 2, 4, None]
+    assert all(type(c["n_estimators"]) is int and type(c["max_samples"]) is float for c in seen)
+    assert all(c["max_depth"] is None or type(c["max_depth"]) is int for c in seen)
+
+
+def test_none_is_an_ordinal_value_after_the_numbers():
+    space = make_space(FOREST, [100, 1000])
+    # max_depth 2, 4, None -> 0, 1/2, 1 (None = unlimited, after the numbers); n_estimators 10, 30 -> 0, 1
+    np.testing.assert_array_equal(space.encoded_configs[:, 0], [0, 0.5, 1, 0, 0.5, 1])
+    np.testing.assert_array_equal(space.encoded_configs[:, 1], [0, 0, 0, 1, 1, 1])
+    mixed = pd.DataFrame({"config_id": range(3), "max_features": ["sqrt", 0.5, 1.0]})
+    assert make_space(mixed, [10]).encodings[0].categories == (0.5, 1.0, "sqrt")
+
+
+def test_optimize_job_takes_a_function_and_finds_the_best_affordable_configuration():
+    sizes = [100, 1000]
+    limit = 3e-6  # 10 trees at 1000 examples cost 1.4e-6 USD, 30 trees 4.2e-6: only the 10-tree ones are affordable
+    traj = optimize_job(_forest, "random", seed=1, iterations=6, max_cost=limit, configs=FOREST, sizes=sizes)
+    assert sorted(traj["config_id"]) == list(range(6)) and (traj["size"] == 1000).all()
+    assert traj["config_id"].dtype.kind == "i" and traj["incumbent"].dtype.kind == "i"
+    # by hand: the best 10-tree configuration is max_depth=None (id 2): 0.8 + 0.08 + 0.01 - 0.01
+    assert traj["incumbent"].iloc[-1] == 2 and traj["accuracy_c"].iloc[-1] == pytest.approx(0.88)
+    assert (traj["wall_time"] >= 0).all() and traj["s"].eq(1.0).all()
+
+
+def test_optimize_job_takes_a_callable_objective_and_subsamples():
+    objective = CallableObjective(_forest, FOREST)
+    traj = optimize_job(objective, "trimtuner-dt", seed=1, iterations=6, max_cost=3e-6, sizes=[100, 300, 1000])
+    assert len(traj) == 6 and (traj["size"] < 1000).any()
+    # each test's cost is the formula's, the job having received ints and None
+    want = [_forest(objective.config(c), s)["cost"] for c, s in zip(traj["config_id"], traj["size"])]
+    np.testing.assert_allclose(traj["cost"], want, rtol=1e-15)
+    with pytest.raises(ValueError, match="give sizes="):
+        optimize_job(objective, "random", seed=1, iterations=4, max_cost=1.0)
+    with pytest.raises(ValueError, match="needs configs="):
+        optimize_job(_forest, "random", seed=1, iterations=4, max_cost=1.0, sizes=[10])
+    with pytest.raises(ValueError, match="job must be a DigitsJob, a CallableObjective or a function"):
+        optimize_job("digits", "random", seed=1, iterations=4, max_cost=1.0)
+
+
+def test_the_figure_of_any_job_prints_money_with_its_significant_digits():
+    import matplotlib.pyplot as plt
+
+    traj = optimize_job(_forest, "random", seed=1, iterations=4, max_cost=3e-6, configs=FOREST, sizes=[100, 1000])
+    fig = plot_runs(traj, None, max_cost=3e-6)
+    ax1, ax2 = fig.axes[:2]
+    spent = traj["cumulative_cost"].iloc[-1]  # four full-size tests: 2 of 10 trees, 2 of 30 = 11.2e-6 USD
+    assert spent == pytest.approx(2 * 1.4e-6 + 2 * 4.2e-6)
+    labels = [t.get_text() for ax in fig.axes for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
+    labels += [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else []
+    assert any("after $0.0000112" in t for t in labels), labels
+    assert any("cost limit $0.000003 " in t for t in labels), labels
+    assert not any("$0.0000 " in t or t.endswith("$0.0000") for t in labels)
+    assert "[µ$]" in ax1.get_xlabel() and "[µ$]" in ax2.get_xlabel()
+    plt.close(fig)
+    dollars = traj.assign(cost=traj["cost"] * 1e6, cumulative_cost=traj["cumulative_cost"] * 1e6)
+    fig = plot_runs(dollars, None)
+    assert "[USD]" in fig.axes[0].get_xlabel()
+    plt.close(fig)

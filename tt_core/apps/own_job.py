@@ -21,8 +21,11 @@ train the job, score = train the recommendation on the full training set, an eva
 optimisation budget, cached per configuration).
 
 To tune your own job, write a function ``fn(config: dict, size: int) -> {"accuracy", "cost", "time"}``,
-a table of configurations and a list of sizes, then use :func:`make_space` and
-:class:`tt_core.data.objectives.CallableObjective` exactly as :class:`DigitsJob` does.
+a table of configurations and a list of sizes: ``optimize_job(fn, configs=..., sizes=..., max_cost=...)``
+and :func:`plot_runs` take it as they take :class:`DigitsJob` (or a
+:class:`tt_core.data.objectives.CallableObjective`). A configuration reaches ``fn`` as plain values: integer
+columns as ``int``, a missing value as ``None`` (scikit-learn's ``max_depth=None``); costs are printed with their
+significant digits at any scale (``$0.0000112``, not ``$0.0000``).
 """
 
 from __future__ import annotations
@@ -264,10 +267,51 @@ class DigitsJob:
         return self.train(cfg, self.max_size)["cost"]
 
 
-def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, iterations: int = 20,
+@dataclass
+class _Job:
+    """Any job as :func:`optimize_job` drives it: its space, its objective, its sizes and how it scores."""
+
+    space: ConfigSpace
+    objective: CallableObjective
+    sizes: tuple
+    digits: DigitsJob | None = None
+
+    @property
+    def max_size(self) -> int:
+        return self.sizes[-1]
+
+
+def _as_job(job, configs=None, sizes=None, categorical_order=None) -> _Job:
+    """A :class:`DigitsJob`, a :class:`CallableObjective` (with ``sizes``) or a function ``fn(config, size)``
+    (with ``configs`` and ``sizes``) as a :class:`_Job`."""
+    if isinstance(job, DigitsJob):
+        if configs is not None or sizes is not None:
+            raise ValueError("a DigitsJob has its own configurations and sizes: leave configs and sizes out")
+        return _Job(job.space(), job.objective(), tuple(job.sizes), job)
+    if isinstance(job, CallableObjective):
+        if configs is not None:
+            raise ValueError("a CallableObjective has its configurations: leave configs out")
+        objective = job
+        configs = job.configs.reset_index()
+    elif callable(job):
+        if configs is None:
+            raise ValueError("a job function fn(config, size) needs configs=<DataFrame with config_id and the "
+                             "configuration columns> and sizes=<training-set sizes>")
+        objective = CallableObjective(job, configs)
+    else:
+        raise ValueError(f"job must be a DigitsJob, a CallableObjective or a function fn(config, size) -> dict with "
+                         f"accuracy and cost and/or time; got {type(job).__name__}")
+    if sizes is None:
+        raise ValueError("give sizes=<the training-set sizes, the largest the full set> for this job")
+    space = make_space(configs, sizes, categorical_order)
+    return _Job(space, objective, tuple(space.sizes))
+
+
+def optimize_job(job, optimizer: str = "trimtuner-dt", *, seed: int, iterations: int = 20,
                  max_cost: float | None = None, max_time: float | None = None, beta: float | None = None,
-                 filter: str | None = None, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Optimise the job with a registered optimiser (ask/tell loop of paper Alg. 1, real training).
+                 filter: str | None = None, reference: pd.DataFrame | None = None, configs: pd.DataFrame | None = None,
+                 sizes=None, categorical_order: dict | None = None) -> pd.DataFrame:
+    """Optimise a job with a registered optimiser (ask/tell loop of paper Alg. 1, real training).
 
     The optimiser is built by :func:`tt_core.optimizers.make_optimizer` on the job's space and driven
     by the replay driver :class:`tt_core.experiments.replay.Replay`, whose ``measure`` trains the job
@@ -276,7 +320,11 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
 
     Parameters
     ----------
-    job : DigitsJob
+    job : DigitsJob, CallableObjective or callable
+        The digits demo; a :class:`~tt_core.data.objectives.CallableObjective` (give ``sizes``); or a function
+        ``fn(config: dict, size: int) -> {"accuracy", "cost" and/or "time"}`` (give ``configs`` and ``sizes``).
+        A configuration reaches the job as plain values (an integer column as ``int``, a missing value as
+        ``None``, e.g. scikit-learn's ``max_depth=None``, encoded as its own ordinal value).
     optimizer : str
         A registered optimiser that maximises accuracy (:func:`tt_core.optimizers.available`: not
         nephele, lynceus or cherrypick, which minimise the cost of a priced benchmark).
@@ -291,6 +339,10 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
     reference : pandas.DataFrame, optional
         Full-size measurements (``job.measure()``) used to score recommendations; configurations not in
         it are trained at full size when recommended (cached; not charged to the optimisation).
+    configs, sizes, categorical_order : optional
+        For a job that is not a :class:`DigitsJob`: one row per configuration (``config_id`` and the
+        configuration columns), the training-set sizes (the largest is the full set) and the order of
+        categorical columns (see :func:`make_space`).
 
     Returns
     -------
@@ -299,7 +351,8 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
         wall_time, charged_cost, charged_time, cumulative_cost, cumulative_time, overhead_s, incumbent,
         incumbent_size, incumbent_accuracy, incumbent_cost, incumbent_time, accuracy_c,
         accuracy_c_thesis, cumulative_wall``. The sub-sampled initial design is charged as one run
-        snapshotted at each size (:meth:`tt_core.optimizers.Optimizer.observe`).
+        snapshotted at each size (:meth:`tt_core.optimizers.Optimizer.observe`). ``wall_time`` is the
+        measured wall time of the training (a DigitsJob's simulated VM time x its speed; another job's call).
     """
     from tt_core.experiments.replay import Replay
     from tt_core.optimizers import available, make_optimizer
@@ -311,29 +364,30 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
         raise ValueError(f"{shown(optimizer)} minimises the cost under an accuracy bound and a budget; optimize_job "
                          "maximises the accuracy under max_cost/max_time: use one of "
                          f"{[n for n in available() if spec(n).objective != 'cost']}")
-    opt = make_optimizer(optimizer, job.space(), seed=seed, beta=beta, filter=filter, max_cost=max_cost,
+    work = _as_job(job, configs, sizes, categorical_order)
+    opt = make_optimizer(optimizer, work.space, seed=seed, beta=beta, filter=filter, max_cost=max_cost,
                          max_time=max_time)
-    objective = job.objective()
-    configs = job.configs().set_index("config_id")
-    speed = job.prices.set_index("vm")["speed"].to_dict()
+    objective = work.objective
+    speed = work.digits.prices.set_index("vm")["speed"].to_dict() if work.digits is not None else None
     scored: dict[tuple[int, int], Measurement] = {}
     if reference is not None:
-        full = reference[reference["size"] == job.max_size]
-        scored = {(int(r.config_id), job.max_size): Measurement(float(r.accuracy), float(r.cost), float(r.time))
+        full = reference[reference["size"] == work.max_size]
+        scored = {(int(r.config_id), work.max_size): Measurement(float(r.accuracy), float(r.cost), float(r.time))
                   for r in full.itertuples()}
     wall: list[float] = []
 
     def measure(config_id: int, size: int) -> Measurement:
+        t0 = time.perf_counter()
         m = objective(config_id, size)  # trains the model: the generic CallableObjective path of any user job
-        wall.append(m.time * speed[configs.loc[int(config_id), "vm"]])
+        elapsed = time.perf_counter() - t0
+        wall.append(elapsed if speed is None else m.time * speed[objective.config(config_id)["vm"]])
         scored.setdefault((int(config_id), int(size)), m)  # a full-size test also scores that configuration
         return m
 
     def score(config_id: int, size: int) -> Measurement:
         key = (int(config_id), int(size))
         if key not in scored:  # an evaluation outside the optimisation budget
-            r = job.train(configs.loc[key[0]].to_dict(), key[1])
-            scored[key] = Measurement(r["accuracy"], r["cost"], r["time"])
+            scored[key] = objective(*key)
         return scored[key]
 
     replay = Replay(opt, measure, score, {"max_cost": max_cost, "max_time": max_time, "min_accuracy": None})
@@ -341,7 +395,7 @@ def optimize_job(job: DigitsJob, optimizer: str = "trimtuner-dt", *, seed: int, 
         raise ValueError(f"iterations must be an integer number of tests, got {shown(iterations)}")
     replay.check_iterations(iterations)
     traj = replay.run(iterations)
-    traj.insert(traj.columns.get_loc("size") + 1, "s", traj["size"] / job.max_size)
+    traj.insert(traj.columns.get_loc("size") + 1, "s", traj["size"] / work.max_size)
     traj.insert(traj.columns.get_loc("time") + 1, "wall_time", wall)
     traj.insert(0, "optimizer", optimizer)
     return traj
@@ -387,42 +441,58 @@ def plot_grid(grid: pd.DataFrame, max_cost: float | None = None):
     return fig
 
 
-def plot_runs(trajs: pd.DataFrame, job: DigitsJob, max_cost: float | None = None, grid: pd.DataFrame | None = None):
+def _money_unit(costs) -> tuple[float, str]:
+    """The factor and name of the cost axis: micro-dollars (µ$) when the costs are under a tenth of a cent, else USD."""
+    c = np.asarray(pd.to_numeric(pd.Series(costs), errors="coerce"), dtype=float)
+    c = c[np.isfinite(c) & (c > 0)]
+    return (1e6, "µ$") if c.size == 0 or c.max() < 1e-3 else (1.0, "USD")
+
+
+def plot_runs(trajs: pd.DataFrame, job=None, max_cost: float | None = None, grid: pd.DataFrame | None = None):
     """Two panels per optimiser run: the tests (cost vs accuracy, coloured by size) and Accuracy_C vs
-    cumulative optimisation cost. ``trajs``: concatenated :func:`optimize_job` outputs. Returns the Figure."""
+    cumulative optimisation cost. ``trajs``: concatenated :func:`optimize_job` outputs; ``job``: the job
+    (anything with ``sizes``, e.g. a :class:`DigitsJob`; default: the sizes of the tests). Costs are drawn in
+    µ$ when they are under a tenth of a cent, else in USD, and printed with their significant digits.
+    Returns the Figure."""
     import matplotlib.pyplot as plt
 
     from tt_core.plotting.figures import METHOD_STYLES
     from tt_core.plotting.style import laptop_size, legend_under
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=laptop_size(13, 4.8), constrained_layout=True)
+    from tt_core.experiments.summaries import money
+
+    sizes = sorted(int(s) for s in (getattr(job, "sizes", None) or trajs["size"].unique()))
+    k, unit = _money_unit(pd.concat([trajs["cost"], trajs["cumulative_cost"]]))
+    shade = {size: i / max(len(sizes) - 1, 1) for i, size in enumerate(sizes)}
+    what = "images" if isinstance(job, DigitsJob) else "examples"
     if grid is not None:
-        ax1.scatter(grid["cost"] * 1e6, grid["accuracy"], s=14, color="0.8", label="all configurations (s = 1)")
+        ax1.scatter(grid["cost"] * k, grid["accuracy"], s=14, color="0.8", label="all configurations (s = 1)")
     cmap = plt.get_cmap("viridis")
     markers = dict(zip(trajs["optimizer"].unique(), "o^sDvP"))
-    for i, size in enumerate(job.sizes):
+    for size in sizes:
         for name, t in trajs[trajs["size"] == size].groupby("optimizer", sort=False):
-            ax1.scatter(t["cost"] * 1e6, t["accuracy"], s=34, marker=markers[name], color=cmap(i / (len(job.sizes) - 1)),
+            ax1.scatter(t["cost"] * k, t["accuracy"], s=34, marker=markers[name], color=cmap(shade[size]),
                         edgecolor="k", linewidth=0.3)
     for name, m in markers.items():
         ax1.scatter([], [], marker=m, color="0.5", label=f"tests of {METHOD_STYLES.get(name, {'label': name})['label']}")
-    for i, size in enumerate(job.sizes):
-        ax1.scatter([], [], s=34, color=cmap(i / (len(job.sizes) - 1)), label=f"{size} images")
+    for size in sizes:
+        ax1.scatter([], [], s=34, color=cmap(shade[size]), label=f"{size} {what}")
     if max_cost is not None:
-        ax1.axvline(max_cost * 1e6, color="#d62728", linestyle="--", label="cost limit (full size)")
+        ax1.axvline(max_cost * k, color="#d62728", linestyle="--", label=f"cost limit {money(max_cost)} (full size)")
     _plain_log_x(ax1)
-    ax1.set_xlabel("Cost of the test [µ$] (log)")
+    ax1.set_xlabel(f"Cost of the test [{unit}] (log)")
     ax1.set_ylabel("Test accuracy")
     ax1.set_title("Tests, coloured by training-set size")
     legend_under(ax1, fontsize=7.5, ncol=2)
     for name, t in trajs.groupby("optimizer", sort=False):
         style = METHOD_STYLES.get(name, {"color": "0.4", "linestyle": "-", "label": name})
-        ax2.step(t["cumulative_cost"] * 1e6, t["accuracy_c"], where="post", color=style["color"],
+        ax2.step(t["cumulative_cost"] * k, t["accuracy_c"], where="post", color=style["color"],
                  linestyle=style["linestyle"], linewidth=2,
-                 label=f"{style['label']}: {t['accuracy_c'].iloc[-1]:.3f} after {t['cumulative_cost'].iloc[-1] * 1e6:.1f} µ$")
+                 label=f"{style['label']}: {t['accuracy_c'].iloc[-1]:.3f} after {money(t['cumulative_cost'].iloc[-1])}")
     _plain_log_x(ax2)
-    ax2.set_xlabel("Cumulative optimisation cost [µ$] (log)")
+    ax2.set_xlabel(f"Cumulative optimisation cost [{unit}] (log)")
     ax2.set_ylabel("Accuracy_C of the incumbent (Eq. 7)")
-    ax2.set_title("The incumbent per µ$ spent on tests")
+    ax2.set_title(f"The incumbent per {unit} spent on tests")
     legend_under(ax2)
     return fig

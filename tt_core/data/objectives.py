@@ -15,6 +15,7 @@ import numpy as np
 
 from tt_core.data.benchmarks import Benchmark
 from tt_core.data.io import shown
+from tt_core.data.space import plain_values
 
 
 @dataclass(frozen=True)
@@ -67,14 +68,31 @@ class CallableObjective:
         ``fn(config: dict, size: int) -> dict`` with keys ``accuracy`` and ``cost`` and/or ``time``.
     configs : pandas.DataFrame
         One row per configuration (``config_id`` + configuration columns), e.g. ``benchmark.configs()``.
+
+    The job receives each configuration as plain Python values, one type per column as in ``configs``: an
+    integer column gives ``int`` s (also when the row's other values are floats), a missing value ``None``
+    (:func:`tt_core.data.space.plain_values`).
     """
 
     def __init__(self, fn: Callable[[dict, int], dict], configs):
+        if not callable(fn):
+            raise ValueError(f"fn must be a function fn(config: dict, size: int) -> dict, got {type(fn).__name__}")
+        if not hasattr(configs, "columns") or "config_id" not in configs.columns:
+            raise ValueError("configs must be a DataFrame with a 'config_id' column and the configuration columns")
         self.fn = fn
         self.configs = configs.set_index("config_id")
+        columns = {c: plain_values(self.configs[c]) for c in self.configs.columns}
+        self._config_of = {int(cid): {c: columns[c][i] for c in columns} for i, cid in enumerate(self.configs.index)}
+
+    def config(self, config_id: int) -> dict:
+        """The configuration ``config_id`` as the job receives it (a copy)."""
+        if int(config_id) not in self._config_of:
+            raise ValueError(f"unknown config_id {shown(config_id)}; the configurations are "
+                             f"{min(self._config_of)}..{max(self._config_of)}")
+        return dict(self._config_of[int(config_id)])
 
     def __call__(self, config_id: int, size: int) -> Measurement:
-        config = self.configs.loc[int(config_id)].to_dict()
+        config = self.config(config_id)
         out = self.fn(config, int(size))
         if not isinstance(out, dict) or "accuracy" not in out:
             raise ValueError(

@@ -77,6 +77,8 @@ class ColumnEncoding:
         -------
         ndarray of shape (n,)
         """
+        if self.kind == "categorical":
+            values = plain_values(pd.Series(np.asarray(values, dtype=object).ravel(), dtype=object))
         values = np.asarray(values, dtype=object if self.kind == "categorical" else float).ravel()
         if self.kind == "categorical":
             codes = {c: j for j, c in enumerate(self.categories)}
@@ -125,10 +127,40 @@ def _is_numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+def plain_values(series: pd.Series) -> list:
+    """A configuration column as plain Python values, as a job receives them: a missing value (``None``,
+    NaN, ``pd.NA``) is ``None`` (scikit-learn's ``max_depth=None``), numpy scalars are Python ``int``/``float``,
+    and a column of whole numbers that pandas turned into floats because it also holds ``None`` gives ``int`` s
+    again (``[2, 4, None]`` is stored as ``[2.0, 4.0, nan]``)."""
+    missing = series.isna().to_numpy()
+    whole = bool(missing.any()) and series.dtype.kind == "f" and bool((series.dropna() % 1 == 0).all())
+    out = []
+    for v, gone in zip(series.tolist(), missing):
+        if gone:
+            out.append(None)
+        elif whole:
+            out.append(int(v))
+        else:
+            out.append(v.item() if hasattr(v, "item") else v)
+    return out
+
+
+def _natural_key(v):
+    """Order of a mixed column's values: numbers ascending, then text, then ``None`` (e.g. ``max_depth``: 2, 4,
+    None = unlimited)."""
+    if v is None:
+        return (2, 0.0, "")
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        return (0, float(v), "")
+    return (1, 0.0, str(v))
+
+
 def _column_encoding(name: str, series: pd.Series, order: Sequence[Any] | None) -> ColumnEncoding:
-    values = series.dropna().unique()
-    if len(values) != len(series.unique()):
-        raise ValueError(f"configuration column {shown(name)} has missing values; fill or drop them first")
+    if series.isna().any():  # None is a value (scikit-learn's max_depth=None): the column becomes ordinal
+        series = pd.Series(plain_values(series), dtype=object)
+        if order is None:
+            return ColumnEncoding(name, "categorical", categories=tuple(sorted(set(series), key=_natural_key)))
+    values = series.unique()
     if order is not None:
         order = tuple(order)
         if len(set(order)) != len(order):
@@ -153,8 +185,8 @@ def _column_encoding(name: str, series: pd.Series, order: Sequence[Any] | None) 
         return ColumnEncoding(name, "categorical", categories=tuple(v for v in default if v in set(values)))
     try:
         cats = tuple(sorted(values))
-    except TypeError:  # mixed types: sort by their text
-        cats = tuple(sorted(values, key=repr))
+    except TypeError:  # mixed types (max_features 0.5, "sqrt"): numbers first, then text
+        cats = tuple(sorted(values, key=_natural_key))
     return ColumnEncoding(name, "categorical", categories=cats)
 
 
@@ -182,6 +214,9 @@ class ConfigSpace:
         self.config_columns = tuple(e.name for e in self.encodings)
         configs = configs.sort_values("config_id").reset_index(drop=True)
         self._configs = configs[["config_id", *self.config_columns]].copy()
+        for c in self.config_columns:  # a missing value is the value None (max_depth=None), in a column of objects
+            if self._configs[c].isna().any():
+                self._configs[c] = pd.Series(plain_values(self._configs[c]), dtype=object)
         self.config_ids = configs["config_id"].to_numpy(dtype=np.int64)
         self._row_of = pd.Index(self.config_ids)
         self.sizes = tuple(int(s) for s in sorted(sizes))
