@@ -20,7 +20,8 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 #: name (without extension) -> files it must write into figures_dir (its summary_<name>.csv is implied).
 NOTEBOOKS: dict[str, list[str]] = {
-    "00_tour": ["tour_space.png", "tour_subsampling.png", "tour_surrogates.png", "tour_cea.png", "tour_progress.png"],
+    "00_tour": ["tour_space.png", "tour_subsampling.png", "tour_surrogates.png", "tour_cea.png", "tour_progress.png",
+                "headline_seeds.png", "headline_seeds.csv"],
     "01_dataset_analysis": [
         "fig_data_overview.png", "fig_learning_curves.png", "fig_rank_agreement.png", "fig_factors_cnn.png",
         "fig_factors_rnn.png", "data_summary_by_size.csv", "rank_agreement.csv",

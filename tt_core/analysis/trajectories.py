@@ -2,6 +2,8 @@
 
 * :func:`curves_on_grid`: each run's incumbent metric (a step function of cumulative optimisation
   cost) sampled on a common grid, then mean and a 95% confidence band over seeds (Fig. 1, 3, 4).
+* :func:`seed_band`: the same curves' median and a quantile band (10-90% by default) over seeds: what a
+  typical run does and how far runs spread (the tour's step 5, the report's headline figure).
 * :func:`time_to_target`: per run, the optimisation cost and time spent until the first recommendation
   that is feasible with at least ``fraction`` of the best feasible full-size accuracy (Fig. 2).
 * :func:`savings`: ratios of those costs/times between a method and baselines.
@@ -81,6 +83,78 @@ def curves_on_grid(runs: pd.DataFrame, x: str = "cumulative_cost", y: str = "acc
                 frame[k] = v
             out.append(frame)
     return pd.concat(out, ignore_index=True)[[*by, x, "mean", "lo", "hi", "n"]]
+
+
+def _step_values(run: pd.DataFrame, x: str, y: str, grid: np.ndarray) -> np.ndarray:
+    """A run's step curve ``y(x)`` at ``grid``: the last value at or before each point, NaN before its first."""
+    run = run.sort_values(x, kind="stable")
+    idx = np.searchsorted(run[x].to_numpy(), grid, side="right") - 1
+    return np.where(idx >= 0, run[y].to_numpy(float)[np.clip(idx, 0, None)], np.nan)
+
+
+def seed_band(runs: pd.DataFrame, x: str = "cumulative_cost", y: str = "accuracy_c", grid: np.ndarray | None = None,
+              n_grid: int = 120, by: list[str] | None = None, quantiles: tuple[float, float] = (0.1, 0.9)) -> pd.DataFrame:
+    """Median and a quantile band over seeds of each group's step curves ``y(x)``.
+
+    Each run's curve is sampled on a common grid (the last value at or before each grid point; a run that
+    has ended keeps its last recommendation). A group's median and band are given only at grid points where
+    every one of its runs has a value and no further than its runs' largest ``x``: before that a part of the
+    runs has no recommendation yet, and past it no run of the group spent that much.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        Concatenated trajectories with columns ``by``, ``seed``, ``x`` and ``y``.
+    x, y : str
+        Abscissa (non-decreasing within a run) and metric.
+    grid : array, optional
+        Common abscissa; default ``n_grid`` log-spaced points over the runs' positive range.
+    by : list of str
+        Groups (default ``["benchmark", "variant"]``).
+    quantiles : (float, float)
+        Lower and upper quantile of the band, in [0, 1] (numpy's linear interpolation between runs).
+
+    Returns
+    -------
+    DataFrame with columns ``by + [x, "median", "lo", "hi", "n"]``, ``n`` the runs of the group; the
+    statistics are NaN where the group is not defined (see above).
+
+    Examples
+    --------
+    Three runs, each a single step: the band at $2 is over (0.2, 0.5, 0.9).
+
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"variant": "a", "seed": [1, 2, 3], "cumulative_cost": [1.0, 1.0, 2.0],
+    ...                      "accuracy_c": [0.2, 0.5, 0.9]})
+    >>> seed_band(runs, grid=[1.0, 2.0], by=["variant"]).round(2).to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
+    {'variant': ['a', 'a'], 'cumulative_cost': [1.0, 2.0], 'median': [nan, 0.5], 'lo': [nan, 0.26],
+     'hi': [nan, 0.82], 'n': [3, 3]}
+    """
+    by = by or ["benchmark", "variant"]
+    missing = [c for c in [*by, "seed", x, y] if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs lack column(s) {missing}")
+    q_lo, q_hi = (float(q) for q in quantiles)
+    if not 0 <= q_lo <= q_hi <= 1:
+        raise ValueError(f"quantiles must satisfy 0 <= lower <= upper <= 1, got {shown(quantiles)}")
+    if grid is None:
+        positive = runs.loc[runs[x] > 0, x]
+        if positive.empty:
+            raise ValueError(f"no run has a positive {shown(x)}: give a grid")
+        grid = np.geomspace(positive.min(), positive.max(), n_grid)
+    grid = np.asarray(grid, dtype=float)
+    out = []
+    for key, rg in runs.groupby(by, sort=False):
+        mat = np.array([_step_values(run, x, y, grid) for _, run in rg.groupby("seed", sort=True)])
+        ok = ~np.isnan(mat).any(axis=0) & (grid <= rg[x].max())
+        stats_ = np.full((3, grid.size), np.nan)
+        if ok.any():
+            stats_[:, ok] = np.quantile(mat[:, ok], [0.5, q_lo, q_hi], axis=0)
+        frame = pd.DataFrame({x: grid, "median": stats_[0], "lo": stats_[1], "hi": stats_[2], "n": len(mat)})
+        for k, v in zip(by, key if isinstance(key, tuple) else (key,)):
+            frame[k] = v
+        out.append(frame)
+    return pd.concat(out, ignore_index=True)[[*by, x, "median", "lo", "hi", "n"]]
 
 
 def time_to_target(runs: pd.DataFrame, benchmarks: dict[str, Benchmark], fraction: float = 0.9,

@@ -9,7 +9,8 @@ few headline numbers (``facts``) that the notebook's text refers to.
    s = 1, rank correlation);
 3. :func:`surrogates` -- a surrogate's mean and uncertainty: bagged extra-trees vs the FABOLAS GP;
 4. :func:`cea_filter` -- what the CEA filter (TrimTuner Eq. 6) keeps and drops;
-5. :func:`incumbent_progress` -- how the incumbent improves per dollar of optimisation cost.
+5. :func:`incumbent_progress` -- how the incumbent improves per dollar of optimisation cost: median and band
+   over seeds, beside the one seed the step describes.
 
 Everything is seeded: the same arguments give the same figures.
 """
@@ -47,11 +48,14 @@ class TourStep:
     figure : matplotlib.figure.Figure
     facts : dict
         Headline numbers of the step (plain Python values).
+    figures : dict
+        Further figures of the step, by name.
     """
 
     data: pd.DataFrame
     figure: object
     facts: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------------ 1
@@ -388,69 +392,101 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
 
 
 # ------------------------------------------------------------------------------------------------ 5
+def _runs(benchmark: str, optimizers, seeds, iterations: int, runs_dir) -> pd.DataFrame:
+    """The trajectories of ``optimizers`` x ``seeds`` (column ``optimizer``), from the run store ``runs_dir`` (each
+    run computed once, then read) or, without one, computed here."""
+    from tt_core.experiments.store import ensure_runs, grid
+
+    specs = grid([benchmark], list(optimizers), list(seeds), iterations=iterations)
+    if runs_dir is not None:
+        return ensure_runs(specs, runs_dir, progress=False)
+    frames = []
+    for spec in specs:
+        traj = spec.run()
+        frames.append(traj.assign(benchmark=spec.benchmark, optimizer=spec.optimizer, seed=spec.seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _and(words: list[str]) -> str:
+    """``"a, b and c"``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def incumbent_progress(benchmark="rnn", optimizers=("trimtuner-dt", "eic", "random"), *, seed: int = 1,
-                       iterations: int = 16) -> TourStep:
-    """Step 5: Accuracy_C of the incumbent vs cumulative optimisation cost, short runs.
+                       seeds=tuple(range(1, 11)), iterations: int = 44, runs_dir=None,
+                       quantiles: tuple[float, float] = (0.1, 0.9)) -> TourStep:
+    """Step 5: Accuracy_C of the incumbent vs cumulative optimisation cost, over seeds and for one seed.
+
+    Every optimiser runs once per seed of ``seeds`` (and ``seed``); the figure shows, per optimiser, the median
+    and the ``quantiles`` band of the runs' curves (:func:`tt_core.analysis.trajectories.seed_band`) and, as a
+    thin line, the run of ``seed``: the one the step's numbers describe.
 
     Parameters
     ----------
-    benchmark : str or Benchmark
+    benchmark : str
+        A registered benchmark name (the runs are stored under it).
     optimizers : iterable of str
         Registered optimisers (:func:`tt_core.optimizers.registry.available`).
     seed : int
+        The run described one test at a time.
+    seeds : iterable of int
+        The runs of the band.
     iterations : int
-        Tests per run, initial design included (the paper uses 44; notebook 03 shows full runs).
+        Tests per run, initial design included (the paper's 44).
+    runs_dir : path, optional
+        Run store (:mod:`tt_core.experiments.store`): runs found there are read, the others computed and stored.
+    quantiles : (float, float)
+        The band's lower and upper quantile over the seeds.
 
     Returns
     -------
     TourStep
-        ``data``: the concatenated trajectories (column ``optimizer``). ``facts[optimizer]``: final
-        Accuracy_C, total optimisation cost, mean cost per test, mean sub-sampling rate of the tests,
-        and the cost at which Accuracy_C first reached 90% of the best feasible accuracy after the
-        initial design (NaN if never; a guess of the initial design is not the method's result).
+        ``data``: the band (``optimizer, cumulative_cost, median, lo, hi, n``). ``facts[optimizer]``: of the run of
+        ``seed``: final Accuracy_C, total optimisation cost, mean cost per test, mean sub-sampling rate of the tests,
+        and the cost at which Accuracy_C first reached 90% of the best feasible accuracy after the initial design
+        (NaN if never; a guess of the initial design is not the method's result); over the seeds: the median final
+        Accuracy_C and total cost, and the final Accuracy_C at the band's quantiles. ``figures["headline"]``: the
+        band without the single seed (the report's and the README's first figure).
     """
-    from tt_core.analysis.trajectories import best_feasible_accuracy
-    from tt_core.experiments.replay import run_optimization
-    from tt_core.plotting.figures import METHOD_STYLES
+    from tt_core.analysis.trajectories import best_feasible_accuracy, seed_band
+    from tt_core.plotting.seed_bands import plot_seed_bands
+    from tt_core.plotting.style import method_style
 
     b = as_benchmark(benchmark)
+    name = benchmark if isinstance(benchmark, str) else b.name
+    band_seeds = sorted({int(s) for s in seeds})
     target = 0.9 * best_feasible_accuracy(b)
-    frames, facts = [], {}
-    fig, ax = plt.subplots(figsize=(8.5, 5), constrained_layout=True)
-    for name in optimizers:
-        traj = run_optimization(b, name, seed=seed, iterations=iterations)
-        traj.insert(0, "optimizer", name)
-        frames.append(traj)
+    runs = _runs(name, optimizers, sorted({*band_seeds, int(seed)}), iterations, runs_dir)
+    in_band = runs[runs["seed"].isin(band_seeds)]
+    band = seed_band(in_band, by=["optimizer"], quantiles=quantiles)
+    facts = {}
+    for opt in optimizers:
+        traj = runs[(runs["optimizer"] == opt) & (runs["seed"] == seed)].sort_values("iteration")
         # counted after the initial design only: before the models exist a recommendation is a guess,
         # and a guess that happens to score well is not the method's result
         reached = traj[(traj["phase"] != "init") & (traj["accuracy_c"] >= target)]
-        facts[name] = {"final_accuracy_c": float(traj["accuracy_c"].iloc[-1]),
-                       "total_cost": float(traj["cumulative_cost"].iloc[-1]),
-                       "mean_cost_per_test": float(traj["charged_cost"].mean()),
-                       "mean_s": float((traj["size"] / b.max_size).mean()),
-                       "cost_to_90pct": float(reached["cumulative_cost"].iloc[0]) if len(reached) else float("nan")}
-        style = METHOD_STYLES.get(name, {"color": "0.4", "linestyle": "-", "label": name})
-        ok = traj[traj["cumulative_cost"] > 0]
-        init = ok[ok["phase"] == "init"]
-        bo = ok[ok["phase"] != "init"]
-        if len(init):
-            ax.step(init["cumulative_cost"], init["accuracy_c"], where="post", color=style["color"], linestyle=":",
-                    linewidth=1.6, alpha=0.8)
-        if len(bo):
-            join = pd.concat([init.tail(1), bo]) if len(init) else bo
-            ax.step(join["cumulative_cost"], join["accuracy_c"], where="post", color=style["color"],
-                    linewidth=2, label=f"{style['label']}: final {facts[name]['final_accuracy_c']:.3f} "
-                                       f"after ${facts[name]['total_cost']:.2f}")
-            ax.plot(bo["cumulative_cost"], bo["accuracy_c"], linestyle="none", marker=style.get("marker", "o"),
-                    ms=3.5, color=style["color"])
-    ax.axhline(target, color="0.3", linestyle="--", linewidth=1, label="90% of the best feasible accuracy")
-    log_axis(ax, "x", money=True, scale=True)
-    ax.set_xlabel("Cumulative optimisation cost [USD] (log)")
-    ax.set_ylabel("Accuracy_C of the incumbent (Eq. 7)")
-    ax.set_title(f"Step 5 - the incumbent per dollar ({b.name.upper()}, seed {seed}, {iterations} tests; "
-                 "dotted = initial design)", fontsize=11)
-    ax.legend(fontsize=8.5, loc="lower right")
-    return TourStep(pd.concat(frames, ignore_index=True), fig, facts)
+        finals = in_band[in_band["optimizer"] == opt].sort_values("iteration").groupby("seed").tail(1)
+        lo, hi = np.quantile(finals["accuracy_c"], quantiles)
+        facts[opt] = {"final_accuracy_c": float(traj["accuracy_c"].iloc[-1]),
+                      "total_cost": float(traj["cumulative_cost"].iloc[-1]),
+                      "mean_cost_per_test": float(traj["charged_cost"].mean()),
+                      "mean_s": float((traj["size"] / b.max_size).mean()),
+                      "cost_to_90pct": float(reached["cumulative_cost"].iloc[0]) if len(reached) else float("nan"),
+                      "median_final_accuracy_c": float(np.median(finals["accuracy_c"])),
+                      f"final_accuracy_c_p{round(100 * quantiles[0])}": float(lo),
+                      f"final_accuracy_c_p{round(100 * quantiles[1])}": float(hi),
+                      "median_total_cost": float(np.median(finals["cumulative_cost"]))}
+    labels = [method_style(o).get("label", o) for o in optimizers]
+    versus = labels[0] + (" vs " + _and(labels[1:]) if len(labels) > 1 else "")
+    pct = f"{round(100 * quantiles[0])}-{round(100 * quantiles[1])}%"
+    what = f"{versus} ({b.name.upper()}, {iterations} tests): median and {pct} band over {len(band_seeds)} seeds"
+    one = runs[runs["seed"] == seed]
+    fig = plot_seed_bands(band, runs=in_band, highlight=one, highlight_label=f"seed {seed} (thin lines)",
+                          target=target, band_label=f"{pct} of the seeds",
+                          title=f"Step 5 - {what};\nthe thin lines are seed {seed}, the one stepped through")
+    headline = plot_seed_bands(band, runs=in_band, target=target, band_label=f"{pct} of the seeds",
+                               title=what[0].upper() + what[1:])
+    return TourStep(band, fig, facts, figures={"headline": headline})
 
 
 # ------------------------------------------------------------------------------------------------ summary
