@@ -32,6 +32,8 @@ SUBPACKAGES = {
              "streams": "data",
              "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
              "settings_tables": "analysis", "timing": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
+    # adapters to other tools' loops: the Optuna sampler drives an optimiser over a data-layer space
+    "integrations": {"__init__": "data", "optuna": "optimizers"},
 }
 
 
