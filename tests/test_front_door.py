@@ -213,6 +213,21 @@ def test_the_committed_results_doc_has_one_generated_block_and_no_commit_hashes(
     assert len((ROOT / "README.md").read_bytes()) <= 8 * 1024
 
 
+def test_the_readme_opens_with_the_results_pages_sentence_and_the_headline_figure():
+    """The README's first screen answers "does it reproduce?": the report's sentence for the counts of
+    docs/results.md's generated block, then the headline figure (the tour's headline_seeds.png, committed)."""
+    from tt_core.reporting.report import HEADLINE_FIGURE, verdict_sentence
+
+    readme = (ROOT / "README.md").read_text()
+    opening = readme[:readme.index("\n## ")]
+    counts = docs.block_totals((ROOT / "docs" / "results.md").read_text())
+    assert verdict_sentence(counts) in " ".join(opening.split())
+    images = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", opening)
+    assert [Path(i).name for i in images] == [HEADLINE_FIGURE]
+    assert (ROOT / images[0]).is_file()
+    assert opening.index("Does it reproduce?") < opening.index(images[0])
+
+
 # ------------------------------------------------------------------------------------------- CLI
 def _walk(parser, path=()):
     for action in parser._actions:
