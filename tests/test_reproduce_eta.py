@@ -41,11 +41,13 @@ def test_no_measured_time_at_all_counts_notebooks_equally():
 def test_start_line_counts_the_sources():
     exp = [Expected("a", 10, "table"), Expected("b", 5, "this machine"), Expected("c", 40, "table"),
            Expected("d", 10, "median")]
-    assert nt.start_line(exp) == ("4 notebooks, about 65 s by measured times (1 of them measured on this machine); "
+    assert nt.start_line(exp) == ("4 notebooks, about 65 s by measured times (1 of them measured on this machine; "
+                                  "the ETA then follows this machine's pace); "
                                   "1 without a measured time, counted at the median of the others")
     # 18 notebooks of 100 s, 3 from this machine: 1800 s = 30 min
     exp = [Expected(str(i), 100.0, "this machine" if i < 3 else "table") for i in range(18)]
-    assert nt.start_line(exp) == "18 notebooks, about 30 min by measured times (3 of them measured on this machine)"
+    assert nt.start_line(exp) == ("18 notebooks, about 30 min by measured times (3 of them measured on this machine; "
+                                  "the ETA then follows this machine's pace)")
 
 
 def test_table_rows_wall_else_cpu_and_missing_rows(tmp_path):
@@ -125,6 +127,17 @@ def test_eta_scales_the_remaining_expected_seconds_by_the_pace():
     assert nt.eta(expected, [20.0, 10.0]) == (1.0, 70.0)
     # all done: nothing left (10 s for 100 expected is a pace of 0.1, clipped to 0.25)
     assert nt.eta(expected, [1.0, 2.0, 3.0, 4.0]) == (0.25, 0.0)
+
+
+def test_the_eta_says_whether_it_follows_this_machines_pace():
+    expected = [60.0, 120.0, 120.0]
+    # before a notebook is done: the measured times, 300 s = 5:00
+    assert nt.eta_text(*nt.eta(expected, []), 0) == "about 5:00 left by the measured times"
+    # the first took 150 s for 60 expected (the notebook 13: 6.6 min for 2.5-2.9): pace 2.5, 2.5 * 240 = 600 s
+    assert nt.eta_text(*nt.eta(expected, [150.0]), 1) == (
+        "about 10:00 left at this machine's pace so far (2.5 x the measured times)")
+    # 2 h 5 min 3 s reads as h:mm:ss
+    assert nt.clock(2 * 3600 + 5 * 60 + 3) == "2:05:03" and nt.clock(59.6) == "1:00"
 
 
 def test_the_pace_is_clipped():
@@ -238,9 +251,10 @@ def test_the_runner_prints_the_expected_time_and_an_eta(fake_workbook, capsys):
     reproduce.run("quick", out_dir=fake_workbook / "out", figures_dir=fake_workbook / "figs", progress=True)
     captured = capsys.readouterr()
     # a: table 30 s; b: this machine 10 s (not the table's 1000); c: median (30 + 10) / 2 = 20; total 60 s
-    assert ("3 notebooks, about 60 s by measured times (1 of them measured on this machine); "
-            "1 without a measured time, counted at the median of the others") in captured.out
-    assert "3/3 notebooks, done, about 0:00 left" in captured.err
+    assert ("3 notebooks, about 60 s by measured times (1 of them measured on this machine; the ETA then follows "
+            "this machine's pace); 1 without a measured time, counted at the median of the others") in captured.out
+    # the notebooks take no time here (their executor is replaced): the pace is clipped to 0.25
+    assert "3/3 notebooks, done, about 0:00 left at this machine's pace so far (0.25 x the measured times)" in captured.err
 
 
 def test_the_runner_without_progress_prints_nothing(fake_workbook, capsys):

@@ -657,27 +657,38 @@ def run_grid(
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc="runs", unit="run", disable=not progress)
     busy = []
     left = {}  # the runs still to compute -> their estimated CPU seconds (measured per-run times; None: unknown)
+    workers = 1 if backend == "sequential" else max(1, min(n_jobs, len(todo)))
+    paced = {"prior": None, "done": 0.0, "t0": time.monotonic()}  # the store's pace; expected CPU-s of the runs done
     if progress and todo:
-        from tt_core.experiments.estimate import cpu_text, describe, estimate
+        from tt_core.experiments.estimate import cpu_text, describe, estimate, time_left, wall_text
 
         est = estimate(todo, runs_dir)
         left = dict(zip(todo, est.per_run))
+        paced["prior"] = est.wall_s / est.cpu_s if est.wall_s is not None and est.cpu_s > 0 else None
         bar.write(f"tt: {describe(est, 1 if backend == 'sequential' else n_jobs)}")
 
     def remaining() -> str:
-        """The estimate of what is left, from measured times (not the bar's runs-per-second rate)."""
+        """The estimate of what is left: the measured per-run times, scaled by this machine's pace so far (the
+        runs done here, else the stored runs; :func:`tt_core.experiments.estimate.time_left`), not the bar's
+        runs-per-second rate."""
         known = [v for v in left.values() if v is not None]
         if not known:
             return ""
-        unmeasured = len(left) - len(known)
-        return f"about {cpu_text(sum(known))} left" + (f" + {unmeasured} unmeasured runs" if unmeasured else "")
+        unmeasured = f" + {len(left) - len(known)} unmeasured runs" if len(left) > len(known) else ""
+        _, wall = time_left(sum(known), paced["done"], time.monotonic() - paced["t0"] if paced["done"] else 0.0,
+                            workers, paced["prior"])
+        if wall is None:
+            return f"about {cpu_text(sum(known))} left{unmeasured}"
+        return f"about {wall_text(wall)} left at this machine's pace ({cpu_text(sum(known))} by the per-run times){unmeasured}"
 
     def record(spec: RunSpec, what: str) -> None:
         if what == "busy":  # held by another process: waited for at the end
             busy.append(spec)
         else:
             counts[what] += 1
-            left.pop(spec, None)
+            expected = left.pop(spec, None)
+            if what == "computed" and expected is not None:
+                paced["done"] += expected
             bar.set_postfix_str(remaining())
             bar.update()
 

@@ -38,15 +38,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tt_core.data.entries import atomic_path
+from tt_core.experiments.estimate import PACE_MAX, PACE_MIN, pace as _pace
 
 __all__ = ["NOTEBOOK_TIMES", "COLUMNS", "PACE_MIN", "PACE_MAX", "Expected", "read_table", "read_status",
-           "table_times", "earlier_times", "expected_seconds", "eta", "start_line", "table_from_status", "write_table", "main"]
+           "table_times", "earlier_times", "expected_seconds", "eta", "eta_text", "clock", "start_line", "table_from_status",
+           "write_table", "main"]
 
 #: The shipped table of measured per-notebook times.
 NOTEBOOK_TIMES = Path(__file__).with_name("notebook_times.csv")
 COLUMNS = ["notebook", "profile", "wall_s", "cpu_s", "measured_on", "note"]
-#: The pace (actual / expected seconds of the notebooks done) is clipped to this range.
-PACE_MIN, PACE_MAX = 0.25, 4.0
+#: The pace (actual / expected seconds of the notebooks done) is clipped to [PACE_MIN, PACE_MAX]
+#: (:data:`tt_core.experiments.estimate.PACE_MIN`, the one pace rule of ``tt runs`` and ``tt reproduce``).
 #: Expected seconds of a notebook when no notebook of the run has a measured time (then every notebook
 #: counts the same, as a bar counted in notebooks would).
 UNKNOWN_SECONDS = 60.0
@@ -175,8 +177,8 @@ def eta(expected: list[float], actual: list[float], running: float = 0.0,
     (``pace * expected[k] - running``, at least 0).
     """
     k = len(actual)
-    done = sum(expected[:k])
-    pace = min(max(sum(actual) / done, lo), hi) if k and done > 0 else 1.0
+    pace = _pace(expected[:k], actual, lo, hi) if k else None
+    pace = 1.0 if pace is None else pace
     if k >= len(expected):
         return pace, 0.0
     return pace, max(pace * expected[k] - running, 0.0) + pace * sum(expected[k + 1:])
@@ -189,11 +191,26 @@ def start_line(expected: list[Expected]) -> str:
         return f"{n} notebooks, no measured times (the bar counts notebooks)"
     total = sum(e.seconds for e in expected)
     here = sum(e.source == "this machine" for e in expected)
-    line = f"{n} notebooks, about {_minutes(total)} by measured times ({here} of them measured on this machine)"
+    line = f"{n} notebooks, about {_minutes(total)} by measured times ({here} of them measured on this machine; the ETA " \
+           "then follows this machine's pace)"
     guessed = sum(e.source == "median" for e in expected)
     if guessed:
         line += f"; {guessed} without a measured time, counted at the median of the others"
     return line
+
+
+def eta_text(pace: float, left: float, done: int) -> str:
+    """The ETA of the bar: ``"about 4:10 left at this machine's pace so far (2.5 x the measured times)"`` once
+    ``done`` notebooks finished, ``"about 1:40 left by the measured times"`` before."""
+    if not done:
+        return f"about {clock(left)} left by the measured times"
+    return f"about {clock(left)} left at this machine's pace so far ({pace:.2g} x the measured times)"
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` as ``m:ss`` or ``h:mm:ss``."""
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def _minutes(seconds: float) -> str:

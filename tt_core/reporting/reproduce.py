@@ -255,9 +255,10 @@ class _EtaTicker:
 
     def _postfix(self, refresh: bool) -> None:
         k = len(self.actual)
-        _, left = notebook_times.eta(self.expected, self.actual, time.perf_counter() - self.t0)
+        pace, left = notebook_times.eta(self.expected, self.actual, time.perf_counter() - self.t0)
         stem = self.entries[k].stem if k < len(self.entries) else "done"
-        self.bar.set_postfix_str(f"{k}/{len(self.entries)} notebooks, {stem}, about {_clock(left)} left", refresh=refresh)
+        self.bar.set_postfix_str(f"{k}/{len(self.entries)} notebooks, {stem}, {notebook_times.eta_text(pace, left, k)}",
+                                 refresh=refresh)
 
     def _loop(self) -> None:
         while not self.done.wait(self.every):
@@ -266,12 +267,6 @@ class _EtaTicker:
     def stop(self) -> None:
         self.done.set()
         self.thread.join(timeout=self.every + 1)
-
-
-def _clock(seconds: float) -> str:
-    """``seconds`` as ``m:ss`` or ``h:mm:ss``."""
-    s = int(round(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def write_status(out: Path, results: list[NotebookResult]) -> None:
