@@ -15,7 +15,7 @@ from pathlib import Path
 from tt_core.data.entries import atomic_path, current_umask, temporary_files
 
 __all__ = ["atomic_path", "current_umask", "temporary_files", "write_text", "write_csv", "save_figure",
-           "why_not_a_file", "shown", "NotAFileError", "check_regular", "open_regular"]
+           "why_not_a_file", "shown", "NotAFileError", "check_regular", "open_regular", "csv_row_lines"]
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
@@ -107,6 +107,23 @@ def open_regular(path: str | os.PathLike, what: str = "file", fix: str = ""):
     except BaseException:
         os.close(fd)
         raise
+
+
+def csv_row_lines(path: str | os.PathLike, **csv_options) -> list[int]:
+    """The line (as a text editor counts it, from 1) on which each data row of a CSV file with a header starts,
+    in the order ``pandas.read_csv`` gives the rows: blank and whitespace-only lines are counted and skipped,
+    and a quoted field may run over several lines. ``csv_options`` go to :func:`csv.reader`."""
+    import csv
+
+    lines, before = [], 0
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh, **csv_options)
+        for row in reader:
+            start, before = before + 1, reader.line_num
+            if start == 1 or not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            lines.append(start)
+    return lines
 
 
 def shown(value) -> str:

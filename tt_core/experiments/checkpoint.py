@@ -55,6 +55,10 @@ MAX_DEPTH = 100
 #: :data:`MIN_EXPANSION_BYTES`): np.savez stores them uncompressed, so a real checkpoint expands about 1x.
 MAX_EXPANSION = 10
 MIN_EXPANSION_BYTES = 1 << 20
+#: Most members (arrays) a checkpoint may hold: one per array of the replay's state (a TrimTuner run's has 16);
+#: an archive of 100,000 empty members took 7 s of CPU to check and load, refused at this bound it takes
+#: the reading of its zip directory.
+MAX_MEMBERS = 10_000
 #: Largest wall time a checkpoint's header may carry (a year of computing, in seconds).
 MAX_WALL_S = 366 * 86400.0
 #: Most training rows a refitted model of a checkpoint may hold (a run tests at most a few hundred points).
@@ -524,6 +528,9 @@ def _bounded_members(fh, size: int) -> None:
     limit = max(MAX_EXPANSION * size, MIN_EXPANSION_BYTES)
     with zipfile.ZipFile(fh) as zf:
         infos = zf.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise CheckpointError(f"it holds {len(infos)} members, more than the {MAX_MEMBERS} arrays a checkpoint may "
+                                  "hold (MAX_MEMBERS); not a checkpoint tt wrote")
         total = sum(i.file_size for i in infos)
         if total > limit:
             raise CheckpointError(f"its members would expand to {total} bytes, more than {MAX_EXPANSION} times its "
@@ -570,7 +577,7 @@ def read(path: str | Path) -> tuple[dict, str, dict[str, np.ndarray]]:
     Bounded before loading: the file must be a regular file (a FIFO or device is never opened for a blocking
     read), its arrays and state may expand to at most :data:`MAX_EXPANSION` times its size (from the zip
     directory and the arrays' declared shapes and dtype item sizes) and its JSON may nest at most
-    :data:`MAX_DEPTH` levels.
+    :data:`MAX_DEPTH` levels; it may hold at most :data:`MAX_MEMBERS` members.
     """
     from tt_core.data.io import NotAFileError, open_regular, why_not_a_file
 

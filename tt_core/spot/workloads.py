@@ -40,6 +40,7 @@ only matter for jobs of hours. The default was fixed before any comparison was r
 
 from __future__ import annotations
 
+import csv
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -47,7 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types, instance
-from tt_core.data.io import shown
+from tt_core.data.io import csv_row_lines, shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -286,6 +287,21 @@ def measure_parallel_fraction(threads: int = 2, repeats: int = 2) -> dict:
             "load": os.getloadavg()[0], "valid": bool(0 <= f <= 1)}
 
 
+#: The largest job-set CSV read (bytes): 100,000 steps of a few hundred settings fit in a few MB.
+MAX_JOB_CSV_BYTES = 64 * 2**20
+#: Plausible ranges of a job-set CSV's numbers (inclusive), with what they are: a step is numbered from 1 and a
+#: job of more than 100,000 steps is no tuning trial; a step (an epoch or a few hundred mini-batches) of more than
+#: a week on the reference type is none either (the paper's steps take seconds to minutes; the floor, 1 µs, is
+#: the shortest timed call, as for the benchmark files); a loss-like metric is >= 0 and may be huge on a diverging
+#: setting (the shipped curves reach 2.2e24, an unstable logistic regression), so its bound, 1e100, only keeps the
+#: curve fits' sums and squares finite in float64.
+JOB_CSV_RANGES = {
+    "step": (1, 100_000, "", "a step number (whole, from 1)"),
+    "seconds": (1e-6, 7 * 86_400.0, " s", "seconds per step"),
+    "metric": (0.0, 1e100, "", "a loss-like metric"),
+}
+
+
 def read_job_csv(path, speed: SpeedModel | None = None, reference_hours: float | None = None,
                  model_mb: float = DEFAULT_MODEL_MB, types=None) -> JobSet:
     """A user's job set from a CSV with one row per (setting, step): columns ``setting``, ``step`` (1, 2,
@@ -301,10 +317,16 @@ def read_job_csv(path, speed: SpeedModel | None = None, reference_hours: float |
 
         raise SpotError(f"job set file {shown(str(path))} {why_not_a_file(path)} (give a CSV of setting, step, "
                         "metric, seconds)")
+    if path.stat().st_size > MAX_JOB_CSV_BYTES:
+        raise SpotError(f"{path}: {path.stat().st_size / 2**20:.0f} MB, more than a job-set CSV may hold "
+                        f"({MAX_JOB_CSV_BYTES // 2**20} MB, MAX_JOB_CSV_BYTES); give the settings you simulate")
     try:
         df = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        lines = csv_row_lines(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
         raise SpotError(f"{path}: not a readable CSV file ({str(exc).splitlines()[0]})") from None
+    if len(lines) != len(df):     # a case pandas and the csv module split otherwise: count rows from line 2
+        lines = list(range(2, len(df) + 2))
     need = {"setting", "step", "metric"}
     if not need <= set(df.columns):
         raise SpotError(f"{path}: missing column(s) {sorted(need - set(df.columns))} (line 1); a job set CSV has "
@@ -320,8 +342,14 @@ def read_job_csv(path, speed: SpeedModel | None = None, reference_hours: float |
         bad = ~np.isfinite(v) | ((v <= 0) if col != "metric" else (v < 0))
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise SpotError(f"{path}, line {i + 2}, column {shown(col)}: {shown(df[col].iloc[i])} is not a "
+            raise SpotError(f"{path}, line {lines[i]}, column {shown(col)}: {shown(df[col].iloc[i])} is not a "
                             f"{'non-negative' if col == 'metric' else 'positive'} number")
+        lo, hi, unit, why = JOB_CSV_RANGES["seconds" if col.startswith("seconds") else col]
+        out = (v < lo) | (v > hi) | ((v != np.round(v)) if col == "step" else False)
+        if out.any():
+            i = int(np.flatnonzero(out.to_numpy())[0])
+            raise SpotError(f"{path}, line {lines[i]}, column {shown(col)}: {shown(df[col].iloc[i])} is outside the "
+                            f"plausible range [{lo:g}, {hi:g}]{unit} of {why} (JOB_CSV_RANGES; a typo or another unit?)")
         df[col] = v
     speed = speed or SpeedModel()
     curves, tables, names = [], [], []
