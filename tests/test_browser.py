@@ -36,7 +36,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "10_explorer.ipynb"
-SCREENSHOT = ROOT / "reports" / "browser" / "explorer_jupyterlab.png"
+SHOTS = Path(os.environ.get("TT_SCREENSHOT_DIR") or ROOT / "reports" / "browser")  # where screenshots go
+SCREENSHOT = SHOTS / "explorer_jupyterlab.png"
 README_SCREENSHOT = ROOT / "notebooks" / "img" / "explorer_screenshot.png"
 # Chromium without its background connections (this machine's network is closed; see the env notes)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -190,8 +191,15 @@ def test_explorer_in_jupyterlab(lab):
             step = page.locator("button:has-text('Step')").first
             for i in range(1, 4):
                 step.click()
+                if i == 2:  # the first test with models: Step disabled, the kernels' compilation announced
+                    page.wait_for_function("() => [...document.querySelectorAll('button')]"
+                                           ".some(b => b.innerText.trim() === 'Step' && b.disabled)", timeout=10_000)
+                    busy = _activity(page)
+                    box = step.bounding_box()  # a person clicks the disabled button: nothing happens
+                    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
                 _wait_status(page, rf"^test {i}/44 ")
                 _wait_idle(page)
+            assert "computing test 2… the first step compiles the kernels (about 20 s)" in busy, busy
             after3 = _wait_status(page, r"^test 3/44 ")
             assert "incumbent #" in after3, after3
             page.wait_for_function("src => { const i = document.querySelector('.jp-OutputArea-output img');"
@@ -225,7 +233,13 @@ def test_explorer_in_jupyterlab(lab):
             time.sleep(2)
             assert _status(page).startswith(f"test {n}/44 ")  # it stays stopped
             page.locator("button:has-text('Run')").first.click()
-            done = _wait_status(page, r"^test 44/44 .*\| done", timeout=600)
+            shown, deadline = [], time.monotonic() + 600  # the status, read while the run goes on
+            while not re.search(r"^test 44/44 .*\| done", _status(page)) and time.monotonic() < deadline:
+                shown.append(int(re.match(r"^test (\d+)/44", _status(page)).group(1)))
+                time.sleep(0.1)
+            done = _wait_status(page, r"^test 44/44 .*\| done", timeout=5)
+            # redrawn with the panels only, every 5 tests: never a test the panels do not show
+            assert set(shown) <= {n, *range(5, 45, 5)} and len(set(shown)) >= 3, sorted(set(shown))
             page.wait_for_selector("button:has-text('Run')")  # shown once the last panels are drawn
             _wait_idle(page)
             assert page.locator("button:has-text('Step')").first.is_disabled()
@@ -264,7 +278,80 @@ def test_explorer_in_jupyterlab(lab):
           f"\nnephele: {neph}\ncnn, eic: {cnn}")
 
 
-LAPTOP_SCREENSHOT = ROOT / "reports" / "browser" / "explorer_laptop.png"
+LAPTOP_SCREENSHOT = SHOTS / "explorer_laptop.png"
+
+
+def _png_facts(page, img) -> dict:
+    """The natural size, dpi (pHYs) and text chunks of a shown PNG, read from the bytes the browser holds."""
+    import base64
+    import struct
+
+    data = base64.b64decode(img.evaluate(
+        "async i => { const b = new Uint8Array(await (await fetch(i.src)).arrayBuffer()); let s = '';"
+        " for (const x of b) s += String.fromCharCode(x); return btoa(s); }"))
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    facts, pos = {"text": {}}, 8
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            facts["size"] = struct.unpack(">II", body[:8])
+        elif kind == b"pHYs" and body[8] == 1:  # pixels per metre
+            facts["dpi"] = struct.unpack(">I", body[:4])[0] * 0.0254
+        elif kind == b"tEXt":
+            key, _, value = body.partition(b"\0")
+            facts["text"][key.decode("latin-1")] = value.decode("latin-1")
+        pos += 12 + n
+    return facts
+
+
+def _laptop_checks(page) -> dict:
+    """The explorer as a person sees it at this viewport, its top scrolled to the top of the notebook:
+    the boxes of the controls, the status line and the four panels (one image) inside the viewport and
+    inside the notebook's visible area (not under JupyterLab's status bar); every text of the widget at
+    least 10 px (computed CSS size); the panels' text at least 10 px as rendered (pt x dpi / 72 x shown
+    width / natural width, from the PNG's own dpi and smallest text size). Returns what was measured."""
+    from tt_core.apps.explorer.widget import SMALLEST_TEXT_KEY
+
+    for _ in range(10):  # the notebook's scroller: the widget's top to the top of the visible area
+        off = page.evaluate("""() => { const box = document.querySelector('.jupyter-widgets.widget-vbox');
+          const area = box.closest('.jp-WindowedPanel-outer') || box.closest('.jp-Notebook');
+          const d = box.getBoundingClientRect().top - area.getBoundingClientRect().top;
+          area.scrollTop += d; return d; }""")
+        time.sleep(0.5)
+        if abs(off) < 2:
+            break
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    m = page.evaluate("""() => {
+      const box = document.querySelector('.jupyter-widgets.widget-vbox');
+      const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+      const area = box.closest('.jp-WindowedPanel-outer') || box.closest('.jp-Notebook');
+      const named = [...box.querySelectorAll('.widget-button, .widget-dropdown, .widget-slider, .widget-text,'
+        + ' .widget-checkbox, .widget-inline-hbox.widget-progress')].map(e => [e.innerText.trim().slice(0, 20), r(e)]);
+      const status = [...box.querySelectorAll('.widget-html-content')].find(e => e.innerText.startsWith('test '));
+      const img = box.querySelector('img');
+      const fonts = [];
+      for (const e of box.querySelectorAll('*')) {
+        const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+        if (own && e.getClientRects().length) fonts.push([e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize)]);
+      }
+      return {area: r(area), controls: named, status: r(status), img: r(img), natural: img.naturalWidth, fonts};
+    }""")
+    a = m["area"]
+    boxes = [*m["controls"], ["status line", m["status"]], ["the four panels", m["img"]]]
+    assert len(m["controls"]) >= 14, m["controls"]
+    for name, (x0, y0, x1, y1) in boxes:
+        assert 0 <= x0 and x1 <= vw and 0 <= y0 and y1 <= vh, (name, (x0, y0, x1, y1), (vw, vh))
+        assert a[0] - 1 <= x0 and x1 <= a[2] + 1 and a[1] - 1 <= y0 and y1 <= a[3] + 1, (name, (x0, y0, x1, y1), a)
+    small = [f for f in m["fonts"] if f[1] < 10]
+    assert not small and m["fonts"], small
+    facts = _png_facts(page, page.locator(".jupyter-widgets.widget-vbox img").first)
+    shown = m["img"][2] - m["img"][0]
+    pt = float(facts["text"][SMALLEST_TEXT_KEY])
+    px = pt * facts["dpi"] / 72 * shown / m["natural"]
+    assert px >= 10, (pt, facts["dpi"], shown, m["natural"])
+    return {"viewport": (vw, vh), "notebook area": [round(v) for v in a], "panels": [round(v) for v in m["img"]],
+            "figure text px": round(px, 2), "smallest css px": min(f[1] for f in m["fonts"])}
 
 
 def _full_notebook(dest: Path) -> Path:
@@ -320,11 +407,14 @@ def test_run_all_on_a_laptop_then_an_optimizer_without_cea_and_a_gp_step(tmp_pat
             box = page.locator(".jupyter-widgets.widget-vbox").first
             box.scroll_into_view_if_needed()
             page.evaluate("document.querySelector('.jupyter-widgets.widget-vbox').scrollIntoView({block: 'start'})")
-            width = page.locator(".jp-OutputArea-output img").first.evaluate("i => i.getBoundingClientRect().width")
-            assert width >= 700, width  # the panels use the notebook's width
-            time.sleep(1)
+            laptop = _laptop_checks(page)
             LAPTOP_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(LAPTOP_SCREENSHOT))
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            desktop = _laptop_checks(page)
+            page.screenshot(path=str(LAPTOP_SCREENSHOT.with_name("explorer_desktop.png")))
+            page.set_viewport_size({"width": 1280, "height": 720})
+            print(f"\n1280x720: {laptop}\n1920x1080: {desktop}")
 
             dropdowns = page.locator(".widget-dropdown select")
             dropdowns.nth(1).select_option(label="eic")
@@ -354,6 +444,7 @@ def test_run_all_on_a_laptop_then_an_optimizer_without_cea_and_a_gp_step(tmp_pat
             _wait_status(page, r"^test 5/44 ", timeout=300)
             _wait_idle(page)
             assert _activity(page) == ""  # cleared once the test is done
+            _laptop_checks(page)
             page.screenshot(path=str(LAPTOP_SCREENSHOT.with_name("explorer_laptop_gp.png")))
         finally:
             browser.close()

@@ -508,7 +508,111 @@ def test_panel_titles_match_the_optimizer(rnn, tmp_path):
     rnd = make(rnn, tmp_path, "random", iterations=8)
     rnd.run(5)
     titles = [ax.get_title() for ax in rnd.figure(k=4).axes]
-    assert "Incumbent: true accuracy and cost (no model predictions)" in titles
+    assert "Incumbent per test: true values (no model predictions)" in titles
     assert candidates_title("random", "random", None, 4) in titles
     ui = build_widget(eic, k=3)
     assert "for comparison: eic filters with none" in ui.table.value
+
+
+def test_step_disables_the_buttons_drops_clicks_and_says_the_first_step_compiles(rnn, tmp_path, monkeypatch):
+    """While a Step computes, Step, Run and Reset are disabled and a click that still reaches the kernel
+    (from another thread, as ipykernel 7 delivers it) is dropped: one click, one test. The first step of
+    the process that fits models (TrimTuner's second test) says that it compiles the kernels."""
+    import threading
+
+    import tt_core.apps.explorer.controller as controller_module
+
+    monkeypatch.setitem(controller_module._PROCESS, "models_fitted", False)  # as in a fresh kernel
+    monkeypatch.setattr("tt_core.models.jit.AVAILABLE", True)
+    ctl = make(rnn, tmp_path, "trimtuner-dt", iterations=8, compute_baseline=False)
+    ui = build_widget(ctl, k=3)
+    c = ui.controls
+    seen = []
+    step = ctl.step
+
+    def watched_step():
+        seen.append((c["step"].disabled, c["run"].disabled, c["reset"].disabled, ui.activity.value))
+        second = threading.Thread(target=c["step"].click)  # a second click while this one computes
+        second.start()
+        second.join(timeout=5)
+        assert not second.is_alive()  # dropped at once, not waiting for its turn
+        return step()
+
+    ctl.step = watched_step
+    for _ in range(3):
+        c["step"].click()
+    assert ctl.state()["iteration"] == 3  # three clicks, three tests (the three clicks in between dropped)
+    assert [s[:3] for s in seen] == [(True, True, True)] * 3
+    note = "the first step compiles the kernels (about 20 s)"
+    assert [note in s[3] for s in seen] == [False, True, False]  # test 2 is the first with models
+    assert ["computing test %d…" % i in s[3] for i, s in zip((1, 2, 3), seen)] == [True] * 3
+    assert (c["step"].disabled, c["run"].disabled, c["reset"].disabled) == (False, False, False)
+    assert ui.activity.value == ""
+    # random search has no models: no note, whatever the process has done
+    monkeypatch.setitem(controller_module._PROCESS, "models_fitted", False)
+    rnd = make(rnn, tmp_path, "random", iterations=8, compute_baseline=False)
+    assert [rnd.compiles_next for _ in range(3) if rnd.step()] == [False] * 3
+
+
+def test_run_redraws_the_status_with_the_panels(rnn, tmp_path):
+    """During Run the panels are drawn every 5 tests; the status line changes only with them, so the two
+    always show the same test: with 12 tests, the status reads test 0, then 5, 10 and 12 (the end)."""
+    import asyncio
+    import re
+
+    ctl = make(rnn, tmp_path, "random", iterations=12, compute_baseline=False)
+    ui = build_widget(ctl, k=3, redraw_every=5)
+    drawn = []
+    figure = ctl.figure
+    ctl.figure = lambda *a, **k: (drawn.append(ctl.state()["iteration"]), figure(*a, **k))[1]
+    shown = [int(re.search(r"test (\d+)/12", ui.status.value).group(1))]
+    pairs = []
+
+    def on_status(change):
+        n = int(re.search(r"test (\d+)/12", change["new"]).group(1))
+        if n != shown[-1]:
+            shown.append(n)
+            pairs.append((n, drawn[-1]))
+
+    ui.status.observe(on_status, names="value")
+
+    async def scenario():
+        ui.controls["run"].click()
+        while ui.running:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert ctl.done and shown == [0, 5, 10, 12]
+    assert all(n == last for n, last in pairs)  # each status shows the test the panels were drawn at
+    assert drawn[-1] == 12 and "test 12/12" in ui.status.value
+
+
+def test_widget_panels_are_laptop_sized_with_text_of_10_pixels(rnn, tmp_path):
+    """The widget's PNG is 840 x 420 pixels at 100 dpi and says its smallest text is 7.5 pt: shown at its
+    own size, 7.5 * 100 / 72 = 10.4 pixels. Counted here independently over every text of the figure
+    (tick labels, legends, candidate labels), with the notebook's own (larger) style applied."""
+    import io
+
+    from matplotlib.text import Text
+    from PIL import Image
+
+    from tt_core.apps.explorer.widget import SMALLEST_TEXT_KEY
+    from tt_core.plotting.style import use_style
+
+    use_style()
+    ctl = make(rnn, tmp_path, "trimtuner-dt", iterations=8)
+    ctl.run(6)
+    ui = build_widget(ctl, k=6)
+    png = Image.open(io.BytesIO(bytes(ui.plot.value)))
+    assert png.size == (840, 420) and png.info["dpi"] == pytest.approx((100, 100), abs=0.01)
+    assert float(png.text[SMALLEST_TEXT_KEY]) == 7.5
+    assert ui.plot.layout.width == "840px"
+    fig = ctl.figure(k=6, title=False)
+    fig.canvas.draw()
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(texts) > 40 and min(t.get_fontsize() for t in texts) * 100 / 72 >= 10.4
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    for leg in legends:  # beside or under their plotting areas, never over them
+        box, ax = leg.get_window_extent(), leg.axes.get_window_extent()
+        assert box.x0 >= ax.x1 - 1 or box.y1 <= ax.y0 + 1, leg.get_texts()[0].get_text()
+    assert len(legends) == 3  # panels 1, 2 and 3

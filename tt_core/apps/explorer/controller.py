@@ -61,6 +61,14 @@ __all__ = ["COST_TRAJECTORY_COLUMNS", "ExplorerController", "SETTINGS", "TRAJECT
 
 _UNSET = object()
 
+#: What this process has done once: ``models_fitted`` once a step has fitted an optimiser's models (numba
+#: compiled the kernels then, or loaded them from its disk cache).
+_PROCESS = {"models_fitted": False}
+#: Seconds the first step with models takes in a fresh process when numba compiles its kernels: about 18 s
+#: for TrimTuner-GP's and 8 s for TrimTuner-DT's (step and redraw, measured on a 2-core machine without
+#: numba's cache; the issue measured 21.7 s under load). Later steps take about 1 s (DT) to 15 s (GP).
+FIRST_STEP_SECONDS = 20
+
 #: The settings of :meth:`ExplorerController.configure`.
 SETTINGS = ("benchmark", "optimizer", "seed", "max_cost", "max_time", "min_accuracy", "budget", "beta", "filter",
             "iterations")
@@ -444,6 +452,17 @@ class ExplorerController:
 
     # ------------------------------------------------------------------------------------ actions
     @property
+    def compiles_next(self) -> bool:
+        """Whether the next step is this process' first to fit models (a model-based optimiser after its
+        first test), so that numba compiles the kernels during it (:data:`FIRST_STEP_SECONDS`); False
+        without numba (``TT_NO_JIT=1``), once any controller of this process has fitted models, and when
+        the run is finished."""
+        from tt_core.models.jit import AVAILABLE
+
+        return (AVAILABLE and not _PROCESS["models_fitted"] and self.family == "model-based" and not self.done
+                and len(self.replay.rows) >= 1)
+
+    @property
     def done(self) -> bool:
         """Whether the run is finished: ``iterations`` tests made (not for the budgeted optimisers), the
         budget spent, or every candidate tested."""
@@ -494,6 +513,8 @@ class ExplorerController:
 
     def _step(self, pair: tuple[int, int] | None = None) -> None:
         row = self.replay.step(pair)
+        if LOSS in (getattr(self.optimizer, "models", None) or {}):
+            _PROCESS["models_fitted"] = True
         inc = None if row["incumbent"] < 0 else (int(row["incumbent"]), int(row["incumbent_size"]))
         self._extra.append({"s": row["size"] / self.benchmark.max_size, "n_untested": self.optimizer.pool.n_untested,
                             **self._predicted(inc)})
@@ -754,8 +775,9 @@ class ExplorerController:
         return curves, note
 
     # ------------------------------------------------------------------------------------ figure
-    def figure(self, k: int = 8, figsize: tuple[float, float] = (14, 10)):
-        """The four live panels as a matplotlib Figure (see :func:`tt_core.apps.explorer.panels.figure`)."""
-        from tt_core.apps.explorer.panels import figure
+    def figure(self, k: int = 8, figsize: tuple[float, float] | None = None, title: bool = True):
+        """The four live panels as a matplotlib Figure (see :func:`tt_core.apps.explorer.panels.figure`;
+        ``figsize`` None: the laptop-sized :data:`tt_core.apps.explorer.panels.FIGSIZE`)."""
+        from tt_core.apps.explorer.panels import FIGSIZE, figure
 
-        return figure(self, k=k, figsize=figsize)
+        return figure(self, k=k, figsize=FIGSIZE if figsize is None else figsize, title=title)

@@ -26,16 +26,21 @@ import threading
 
 import numpy as np
 
-from tt_core.apps.explorer.controller import ExplorerController
+from tt_core.apps.explorer.controller import FIRST_STEP_SECONDS, ExplorerController
+from tt_core.apps.explorer.panels import DPI, FIGSIZE, smallest_text
 from tt_core.data.io import shown
 
 __all__ = ["ExplorerUI", "build_widget", "has_frontend", "limit_grid"]
 
 
-#: The panels as the widget draws them: a compact figure at 100 dpi (1200 x 640 pixels), whose 8-point
-#: labels stay about 9 pixels high when the image is scaled to a laptop's notebook width (~1000 pixels).
-FIGURE_SIZE = (12.0, 6.4)
-FIGURE_DPI = 100
+#: The panels as the widget draws them (:data:`tt_core.apps.explorer.panels.FIGSIZE` at ``DPI``: 840 x 420
+#: pixels), shown at that size: their smallest text is 10.4 pixels high. With three rows of controls and
+#: the status above them they fit in JupyterLab beside its file browser at 1280 x 720.
+FIGURE_SIZE = FIGSIZE
+FIGURE_DPI = DPI
+#: The PNG text key of the panels' smallest font size in points (rendered height: pt x dpi / 72 x shown /
+#: natural width).
+SMALLEST_TEXT_KEY = "smallest text (pt)"
 
 
 def _serialised(method):
@@ -116,9 +121,12 @@ class ExplorerUI:
         self._lock = threading.RLock()  # see _serialised
         self._stop = False
         self._note = ""  # a notice shown under the status until the next action (e.g. a Run ended by a setting)
+        self._busy = False  # a Step is computing: Step, Run and Reset are disabled
+        self._stepping = threading.Lock()  # held by the Step being computed (see _on_step)
+        self._line = ""  # the status line drawn with the panels (see refresh)
         s = controller.settings
         v = self._values()
-        style = {"description_width": "72px"}
+        style = {"description_width": "62px"}
         c = {
             "benchmark": W.Dropdown(options=["cnn", "rnn"] if s["benchmark"] in ("cnn", "rnn") else [s["benchmark"]],
                                     value=s["benchmark"], description="network", style=style),
@@ -133,7 +141,8 @@ class ExplorerUI:
                                           value=v["max_cost"], description="max cost", style=style,
                                           continuous_update=False),
             "use_time": W.Checkbox(value=v["use_time"], description="time bound", indent=False),
-            "keep_tests": W.Checkbox(value=False, description="keep tests on limit change", indent=False),
+            "keep_tests": W.Checkbox(value=False, description="keep tests", indent=False,
+                                     tooltip="keep the tests made so far when a limit changes"),
             "max_time": W.SelectionSlider(options=[(_label("max_time", v["max_time"]), v["max_time"])],
                                           value=v["max_time"], description="max time", style=style,
                                           continuous_update=False),
@@ -147,35 +156,37 @@ class ExplorerUI:
         self.controls = c
         self.status = W.HTML()
         self.activity = W.HTML()  # "computing test N…", "stopping after test N…" while the kernel works
-        self.progress = W.IntProgress(value=0, min=0, max=1, description="tests", style=style,
-                                      layout=W.Layout(width="420px"))
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="tests", style={"description_width": "40px"})
         # An Image and an HTML widget, not Output widgets: what a Run task displays into an Output widget
         # after the click's message is answered is dropped by JupyterLab (it routes output by the
-        # message being answered), while widget state reaches the browser whenever it is set.
-        self.plot = W.Image(format="png", layout=W.Layout(width="100%", max_width="1200px"))
+        # message being answered), while widget state reaches the browser whenever it is set. The image is
+        # shown at its own size (text of 10.4 pixels), shrunk only where the notebook is narrower.
+        width = f"{round(FIGURE_SIZE[0] * FIGURE_DPI)}px"
+        self.plot = W.Image(format="png", layout=W.Layout(width=width, max_width="100%", height="auto"))
         self.table = W.HTML()
         for name in self._SETTINGS:
             c[name].observe(self._on_setting, names="value")
         for name in self._LIMITS:
             c[name].observe(self._on_constraint, names="value")
-        c["step"].on_click(lambda _: self._act(self.controller.step, busy=True))
+        c["step"].on_click(self._on_step)
         c["run"].on_click(self._on_run)
         c["reset"].on_click(lambda _: self._act(self.controller.reset))
-        # compact, for a laptop screen: three columns of controls above the panels (settings | limits |
-        # actions with the progress and the status), the panels at the notebook's width
-        for name in ("benchmark", "optimizer", "filter", "seed"):
-            c[name].layout.width = "235px"
-        for name in ("max_cost", "min_accuracy", "beta", "budget", "max_time"):
-            c[name].layout.width = "285px"
-        for name in ("step", "run", "reset"):
-            c[name].layout.width = "90px"
-        self.progress.layout.width = "285px"
-        settings = W.VBox([c["benchmark"], c["optimizer"], c["filter"], c["seed"]], layout=W.Layout(width="245px"))
-        limits = W.VBox([c["max_cost"], c["min_accuracy"], c["beta"], c["budget"]], layout=W.Layout(width="295px"))
-        actions = W.VBox([W.HBox([c["step"], c["run"], c["reset"]]), W.HBox([c["use_time"], c["keep_tests"]]),
-                          c["max_time"], self.progress, self.activity], layout=W.Layout(width="330px"))
-        self.status.layout = W.Layout(width="100%")
-        self.box = W.VBox([W.HBox([settings, limits, actions]), self.status, self.plot, self.table])
+        # for a laptop screen (1280 x 720, JupyterLab's file browser open: ~850 pixels of notebook width):
+        # three rows of controls, the progress with what the kernel is doing, the status line (two lines
+        # kept, so that the panels do not jump), the panels; the candidates' table below them
+        widths = {"step": 72, "run": 72, "reset": 80, "benchmark": 175, "optimizer": 235, "seed": 150,
+                  "max_cost": 265, "min_accuracy": 265, "filter": 240, "use_time": 112, "max_time": 240,
+                  "beta": 195, "budget": 160, "keep_tests": 100}
+        for name, px in widths.items():
+            c[name].layout.width = f"{px}px"
+        self.progress.layout = W.Layout(width="280px")
+        self.activity.layout = W.Layout(width="560px")
+        rows = [W.HBox([c["step"], c["run"], c["reset"], c["benchmark"], c["optimizer"], c["seed"]]),
+                W.HBox([c["max_cost"], c["min_accuracy"], c["filter"]]),
+                W.HBox([c["use_time"], c["max_time"], c["beta"], c["budget"], c["keep_tests"]]),
+                W.HBox([self.progress, self.activity], layout=W.Layout(height="28px"))]
+        self.status.layout = W.Layout(width="100%", min_height="38px")
+        self.box = W.VBox([*rows, self.status, self.plot, self.table])
         self.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -202,15 +213,18 @@ class ExplorerUI:
         }
 
     def _show_status(self, error: str = "", busy: str = "") -> None:
+        """The status line drawn with the panels (:meth:`refresh`), the notice or error, what the kernel is
+        doing (``busy``), the progress and which buttons are enabled."""
         ctl = self.controller
-        head, _, rest = ctl.status().partition(" | ")
+        head, _, rest = self._line.partition(" | ")
         msg = f"<b>{html.escape(head)}</b>" + (f" | {html.escape(rest)}" if rest else "")
+        msg = f"<div style='line-height: 1.35'>{msg}"
         self.activity.value = f"<b style='color:#1565c0'>&#8987; {html.escape(busy)}</b>" if busy else ""
         if self._note:
             msg += f"<br><span style='color:#ef6c00'>{html.escape(self._note)}</span>"
         if error:
             msg += f"<br><span style='color:#c00'>{html.escape(error)}</span>"
-        self.status.value = msg
+        self.status.value = msg + "</div>"
         st = ctl.state()
         total = st["max_tests"]
         if total is None:  # the budget is the stop rule: count money, in cents
@@ -220,10 +234,10 @@ class ExplorerUI:
         else:
             self.progress.max, self.progress.value = max(1, int(total)), min(int(total), int(st["iteration"]))
             self.progress.description = "tests"
-        running = self._task is not None
-        self.controls["step"].disabled = ctl.done or running
-        self.controls["run"].disabled = ctl.done and not running
-        self.controls["reset"].disabled = running
+        running, busy_step = self._task is not None, self._busy
+        self.controls["step"].disabled = ctl.done or running or busy_step
+        self.controls["run"].disabled = (ctl.done and not running) or busy_step
+        self.controls["reset"].disabled = running or busy_step
         self.controls["run"].description = "Stop" if running else "Run"
         self.controls["run"].icon = "stop" if running else "play"
         self.controls["run"].button_style = "danger" if running else "success"
@@ -234,16 +248,22 @@ class ExplorerUI:
         four panels and the candidates table (call it after driving the controller from code)."""
         import io
 
+        import matplotlib as mpl
         import matplotlib.pyplot as plt
 
         self._sync_controls()
-        fig = self.controller.figure(k=self.k, figsize=FIGURE_SIZE)
+        line = self.controller.status()
+        fig = self.controller.figure(k=self.k, figsize=FIGURE_SIZE, title=False)  # the status line is its title
         buf = io.BytesIO()
-        try:
-            fig.savefig(buf, format="png", dpi=FIGURE_DPI)
+        try:  # at its own size: not cropped to a tight box (the notebook's style asks for one); the PNG
+            # carries its dpi and its smallest text in points, for a reader to tell the text's height on screen
+            smallest = smallest_text(fig)
+            with mpl.rc_context({"savefig.bbox": "standard"}):
+                fig.savefig(buf, format="png", dpi=FIGURE_DPI, metadata={SMALLEST_TEXT_KEY: f"{smallest:g}"})
         finally:
             plt.close(fig)
         self.plot.value = buf.getvalue()
+        self._line = line
         top = self.controller.top_candidates(self.k)
         if top.empty:
             self.table.value = f"<p><i>{html.escape(str(top.attrs.get('note', '')))}</i></p>"
@@ -257,11 +277,12 @@ class ExplorerUI:
         self._show_status(error)  # last: once the status (and the Run button) shows, the panels are drawn
 
     def _on_run_step(self, row) -> None:
-        """During Run: update the status line every step and the panels every ``redraw_every`` steps."""
-        if row is not None and row["iteration"] % self.redraw_every == 0:
+        """During Run: the panels and the status line together every ``redraw_every`` steps (and at the
+        end), so that both always show the same test and incumbent; the progress bar every step."""
+        if row is not None and (row["iteration"] % self.redraw_every == 0 or self.controller.done):
             self.refresh()
         else:
-            self._show_status()
+            self._show_status(busy=self._activity_text(running=True))
 
     def _on_run(self, _button=None) -> None:
         """*Run*, or *Stop* while running.
@@ -293,7 +314,7 @@ class ExplorerUI:
                 with self._lock:
                     if self._stop:  # a setting changed while waiting for the lock
                         break
-                    self._show_status(busy=self._computing() + " (Stop ends the run after this test)")
+                    self._show_status(busy=self._activity_text(running=True))
                     self.controller.step()
                     self._on_run_step(self.controller.last_row())
                 await asyncio.sleep(0.02)  # let the kernel take the browser's messages (Stop)
@@ -315,19 +336,46 @@ class ExplorerUI:
             self._stop = True
 
     def _computing(self) -> str:
-        return f"computing test {self.controller.state()['iteration'] + 1}…"
+        ctl = self.controller
+        text = f"computing test {ctl.state()['iteration'] + 1}…"
+        if ctl.compiles_next:
+            text += f" the first step compiles the kernels (about {FIRST_STEP_SECONDS} s)"
+        return text
+
+    def _activity_text(self, running: bool = False) -> str:
+        text = self._computing()
+        if running:
+            text += (f" (status and panels redrawn every {self.redraw_every} tests; "
+                     "Stop ends the run after this test)")
+        return text
+
+    def _on_step(self, _button=None) -> None:
+        """*Step*: one test. The button is disabled while it computes; a click that still reaches the kernel
+        meanwhile (ipykernel 7 hands it to another thread at once) is dropped, not queued."""
+        if not self._stepping.acquire(blocking=False):
+            return
+        try:
+            self._act(self.controller.step, busy=True)
+        finally:
+            self._stepping.release()
 
     @_serialised
     def _act(self, fn, busy: bool = False) -> None:
         self._note = ""
-        if busy:  # shown while the step computes (a GP step takes seconds)
-            self._show_status(busy=self._computing())
+        if busy:  # Step, Run and Reset disabled and the activity shown while the step computes
+            self._busy = True
+            self._show_status(busy=self._activity_text())
+        error = ""
         try:
-            fn()
-        except ValueError as exc:
-            self.refresh(str(exc))
-            return
-        self.refresh()
+            try:
+                fn()
+            except ValueError as exc:
+                error = str(exc)
+            self.refresh(error)  # still busy while the panels are drawn (the first draw compiles too)
+        finally:
+            self._busy = False
+        if busy:
+            self._show_status(error)
 
     @_serialised
     def _on_setting(self, change) -> None:
