@@ -434,6 +434,7 @@ def test_run_all_on_a_laptop_then_an_optimizer_without_cea_and_a_gp_step(tmp_pat
                 _wait_idle(page)
             tables = " ".join(page.locator(".widget-html-content").all_inner_texts())
             assert "for comparison: eic filters with none" in tables
+            _laptop_checks(page)
             page.screenshot(path=str(LAPTOP_SCREENSHOT.with_name("explorer_laptop_eic.png")))
 
             dropdowns.nth(1).select_option(label="trimtuner-gp")
