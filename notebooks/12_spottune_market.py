@@ -48,16 +48,16 @@ import pandas as pd
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import profiles
 from tt_core.reporting.summary import save_comparison
-from tt_core.spot import catalogue, figures as F, market as M, market_study as MS, report, simulator as S
+from tt_core.spot import catalogue, figures as F, market as M, traces as T, market_study as MS, report, simulator as S
 
 pd.set_option("display.precision", 4)
 out = Path(figures_dir)
 out.mkdir(parents=True, exist_ok=True)
 cfg = profiles.settings(profile, "spottune", smoke)
-trace = M.market(prices, seed=seed, days=M.TRACE_DAYS)
+trace = M.market(prices, seed=seed, days=T.TRACE_DAYS)
 print(f"prices: {trace.label} ({trace.n_minutes / 1440:.0f} days from {trace.start:%Y-%m-%d}, resampling "
       f"{trace.resampling}); the paper: AWS Spot Pricing Market, us-east-1, 2017-04-26 to 05-08, interpolated")
-print("2017 trace file:", M.trace_available() or "not supplied (see `tt spot data list`)")
+print("2017 trace file:", T.trace_available() or "not supplied (see `tt spot data list`)")
 
 # %% [markdown]
 # ## Table III: the instance pool

@@ -21,7 +21,7 @@ from tt_core.apps import own_job  # noqa: E402
 from tt_core.plotting import fabulinus, figures, nephele, paper, studies  # noqa: E402
 from tt_core.plotting.style import use_style  # noqa: E402
 from tt_core.spot import figures as spot  # noqa: E402
-from tt_core.spot.market import PriceTrace  # noqa: E402
+from tt_core.spot.traces import PriceTrace  # noqa: E402
 
 #: A 1280 x 720 laptop screen less JupyterLab's menu, tab and status bars (~70 px): the largest image, in px.
 SCREEN = (1280, 650)

@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.spot import catalogue, market, rules
+from tt_core.spot import catalogue, market, traces, rules
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.market import PriceTrace
+from tt_core.spot.traces import PriceTrace
 
 
 def trace(**prices) -> PriceTrace:
     """A hand-made trace: keyword = type, value = per-minute prices."""
-    return PriceTrace(market.TRACE_START, {k.replace("_", "."): np.asarray(v, float) for k, v in prices.items()})
+    return PriceTrace(traces.TRACE_START, {k.replace("_", "."): np.asarray(v, float) for k, v in prices.items()})
 
 
 #: The paper's Table III (§IV-A), typed here from the paper's text, row by row, independently of the catalogue.
@@ -123,12 +123,12 @@ def test_resampling_ffill_and_interpolate():
     t0 = pd.Timestamp("2017-04-26 00:00:00", tz="UTC")
     rec = pd.DataFrame({"timestamp": [t0 + pd.Timedelta(seconds=30), t0 + pd.Timedelta(seconds=130)],
                         "instance_type": ["r4.large"] * 2, "price": [1.0, 2.0]})
-    ff = market.resample(rec, "ffill", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
+    ff = traces.resample(rec, "ffill", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
     np.testing.assert_allclose(ff, [1.0, 1.0, 1.0, 2.0])
-    li = market.resample(rec, "interpolate", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
+    li = traces.resample(rec, "interpolate", start=t0, end=t0 + pd.Timedelta(minutes=4))["r4.large"]
     np.testing.assert_allclose(li, [1.0, 1.3, 1.9, 2.0])
     with pytest.raises(SpotError, match="unknown resampling 'cubic'"):
-        market.resample(rec, "cubic")
+        traces.resample(rec, "cubic")
 
 
 def _write_trace(path, rows):
@@ -144,7 +144,7 @@ def test_loader_reads_the_kaggle_format(tmp_path):
             "2017-04-26 00:03:10+00:00,m4.4xlarge,Linux/UNIX,us-east-1c,0.1500"]
     p = _write_trace(tmp_path / "us-east-1.csv", rows)
     with pytest.warns(UserWarning, match="filtered or different copy"):
-        tr = market.load_trace(p, types=["r4.large", "m4.4xlarge"])
+        tr = traces.load_trace(p, types=["r4.large", "m4.4xlarge"])
     assert not tr.synthetic and tr.n_minutes == 4 and "us-east-1a" in tr.source   # 1a has the most r4 rows
     np.testing.assert_allclose(tr.series("r4.large"), [0.03, 0.03, 0.03, 0.04])
     np.testing.assert_allclose(tr.series("m4.4xlarge"), [0.15] * 4)
@@ -159,29 +159,29 @@ def test_loader_reads_the_kaggle_format(tmp_path):
 def test_loader_names_the_malformed_line(tmp_path, row, message):
     p = _write_trace(tmp_path / "t.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03", row])
     with pytest.warns(UserWarning), pytest.raises(SpotError, match=message):
-        market.load_trace(p, types=["r4.large"])
+        traces.load_trace(p, types=["r4.large"])
 
 
 def test_loader_refuses_a_header_and_reports_missing_types(tmp_path):
     p = _write_trace(tmp_path / "h.csv", ["Timestamp,InstanceType,OS,AZ,SpotPrice",
                                           "2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
     with pytest.raises(SpotError, match="line 1: a header row"):
-        market.load_trace(p, types=["r4.large"])
+        traces.load_trace(p, types=["r4.large"])
     p = _write_trace(tmp_path / "m.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
     with pytest.warns(UserWarning), pytest.raises(SpotError, match=r"no records for type\(s\) \['m4.4xlarge'\]"):
-        market.load_trace(p, types=["r4.large", "m4.4xlarge"])
+        traces.load_trace(p, types=["r4.large", "m4.4xlarge"])
     with pytest.raises(SpotError, match="does not exist"):
-        market.load_trace(tmp_path / "nope.csv")
+        traces.load_trace(tmp_path / "nope.csv")
 
 
 def test_missing_trace_says_where_it_looked(monkeypatch, tmp_path):
     monkeypatch.setenv("TT_DATA_DIR", str(tmp_path))
-    if market.trace_available() is None:
+    if traces.trace_available() is None:
         with pytest.raises(SpotError, match="was not found in .*license is unstated"):
-            market.locate_trace()
+            traces.locate_trace()
     (tmp_path / "spot").mkdir()
     _write_trace(tmp_path / "spot" / "us-east-1.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
-    assert market.locate_trace() == tmp_path / "spot" / "us-east-1.csv"
+    assert traces.locate_trace() == tmp_path / "spot" / "us-east-1.csv"
 
 
 def test_synthetic_market_is_seeded_and_labelled():
@@ -210,9 +210,9 @@ def test_fit_market_params_recovers_the_generators_parameters():
 
 def test_a_file_of_the_published_size_is_checked_against_the_known_checksum(tmp_path, monkeypatch):
     p = _write_trace(tmp_path / "us-east-1.csv", ["2017-04-26 00:00:00+00:00,r4.large,Linux/UNIX,us-east-1a,0.03"])
-    monkeypatch.setattr(market, "TRACE_SIZE", p.stat().st_size)
+    monkeypatch.setattr(traces, "TRACE_SIZE", p.stat().st_size)
     with pytest.warns(UserWarning, match=r"sha256 .* differs from the one known copy's \(6c2b86e6...af95"):
-        market.load_trace(p, types=["r4.large"])
+        traces.load_trace(p, types=["r4.large"])
 
 
 def test_persistent_market_long_run_rates_follow_the_regime_chain():

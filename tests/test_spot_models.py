@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from tt_core.spot import earlycurve as E
-from tt_core.spot import market, revocation as R
+from tt_core.spot import market, traces, revocation as R
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.market import PriceTrace
+from tt_core.spot.traces import PriceTrace
 
 
 def periodic_trace(hours=48):
     """Price 1.0 for 50 minutes then 2.0 for 10 minutes, every hour."""
     one = np.r_[np.ones(50), 2 * np.ones(10)]
-    return PriceTrace(market.TRACE_START, {"r4.large": np.tile(one, hours) * 0.1})
+    return PriceTrace(traces.TRACE_START, {"r4.large": np.tile(one, hours) * 0.1})
 
 
 def test_forward_max_is_the_max_of_the_next_59_minutes():
@@ -68,7 +68,7 @@ def test_algorithm2_margin_is_the_trimmed_mean_variation_of_the_past_hour():
 
 def test_six_features_on_a_hand_trace():
     p = np.r_[np.full(30, 1.0), np.full(40, 2.0), np.full(10, 3.0)] * 0.01
-    f = R.features(PriceTrace(market.TRACE_START, {"r4.large": p}), "r4.large")
+    f = R.features(PriceTrace(traces.TRACE_START, {"r4.large": p}), "r4.large")
     row = f.iloc[75]        # minutes 16..75: 14 x 1, 40 x 2, 6 x 3 (cents)
     assert row["price"] == pytest.approx(0.03)
     assert row["mean_price_hour"] == pytest.approx((14 * 1 + 40 * 2 + 6 * 3) / 60 * 0.01)

@@ -15,9 +15,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="the nn extra (torch==2.13.0) is not installed")
 
 from tt_core.cli import main  # noqa: E402
-from tt_core.spot import market, revocation as R, revpred as RP  # noqa: E402
+from tt_core.spot import market, traces, revocation as R, revpred as RP  # noqa: E402
 from tt_core.spot.catalogue import SpotError  # noqa: E402
-from tt_core.spot.market import PriceTrace  # noqa: E402
+from tt_core.spot.traces import PriceTrace  # noqa: E402
 
 TINY = RP.NetSettings(hidden=4, epochs=1, batch_size=64, stride=10, seed=3)
 
@@ -26,7 +26,7 @@ def jump_trace(n=400):
     """Price 1.0 with one jump to 1.5 at minutes 130..134 (USD/h)."""
     p = np.ones(n)
     p[130:135] = 1.5
-    return PriceTrace(market.TRACE_START, {"r4.large": p})
+    return PriceTrace(traces.TRACE_START, {"r4.large": p})
 
 
 def test_labels_and_maximum_prices_on_a_hand_trace():
@@ -69,7 +69,7 @@ def test_windows_hold_the_past_59_minutes_and_the_present():
 
 def test_input_table_scales_prices_by_the_fit_period_mean():
     p = np.r_[np.ones(200), 3 * np.ones(200), 10 * np.ones(100)]     # fit period: the first 400 minutes
-    tr = PriceTrace(market.TRACE_START, {"r4.large": p})
+    tr = PriceTrace(traces.TRACE_START, {"r4.large": p})
     Z, stats = RP.input_table(tr, "r4.large", 400)
     assert stats["scale"] == pytest.approx(2.0)                       # mean of 200 x 1 and 200 x 3
     # price / 2 is 0.5 or 1.5 in the fit period: mean 1, sd 0.5 -> standardised -1 and +1
@@ -79,7 +79,7 @@ def test_input_table_scales_prices_by_the_fit_period_mean():
 
 
 def test_a_trace_too_short_for_one_window_gets_one_clear_line():
-    tr = PriceTrace(market.TRACE_START, {"r4.large": np.ones(100)})
+    tr = PriceTrace(traces.TRACE_START, {"r4.large": np.ones(100)})
     for kind in RP.KINDS:
         with pytest.raises(SpotError) as exc:
             RP.LSTMPredictor(kind, TINY, cache=False).fit(tr)
@@ -188,7 +188,7 @@ def burst_trace(days=6, seed=0):
         p[t:t + 50] += 0.0001 * (np.arange(50) % 2)
         p[t + 55:t + 60] = 0.5
         t += 60 + int(rng.integers(30, 120))
-    return PriceTrace(market.TRACE_START, {"r4.large": np.round(p, 4)})
+    return PriceTrace(traces.TRACE_START, {"r4.large": np.round(p, 4)})
 
 
 @pytest.mark.parametrize("kind", [pytest.param("revpred"), pytest.param("tributary", marks=pytest.mark.slow)])

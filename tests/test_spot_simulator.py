@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from tt_core.spot import market, simulator as S, workloads as W
+from tt_core.spot import market, traces, simulator as S, workloads as W
 from tt_core.spot.catalogue import SpotError
-from tt_core.spot.market import PriceTrace
+from tt_core.spot.traces import PriceTrace
 from tt_core.spot.provisioner import Provisioner, SpeedTable, expected_hour_cost, step_cost
 from tt_core.spot.rules import Rules
 
@@ -31,7 +31,7 @@ class Constant:
 
 
 def hand_trace(**prices):
-    return PriceTrace(market.TRACE_START, {k.replace("_", "."): np.asarray(v, float) for k, v in prices.items()})
+    return PriceTrace(traces.TRACE_START, {k.replace("_", "."): np.asarray(v, float) for k, v in prices.items()})
 
 
 def one_job(steps=100, sps=60.0, model_mb=0.0, types=("r4.large",)):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tt_core.experiments.profiles import settings
-from tt_core.spot import (earlycurve_study as ECS, grids as G, intervals as IV, market, market_study as MS,
+from tt_core.spot import (earlycurve_study as ECS, grids as G, intervals as IV, market, traces, market_study as MS,
                           overhead as OH, report, revpred_study as RS, sensitivity as SEN, timing as TM,
                           workloads as W)
 
@@ -128,7 +128,7 @@ def test_csv_tables_carry_the_prices_label():
     assert set(scores["prices"]) == {"synthetic 2017-style market (seed 3)"}
     today = market.synthetic_market(4, types=["r4.large"], days=1, style="today")
     assert G.prices_label(today) == "synthetic today-style market (seed 4)"
-    real = market.PriceTrace(market.TRACE_START, {"r4.large": np.full(120, 0.04)}, "/data/us-east-1.csv (ffill)")
+    real = traces.PriceTrace(traces.TRACE_START, {"r4.large": np.full(120, 0.04)}, "/data/us-east-1.csv (ffill)")
     assert "us-east-1.csv" in set(MS.revocation_stats(real, margins=(0.0,))["prices"]).pop()
 
 

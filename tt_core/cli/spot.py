@@ -20,7 +20,7 @@ def add_parser(sub, only: str | None) -> None:
     if light(only, "spot"):
         sub.add_parser("spot", help=HELP)
         return
-    from tt_core.spot import curves as C, market as M
+    from tt_core.spot import curves as C, market as M, traces as T
     from tt_core.spot.rules import RULES
 
     sp = sub.add_parser("spot", help=HELP)
@@ -54,8 +54,8 @@ def add_parser(sub, only: str | None) -> None:
                     help="length of a synthetic market, from one minute (1/1440) to "
                          f"{M.MAX_MARKET_DAYS} days (default {DEFAULT_MARKET_DAYS:g}); a price file has its own")
     si.add_argument("--fit-days", type=positive("--fit-days"), default=9.0, help="days of prices the predictor learns from")
-    si.add_argument("--resampling", choices=list(M.RESAMPLING),
-                    help=f"for a price file: how records go on the minute grid (default {M.DEFAULT_RESAMPLING})")
+    si.add_argument("--resampling", choices=list(T.RESAMPLING),
+                    help=f"for a price file: how records go on the minute grid (default {T.DEFAULT_RESAMPLING})")
     si.add_argument("--json", action="store_true", help=JSON_HELP)
     si.set_defaults(func=cmd_spot_simulate)
     dl = ssub.add_parser("data", help="price trace, learning curves and workloads: where they are")
@@ -143,8 +143,8 @@ def add_parser(sub, only: str | None) -> None:
                          "0 < LO < HI (default: the profile's, the paper's 0.00001 0.2); test prices keep the profile's")
     pr.add_argument("--bids", choices=["random", "algorithm2"], default="random",
                     help="test maximum prices: random delta (the paper's inference) or Alg. 2")
-    pr.add_argument("--resampling", choices=list(M.RESAMPLING),
-                    help=f"for a price file: how records go on the minute grid (default {M.DEFAULT_RESAMPLING})")
+    pr.add_argument("--resampling", choices=list(T.RESAMPLING),
+                    help=f"for a price file: how records go on the minute grid (default {T.DEFAULT_RESAMPLING})")
     pr.add_argument("--json", action="store_true", help=JSON_HELP)
     pr.set_defaults(func=cmd_spot_predictors)
     se = ssub.add_parser("sensitivity", help="the unstated settings swept: bid rule, parallel fraction, start-up, "
@@ -205,7 +205,7 @@ def _market_days(most: float):
 def _market_options(args) -> tuple[float, str]:
     """``--market-days`` and ``--resampling`` for the chosen ``--prices``: each refused where it does not apply
     (a synthetic market is generated on the minute grid; a price file has its own length)."""
-    from tt_core.spot import market as M
+    from tt_core.spot import market as M, traces as T
 
     synthetic = str(args.prices) in M.SYNTHETIC
     if synthetic and args.resampling is not None:
@@ -213,9 +213,9 @@ def _market_options(args) -> tuple[float, str]:
                          "prices are generated on the minute grid: leave --resampling out")
     if not synthetic and getattr(args, "market_days", None) is not None:
         raise ValueError(f"--market-days {args.market_days:g} sets the length of a synthetic market; the price file "
-                         f"{args.prices} has its own (at most {M.MAX_TRACE_DAYS} days): leave --market-days out")
+                         f"{args.prices} has its own (at most {T.MAX_TRACE_DAYS} days): leave --market-days out")
     days = DEFAULT_MARKET_DAYS if getattr(args, "market_days", None) is None else args.market_days
-    return days, args.resampling or M.DEFAULT_RESAMPLING
+    return days, args.resampling or T.DEFAULT_RESAMPLING
 
 
 def cmd_spot_simulate(args) -> int:
@@ -251,9 +251,9 @@ def cmd_spot_simulate(args) -> int:
 
 
 def cmd_spot_data_list(args) -> int:
-    from tt_core.spot import curves as C, grids as G, market as M
+    from tt_core.spot import curves as C, grids as G, traces as T
 
-    trace = M.trace_available()
+    trace = T.trace_available()
     rows = [{"data": "2017 spot price trace (AWS Spot Pricing Market, us-east-1.csv)",
              "status": "found" if trace else "missing (not downloaded: license unstated; the synthetic market is used)",
              "path": str(trace or "")}]

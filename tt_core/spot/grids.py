@@ -28,7 +28,7 @@ import pandas as pd
 
 from tt_core.data.io import shown
 from tt_core.experiments.study_tables import TableSpec, ensure_table
-from tt_core.spot import curves as C, market as M, simulator as S, workloads as W
+from tt_core.spot import curves as C, market as M, traces as T, simulator as S, workloads as W
 
 
 REFERENCE = "spottune-0.7"
@@ -75,12 +75,12 @@ def _file_stamp(prices) -> tuple | None:
     """``(resolved path, size, modification time in ns)`` of a price file; None for a generated market."""
     if str(prices) in _GENERATED:
         return None
-    path = M.locate_trace(None if str(prices) == "real" else prices)
+    path = T.locate_trace(None if str(prices) == "real" else prices)
     st = path.stat()
     return str(path.resolve()), st.st_size, st.st_mtime_ns
 
 
-def cached_market(prices, seed: int, days: float) -> M.PriceTrace:
+def cached_market(prices, seed: int, days: float) -> T.PriceTrace:
     """:func:`tt_core.spot.market.market`, kept for the process (a few markets: the grids of one notebook share
     them, and with them the fitted predictors of :func:`tt_core.spot.simulator.fitted_predictor`). A price
     file is keyed by its path, size and modification time too, so an edited file is read again."""
@@ -92,7 +92,7 @@ def cached_market(prices, seed: int, days: float) -> M.PriceTrace:
     return _MARKETS[key]
 
 
-def study_market(cfg: dict, seed: int, prices="synthetic") -> M.PriceTrace:
+def study_market(cfg: dict, seed: int, prices="synthetic") -> T.PriceTrace:
     """The price trace of one seed: a synthetic market of ``market_days`` days, or the user's trace."""
     return cached_market(prices, seed, cfg["market_days"])
 

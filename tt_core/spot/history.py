@@ -28,9 +28,9 @@ and concatenated in month order are one history.
 Checks (each a :class:`~tt_core.spot.catalogue.SpotError` naming the line, as a text editor counts it, and
 the fix): a compressed file, a header row or a line without exactly five fields (unknown columns), a quote
 (the format quotes nothing), an empty field, a price that is not a number in the plausible range (0,
-:data:`~tt_core.spot.market.MAX_PRICE`] USD per hour, a time that is not an ISO date or is older than spot
-instances (:data:`~tt_core.spot.market.SPOT_SINCE`), times out of order, a history spanning more than
-:data:`~tt_core.spot.market.MAX_TRACE_DAYS`, and gaps: a month inside the history without its re-statement
+:data:`~tt_core.spot.traces.MAX_PRICE`] USD per hour, a time that is not an ISO date or is older than spot
+instances (:data:`~tt_core.spot.traces.SPOT_SINCE`), times out of order, a history spanning more than
+:data:`~tt_core.spot.traces.MAX_TRACE_DAYS`, and gaps: a month inside the history without its re-statement
 at 00:00 UTC on the 1st (a monthly file missing from the concatenation). Per type the zone with the most
 records is kept, as for the 2017 trace.
 """
@@ -45,7 +45,7 @@ import pandas as pd
 
 from tt_core.data.io import shown
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types
-from tt_core.spot.market import SpanCheck, check_prices, price_chunks
+from tt_core.spot.traces import SpanCheck, check_prices, price_chunks
 
 #: The five fields of a line.
 HISTORY_COLUMNS = ["zone", "instance_type", "os", "price", "timestamp"]
@@ -178,9 +178,9 @@ def _check_gaps(df: pd.DataFrame, path: Path) -> None:
 
 def load_history(path: str | os.PathLike, types=None, resampling: str = "ffill", zone: str | None = None,
                  os_name: str = "Linux/UNIX"):
-    """A post-2017 history as a :class:`tt_core.spot.market.PriceTrace` on a 1-minute grid (from its first
+    """A post-2017 history as a :class:`tt_core.spot.traces.PriceTrace` on a 1-minute grid (from its first
     line, floored to the minute, to its last). Use it with the ``aws-today`` rules."""
-    from tt_core.spot.market import PriceTrace, resample
+    from tt_core.spot.traces import PriceTrace, resample
 
     types = check_types(types or list(CATALOGUE))
     records = read_history(path, types, os_name=os_name, zone=zone)

@@ -22,7 +22,7 @@ The label
 ---------
 At minute *m* with maximum price *b*: revoked within the hour if ``max(price[m+1 .. m+59]) > b`` (the
 price of minute *m* is known; the following 59 minute prices lie within the hour). This is the event
-:meth:`~tt_core.spot.market.PriceTrace.first_above` finds in ``[t, t + 3600)``.
+:meth:`~tt_core.spot.traces.PriceTrace.first_above` finds in ``[t, t + 3600)``.
 
 Reconstructions (the paper's Eq. 3 and Alg. 2 were lost in extraction)
 ---------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tt_core.spot import market as M, revpred as RP, simulator as S, workloads as W
+from tt_core.spot import market as M, traces as T, revpred as RP, simulator as S, workloads as W
 from tt_core.spot.grids import prices_label, sim_settings, study_job_sets, cached_market
 from tt_core.spot.intervals import N_BOOT, statement_intervals
 from tt_core.spot.revocation import evaluate, forward_max
@@ -40,7 +40,7 @@ def _paper_dates_error(trace) -> M.SpotError:
                        "2017-05-08 00:00: use the 2017 trace (or the synthetic market)")
 
 
-def fig10_trace(trace) -> M.PriceTrace:
+def fig10_trace(trace) -> T.PriceTrace:
     """Fig. 10's trace: a synthetic one as it is; a real one from 2017-04-26 00:00 UTC (earlier minutes
     dropped), with a SpotError (one line naming the dates) unless it covers the paper's split
     (:func:`fig10_split`)."""
@@ -50,7 +50,7 @@ def fig10_trace(trace) -> M.PriceTrace:
         k = int((PAPER_TRAIN_FROM - trace.start) // pd.Timedelta(minutes=1))
         if k >= trace.n_minutes:
             raise _paper_dates_error(trace)
-        trace = M.PriceTrace(trace.start + pd.Timedelta(minutes=k), {n: trace.series(n)[k:].copy() for n in trace.types},
+        trace = T.PriceTrace(trace.start + pd.Timedelta(minutes=k), {n: trace.series(n)[k:].copy() for n in trace.types},
                              trace.source, trace.synthetic, trace.resampling)
     fig10_split(trace, {})
     return trace
@@ -74,7 +74,7 @@ def fig10_split(trace, cfg: dict) -> tuple[float, float]:
     return ((PAPER_TEST_FROM - trace.start).total_seconds(), (PAPER_TEST_END - trace.start).total_seconds())
 
 
-def revpred_market(cfg: dict, prices="synthetic", seed: int = 1) -> M.PriceTrace:
+def revpred_market(cfg: dict, prices="synthetic", seed: int = 1) -> T.PriceTrace:
     """Fig. 10's trace: ``market_days`` of the synthetic market (or the user's trace, from 2017-04-26,
     :func:`fig10_trace`), the profile's types."""
     trace = fig10_trace(cached_market(prices, seed, cfg["market_days"]))
