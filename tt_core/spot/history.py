@@ -45,7 +45,7 @@ import pandas as pd
 
 from tt_core.data.io import shown
 from tt_core.spot.catalogue import CATALOGUE, SpotError, check_types
-from tt_core.spot.traces import SpanCheck, check_prices, price_chunks
+from tt_core.spot.traces import SpanCheck, busiest_zones, check_prices, price_chunks, select_records
 
 #: The five fields of a line.
 HISTORY_COLUMNS = ["zone", "instance_type", "os", "price", "timestamp"]
@@ -136,10 +136,7 @@ def read_history(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
         last = ts.iloc[-1]
         naive = ts.dt.tz_convert(None).to_numpy()
         span.check(naive, chunk["line"].to_numpy(), "field 5 (time)")
-        sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
-        if zone is not None:
-            sel &= (chunk["zone"] == zone).to_numpy()
-        keep.append(chunk[sel].drop(columns="line").assign(timestamp=naive[sel]))
+        keep.append(select_records(chunk, naive, types, os_name, zone))
     df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=HISTORY_COLUMNS)
     if df.empty:
         raise SpotError(f"{path}: no lines of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else "")
@@ -147,9 +144,7 @@ def read_history(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
     df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
     df["price"] = df["price"].astype(float)
     if zone is None:
-        best = df.groupby(["instance_type", "zone"]).size().reset_index(name="n")
-        best = best.sort_values(["instance_type", "n", "zone"], ascending=[True, False, True])
-        df = df.merge(best.drop_duplicates("instance_type")[["instance_type", "zone"]], on=["instance_type", "zone"])
+        df = busiest_zones(df)
     missing = [t for t in types if t not in set(df["instance_type"])]
     if missing:
         raise SpotError(f"{path}: no lines for type(s) {missing} ({os_name}); choose the types your file has")

@@ -47,10 +47,7 @@ def measure_step_times(which=None, repeats: int = 3, seed: int = 1, progress: bo
     """Time every step of each ``(workload, profile)`` (default :func:`workloads`) ``repeats`` times with
     BLAS on one thread; the table (median over the repeats per setting and step) and its conditions."""
     import datetime
-    import platform
 
-    import scipy
-    import sklearn
     from threadpoolctl import threadpool_info, threadpool_limits
     from tqdm.auto import tqdm
 
@@ -64,28 +61,22 @@ def measure_step_times(which=None, repeats: int = 3, seed: int = 1, progress: bo
     load0 = os.getloadavg()[0]
     frames = []
     with threadpool_limits(1):
-        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
-                if i.get("user_api") == "blas"]
+        blas = _blas(threadpool_info())
         for workload, profile in tqdm(which, desc="step times", unit="workload", disable=not progress):
             secs = np.median(_step_seconds(workload, profile, repeats, seed), axis=0)
-            n_set, n_step = secs.shape
-            frames.append(pd.DataFrame({"workload": workload, "profile": profile,
-                                        "setting": np.repeat(np.arange(n_set), n_step),
-                                        "step": np.tile(np.arange(1, n_step + 1), n_set),
-                                        "seconds": secs.ravel()}))
+            frames.append(_long_table(secs, "seconds", workload=workload, profile=profile))
     load1 = os.getloadavg()[0]
     cond = {
         "what": "CPU seconds per training step (time.process_time; gradient boosting: the fit over its trees), "
                 "median over the repeats",
         "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
         "command": "tt spot measure-step-times",
-        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "cpu": _cpu(),
         "load": f"1-minute load average {load0:.2f} before, {load1:.2f} after",
         "repeats": str(repeats),
         "seed": str(seed),
         "threads": "BLAS and OpenMP limited to 1 thread",
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
+        "versions": _versions(blas),
     }
     return pd.concat(frames, ignore_index=True), cond
 
@@ -109,10 +100,7 @@ def train_losses(which=None, seeds=CL.SEEDS, progress: bool = True) -> tuple[pd.
     :func:`workloads`) at each seed with BLAS on one thread; the table and the
     conditions of its training."""
     import datetime
-    import platform
 
-    import scipy
-    import sklearn
     from threadpoolctl import threadpool_info, threadpool_limits
     from tqdm.auto import tqdm
 
@@ -126,27 +114,53 @@ def train_losses(which=None, seeds=CL.SEEDS, progress: bool = True) -> tuple[pd.
         raise SpotError(f"seeds must be whole numbers >= 0, got {shown(seeds)}")
     frames = []
     with threadpool_limits(1):
-        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in threadpool_info()
-                if i.get("user_api") == "blas"]
+        blas = _blas(threadpool_info())
         for seed in seeds:
             for workload, profile in tqdm(which, desc=f"curve losses (seed {seed})", unit="workload",
                                           disable=not progress):
                 m = _losses_of(workload, profile, seed)
-                n_set, n_step = m.shape
-                frames.append(pd.DataFrame({"workload": workload, "profile": profile, "seed": int(seed),
-                                            "setting": np.repeat(np.arange(n_set), n_step),
-                                            "step": np.tile(np.arange(1, n_step + 1), n_set), "metric": m.ravel()}))
+                frames.append(_long_table(m, "metric", workload=workload, profile=profile, seed=int(seed)))
     env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES") if os.environ.get(k)}
     cond = {
         "what": "loss per training step of every setting (the workload's metric after the step, capped as "
                 "curves.train_curve caps it), float64 in shortest round-trip form",
         "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
         "command": "tt spot train-losses",
-        "cpu": f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}",
+        "cpu": _cpu(),
         "seeds": " ".join(str(s) for s in seeds),
         "threads": "BLAS and OpenMP limited to 1 thread",
         "environment": " ".join(f"{k}={v}" for k, v in env.items()) or "no CPU-kernel override",
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-                    f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}",
+        "versions": _versions(blas),
     }
     return pd.concat(frames, ignore_index=True), cond
+
+
+def _long_table(values: np.ndarray, column: str, **fixed) -> pd.DataFrame:
+    """A ``(settings, steps)`` array as a long table: the ``fixed`` columns, ``setting`` (0, 1, ...),
+    ``step`` (1, 2, ...) and ``column`` holding the values."""
+    n_set, n_step = values.shape
+    return pd.DataFrame({**fixed, "setting": np.repeat(np.arange(n_set), n_step),
+                         "step": np.tile(np.arange(1, n_step + 1), n_set), column: values.ravel()})
+
+
+def _blas(info: list[dict]) -> list[str]:
+    """The BLAS libraries of ``threadpoolctl.threadpool_info()``, one line each."""
+    return [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '-')})" for i in info
+            if i.get("user_api") == "blas"]
+
+
+def _cpu() -> str:
+    import platform
+
+    return f"{cpu_model()} ({os.cpu_count()} logical CPUs), {platform.machine()}"
+
+
+def _versions(blas: list[str]) -> str:
+    """The library versions a table's numbers depend on (a table's ``versions`` condition)."""
+    import platform
+
+    import scipy
+    import sklearn
+
+    return (f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+            f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}; BLAS: {'; '.join(blas) or '-'}")

@@ -271,24 +271,35 @@ def read_records(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
     for chunk in price_chunks(path, TRACE_COLUMNS, ",", chunksize, layout):
         ts = _validate_chunk(chunk, path)
         span.check(ts, chunk["line"].to_numpy(), "column 1 (Timestamp)")
-        sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
-        if zone is not None:
-            sel &= (chunk["zone"] == zone).to_numpy()
-        keep.append(chunk[sel].drop(columns="line").assign(timestamp=ts[sel]))
+        keep.append(select_records(chunk, ts, types, os_name, zone))
     df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=TRACE_COLUMNS)
     if df.empty:
         raise SpotError(f"{path}: no records of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else ""))
     df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
     df["price"] = df["price"].astype(float)
-    if zone is None:  # per type, the zone with the most records
-        best = df.groupby(["instance_type", "zone"]).size().reset_index(name="n")
-        best = best.sort_values(["instance_type", "n", "zone"], ascending=[True, False, True])
-        chosen = best.drop_duplicates("instance_type")[["instance_type", "zone"]]
-        df = df.merge(chosen, on=["instance_type", "zone"])
+    if zone is None:
+        df = busiest_zones(df)
     missing = [t for t in types if t not in set(df["instance_type"])]
     if missing:
         raise SpotError(f"{path}: no records for type(s) {missing} ({os_name})")
     return df.sort_values(["instance_type", "timestamp"]).reset_index(drop=True)
+
+
+def select_records(chunk: pd.DataFrame, times, types, os_name: str, zone: str | None) -> pd.DataFrame:
+    """The rows of a chunk of price records (:func:`price_chunks`) of the wanted ``types``, operating
+    system and (when given) ``zone``, their timestamps replaced by the parsed ``times`` (an array aligned
+    with the chunk), without the ``line`` column."""
+    sel = (chunk["instance_type"].isin(types) & (chunk["os"] == os_name)).to_numpy()
+    if zone is not None:
+        sel &= (chunk["zone"] == zone).to_numpy()
+    return chunk[sel].drop(columns="line").assign(timestamp=np.asarray(times)[sel])
+
+
+def busiest_zones(df: pd.DataFrame) -> pd.DataFrame:
+    """The records of each type's zone with the most records (ties: the first zone by name)."""
+    best = df.groupby(["instance_type", "zone"]).size().reset_index(name="n")
+    best = best.sort_values(["instance_type", "n", "zone"], ascending=[True, False, True])
+    return df.merge(best.drop_duplicates("instance_type")[["instance_type", "zone"]], on=["instance_type", "zone"])
 
 
 def price_chunks(path: Path, columns: list[str], sep: str, chunksize: int, layout: str):
