@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 needed, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) $(PIP_EXTRA) -e '.[test,nn,lcdb]'
+	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) $(PIP_EXTRA) -e '.[notebooks,test,nn,lcdb]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
 	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
 	$(BIN)/python -m tt_core.apps.lab_settings > /dev/null

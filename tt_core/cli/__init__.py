@@ -7,7 +7,8 @@ One module per domain adds its commands to the top-level parser (:func:`build_pa
 :mod:`~tt_core.cli.data` (``data``, ``feasibility``, ``subsampling-gain``), :mod:`~tt_core.cli.reproduce`,
 :mod:`~tt_core.cli.optimize`, :mod:`~tt_core.cli.runs`, :mod:`~tt_core.cli.summary` (``summary``,
 ``docs``), :mod:`~tt_core.cli.bench`, :mod:`~tt_core.cli.spot` and :mod:`~tt_core.cli.authors`;
-:mod:`~tt_core.cli.common` holds what they share. A parser built for one command (the first word of
+:mod:`~tt_core.cli.common` holds what they share, :mod:`~tt_core.cli.extras` the optional extras a
+command may need (a missing one is named in one line). A parser built for one command (the first word of
 the command line that is not an option) is complete for that command; the others are listed by name
 and help, so that ``tt --help`` and ``tt --version`` import neither numpy, pandas, scipy nor
 scikit-learn.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tt_core.cli import authors, bench, data, optimize, reproduce, runs, spot, summary
+from tt_core.cli import authors, bench, data, extras, optimize, reproduce, runs, spot, summary
 from tt_core.cli.common import Parser
 
 __all__ = ["main", "build_parser", "parser_for", "COMMANDS"]
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = lambda message, category, *a, **k: print(f"tt: warning: {message}", file=sys.stderr)
     try:
+        extras.require(args.command)  # before any download: a missing extra is named at once
         fetch_missing(args)
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that closed the pipe early (`tt summary | head`) shows here, not at exit
@@ -100,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:
         print(f"tt: error: {os_error(exc)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if not extras.extra_of(exc.name):  # not a module of an optional extra: a broken install, shown as is
+            raise
+        print(f"tt: error: {extras.message(args.command, exc.name)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         stored = " (finished runs are stored; run the same command again to resume)" if args.command == "runs" else ""
