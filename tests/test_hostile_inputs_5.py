@@ -235,3 +235,107 @@ def test_an_authors_archive_of_many_tiny_members_is_refused(tmp_path):
     with pytest.raises(A.AuthorsError, match=f"refused, it holds more than {A.MAX_MEMBERS} members"):
         A._members(buf.getvalue(), "file:///many.tar.gz")
 
+
+
+# ======================================================================== benchmark CSVs: the editor's line
+# Every file below is written byte for byte; the comment beside each line is its number as an editor shows it.
+# Before, the loader named row i as line i + 2 (blank lines and lines inside a quoted field not counted).
+_HEADER = "lr,size,accuracy,cost"
+_BENCH_CASES = {
+    "two blank lines before the bad row": (
+        [_HEADER,                  # 1
+         "",                       # 2
+         "",                       # 3
+         "0.1,10,0.8,1.0",         # 4
+         "0.1,20,1.8,1.0",         # 5  accuracy 1.8 (the issue's case: was named line 3)
+         "0.2,10,0.8,1.0",         # 6
+         "0.2,20,0.8,1.0"],        # 7
+        "\n", "5,", ["column 'accuracy': accuracy 1.8 must lie in [0, 1]"]),
+    "a quoted field over two lines": (
+        [_HEADER + ",note",        # 1
+         '0.1,10,0.8,1.0,"two',    # 2
+         'lines"',                 # 3  (the same row)
+         "0.1,20,0.8,-1,x",        # 4  cost -1 (was named line 3)
+         "0.2,10,0.8,1.0,x",       # 5
+         "0.2,20,0.8,1.0,x"],      # 6
+        "\n", "4,", ["column 'cost': -1 must be > 0"]),
+    "CRLF line endings and blank lines": (
+        [_HEADER,                  # 1
+         "",                       # 2
+         "0.1,10,0.8,1.0",         # 3
+         "",                       # 4
+         "0.1,20,0.8,1.0",         # 5
+         "0.2,10,abc,1.0",         # 6  not a number (was named line 4)
+         "0.2,20,0.8,1.0"],        # 7
+        "\r\n", "6,", ["column 'accuracy': 'abc' is not a finite number"]),
+    "blank and whitespace-only lines before the header": (
+        ["",                       # 1
+         "   ",                    # 2
+         _HEADER,                  # 3
+         "0.1,10,0.8,1.0",         # 4
+         "0.1,20,0.8,1e12"],       # 5  cost outside its range (was named line 3)
+        "\n", "5,", ["column 'cost': 1e12 is outside the plausible range [1e-12, 1e+09]"]),
+    "a row of too many fields after a quoted field over two lines": (
+        [_HEADER + ",note",        # 1
+         '0.1,10,0.8,1.0,"two',    # 2
+         'lines"',                 # 3
+         "0.1,20,0.8,1.0,x,y"],    # 4  six fields (pandas' line 3)
+        "\n", "4:", ["6 fields where the header has 5"]),
+    "an unclosed quote after a quoted field over three lines": (
+        [_HEADER + ",note",        # 1
+         '0.1,10,0.8,1.0,"a',      # 2
+         "b",                      # 3
+         'c"',                     # 4
+         "",                       # 5
+         '0.1,20,0.8,1.0,"x',      # 6  the quote never closes (pandas' row 4 gave line 5)
+         "0.2,10,0.8,1.0,y"],      # 7
+        "\n", "6:", ["a quoted field is never closed"]),
+    "a duplicate row across blank lines and CRLF": (
+        [_HEADER,                  # 1
+         "",                       # 2
+         "0.1,10,0.8,1.0",         # 3
+         "0.1,20,0.8,1.0",         # 4
+         "",                       # 5
+         "",                       # 6
+         "0.1,10,0.7,2.0"],        # 7  same configuration and size as line 3
+        "\r\n", None, ["duplicate (configuration, size) rows at lines [3, 7]"]),
+}
+
+
+@pytest.mark.parametrize("case", list(_BENCH_CASES))
+def test_a_benchmark_csv_names_the_editors_line(tmp_path, capsys, case):
+    lines, newline, line, needles = _BENCH_CASES[case]
+    p = tmp_path / "bench.csv"
+    p.write_bytes((newline.join(lines) + newline).encode())
+    code, err = tt_cli(capsys, "optimize", "--benchmark", str(p), "--optimizer", "random", "--seed", "1",
+                       "--iterations", "2")
+    where = f"{p}, line {line} " if line is not None else f"{p}: "  # line: its number and what follows
+    assert_one_line_error(code, err, where, *needles)
+
+
+def test_a_trimtuner_curve_names_the_editors_line(tmp_path, capsys):
+    """The TrimTuner format: a bad learning curve on line 5, after a blank line and a row whose curve is quoted over
+    two lines (the loader named it line 3)."""
+    head = "n_workers,learning_rate,batch_size,synchronism,training_time,acc,vm_flavor,training_set_size," \
+           "intermediate_acc_values"
+    row = "8,0.001,256,async,10.0,0.9,t2.small,{size},{curve}"
+    text = "\n".join([head,                                            # 1
+                      row.format(size=1000, curve='"0.1 0.2'),          # 2
+                      '0.3"',                                           # 3  (the same row)
+                      "",                                               # 4
+                      row.format(size=60000, curve="0.1 oops")]) + "\n"  # 5
+    p = tmp_path / "tt.csv"
+    p.write_text(text)
+    code, err = tt_cli(capsys, "optimize", "--benchmark", str(p), "--optimizer", "random", "--seed", "1",
+                       "--iterations", "2")
+    assert_one_line_error(code, err, f"{p}, line 5, column 'intermediate_acc_values': '0.1 oops' is not a "
+                          "space-separated list of numbers")
+
+
+def test_csv_row_lines_skips_blank_lines_before_the_header(tmp_path):
+    from tt_core.data.io import csv_row_lines
+
+    p = tmp_path / "h.csv"
+    p.write_bytes(b"\r\n \r\na,b\r\n1,2\r\n\r\n\"3\r\n4\",5\r\n6,7\r\n")  # header on line 3; rows on 4, 6 (to 7), 8
+    assert csv_row_lines(p) == [4, 6, 8]
+    assert len(pd.read_csv(p)) == 3

@@ -38,7 +38,7 @@ import pandas as pd
 
 from tt_core.data.cost_model import DEFAULT_COST_MODEL, CostModel
 from tt_core.data.entries import atomic_path
-from tt_core.data.io import shown
+from tt_core.data.io import csv_row_lines, shown
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
@@ -562,6 +562,7 @@ def benchmark_from_table(
     raw = table.copy()
     raw.columns = [str(c) for c in raw.columns]
     raw = raw.astype(str).replace({"nan": "", "None": ""})
+    raw.index = pd.RangeIndex(2, len(raw) + 2, name="line")  # as the rows of a CSV written with its header
     return _load_generic(raw, Path(f"<{name}>"), name, list(config_columns), max_cost, max_time, price_per_hour)
 
 
@@ -595,11 +596,12 @@ def _read_csv(path: Path) -> pd.DataFrame:
                              "(save the file as UTF-8, e.g. from Latin-1)") from None
     except pd.errors.ParserError as exc:
         m = re.search(r"EOF inside string starting at row (\d+)", str(exc))
-        if m:  # pandas counts data rows from 0 after the header: line = row + 2 ... of the opening quote's row
-            raise BenchmarkError(f"{path}, line {int(m.group(1)) + 1}: a quoted field is never closed "
-                                 "(an unmatched \") and runs to the end of the file") from None
+        if m:  # the quote opens the last row the csv module reads (pandas' row counts a quoted field once)
+            raise BenchmarkError(f"{path}, line {_unclosed_quote_line(path, int(m.group(1)) + 1)}: a quoted field "
+                                 "is never closed (an unmatched \") and runs to the end of the file") from None
         m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        if m:
+        if m:  # pandas' line counts a quoted field over several lines once: the csv module names the editor's
+            _check_field_counts(path, int(m.group(1)))
             raise BenchmarkError(f"{path}, line {m.group(2)}: {m.group(3)} fields where the header has {m.group(1)} "
                                  "(a stray comma or an unquoted comma inside a value?)") from None
         raise BenchmarkError(f"{path}: not a readable CSV file ({exc})") from None
@@ -610,35 +612,60 @@ def _read_csv(path: Path) -> pd.DataFrame:
     if raw.empty:
         raise BenchmarkError(f"{path}: the file has a header but no data rows")
     _check_field_counts(path, len(raw.columns))
+    lines = csv_row_lines(path, skipinitialspace=True)
+    if len(lines) != len(raw):  # the csv module and pandas split the rows otherwise: count rows after line 1
+        lines = list(range(2, len(raw) + 2))
+    raw.index = pd.Index(lines, name="line")  # each row labelled with the line it starts on
     return raw
 
 
+def _unclosed_quote_line(path: Path, fallback: int) -> int:
+    """The line on which the row holding an unclosed quote starts (the csv module reads it to the end of the
+    file as the last row); ``fallback`` when the csv module refuses the file (a field past its length limit)."""
+    import csv
+
+    try:
+        lines = csv_row_lines(path, skipinitialspace=True)
+    except csv.Error:
+        return fallback
+    return lines[-1] if lines else fallback
+
+
 def _check_field_counts(path: Path, n_header: int) -> None:
-    """Every line has as many fields as the header (pandas would silently shift a row with one more)."""
+    """Every row has as many fields as the header (pandas would silently shift a row with one more); a row is
+    named by the line it starts on, as an editor counts lines (blank lines counted, the header the first row that
+    is not blank, a quoted field over several lines)."""
     import csv
 
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, skipinitialspace=True)
+        header_seen, before = False, 0
         try:
             for row in reader:
-                if reader.line_num == 1:  # pandas renames a repeated name (vm, vm.1): a column would be lost
+                start, before = before + 1, reader.line_num
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue  # blank (pandas skips it)
+                if not header_seen:  # pandas renames a repeated name (vm, vm.1): a column would be lost
+                    header_seen = True
                     names = [c.strip() for c in row]
                     twice = [c for c in dict.fromkeys(names) if names.count(c) > 1]
                     if twice:
                         cols = [i + 1 for i, c in enumerate(names) if c == twice[0]]
-                        raise BenchmarkError(f"{path}, line 1: column {shown(twice[0])} appears {len(cols)} times in "
-                                             f"the header (columns {cols}); rename or drop the repeats")
-                if row and len(row) != n_header and reader.line_num > 1:
-                    raise BenchmarkError(f"{path}, line {reader.line_num}: {len(row)} fields where the header has "
+                        raise BenchmarkError(f"{path}, line {start}: column {shown(twice[0])} appears {len(cols)} "
+                                             f"times in the header (columns {cols}); rename or drop the repeats")
+                    continue
+                if len(row) != n_header:
+                    raise BenchmarkError(f"{path}, line {start}: {len(row)} fields where the header has "
                                          f"{n_header} (a stray comma, or an unquoted comma inside a value?)")
         except csv.Error as exc:  # e.g. a field longer than the csv module's limit (131,072 characters)
             raise BenchmarkError(f"{path}, line {reader.line_num}: {exc} (a field this long is no measurement: a "
                                  "stray quote joining lines?)") from None
 
 
-def _line(idx: int) -> int:
-    """CSV line number of a data row (line 1 is the header)."""
-    return int(idx) + 2
+def _line(raw: pd.DataFrame, i: int) -> int:
+    """The line (as a text editor counts it) on which the ``i``-th data row of ``raw`` starts: its index label,
+    set by :func:`_read_csv` (an in-memory table's rows count from line 2, as in a CSV written with its header)."""
+    return int(raw.index[i])
 
 
 #: Plausible ranges of measured and configuration values (inclusive): a value outside is a typo or a unit
@@ -668,57 +695,57 @@ def _numeric(raw: pd.DataFrame, col: str, path: Path, *, positive: bool = False,
     empty = text == ""
     if empty.any():
         i = int(np.flatnonzero(empty.to_numpy())[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: empty value (every row needs a number)")
+        raise BenchmarkError(f"{path}, line {_line(raw, i)}, column {shown(col)}: empty value (every row needs a number)")
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column {shown(col)}: {shown(raw[col].iloc[i])} is not a finite number"
+            f"{path}, line {_line(raw, i)}, column {shown(col)}: {shown(raw[col].iloc[i])} is not a finite number"
         )
     if positive and (values <= 0).any():
         i = int(np.flatnonzero(values <= 0)[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: {values[i]:g} must be > 0")
+        raise BenchmarkError(f"{path}, line {_line(raw, i)}, column {shown(col)}: {values[i]:g} must be > 0")
     if integer and (values != np.round(values)).any():
         i = int(np.flatnonzero(values != np.round(values))[0])
-        raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: {values[i]:g} must be a whole number")
+        raise BenchmarkError(f"{path}, line {_line(raw, i)}, column {shown(col)}: {values[i]:g} must be a whole number")
     if plausible is not None:
         lo, hi = PLAUSIBLE[plausible]
         out = (values < lo) | (values > hi)
         if out.any():
             i = int(np.flatnonzero(out)[0])
             raise BenchmarkError(
-                f"{path}, line {_line(i)}, column {shown(col)}: {raw[col].iloc[i].strip()} is outside the plausible range "
+                f"{path}, line {_line(raw, i)}, column {shown(col)}: {raw[col].iloc[i].strip()} is outside the plausible range "
                 f"[{lo:g}, {hi:g}] (a typo or another unit?)"
             )
     return values
 
 
-def _parse_curve(text: str, path: Path, i: int) -> np.ndarray:
+def _parse_curve(text: str, path: Path, line: int) -> np.ndarray:
     if not text.strip():
         return np.empty(0)
     try:
         curve = np.array([float(v) for v in text.split()])
     except ValueError:
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column 'intermediate_acc_values': {text[:40]!r} is not a "
+            f"{path}, line {line}, column 'intermediate_acc_values': {text[:40]!r} is not a "
             "space-separated list of numbers"
         ) from None
     if not np.isfinite(curve).all():
-        raise BenchmarkError(f"{path}, line {_line(i)}, column 'intermediate_acc_values': contains NaN/inf")
+        raise BenchmarkError(f"{path}, line {line}, column 'intermediate_acc_values': contains NaN/inf")
     bad = (curve < 0) | (curve > 1)
     if bad.any():
-        raise BenchmarkError(f"{path}, line {_line(i)}, column 'intermediate_acc_values': value {curve[bad][0]:g} "
+        raise BenchmarkError(f"{path}, line {line}, column 'intermediate_acc_values': value {curve[bad][0]:g} "
                              "must lie in [0, 1] (an accuracy is a fraction, not %)")
     return curve
 
 
-def _check_accuracy(acc: np.ndarray, path: Path, col: str) -> None:
+def _check_accuracy(acc: np.ndarray, raw: pd.DataFrame, path: Path, col: str) -> None:
     bad = (acc < 0) | (acc > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column {shown(col)}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
+            f"{path}, line {_line(raw, i)}, column {shown(col)}: accuracy {acc[i]:g} must lie in [0, 1] (a fraction, not %)"
         )
 
 
@@ -747,25 +774,25 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
     size = _numeric(raw, "training_set_size", path, positive=True, integer=True, plausible="size")
     n_ps = (_numeric(raw, "n_ps", path, integer=True, plausible="n_ps") if "n_ps" in header
             else np.ones(len(raw)))
-    _check_accuracy(acc, path, "acc")
+    _check_accuracy(acc, raw, path, "acc")
 
     sync = raw["synchronism"].str.strip().str.lower()
     bad_sync = ~sync.isin(["sync", "async"])
     if bad_sync.any():
         i = int(np.flatnonzero(bad_sync.to_numpy())[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column 'synchronism': {shown(raw['synchronism'].iloc[i])} must be 'sync' or 'async'"
+            f"{path}, line {_line(raw, i)}, column 'synchronism': {shown(raw['synchronism'].iloc[i])} must be 'sync' or 'async'"
         )
     vm = raw["vm_flavor"].str.strip()
     bad_vm = ~vm.isin(list(cost_model.prices))
     if bad_vm.any():
         i = int(np.flatnonzero(bad_vm.to_numpy())[0])
         raise BenchmarkError(
-            f"{path}, line {_line(i)}, column 'vm_flavor': unknown VM flavour {shown(vm.iloc[i])}; the cost model "
+            f"{path}, line {_line(raw, i)}, column 'vm_flavor': unknown VM flavour {shown(vm.iloc[i])}; the cost model "
             f"has prices for {cost_model.flavors} (pass a CostModel with its price to load this file)"
         )
     if "intermediate_acc_values" in header:
-        curves = [_parse_curve(t, path, i) for i, t in enumerate(raw["intermediate_acc_values"])]
+        curves = [_parse_curve(t, path, _line(raw, i)) for i, t in enumerate(raw["intermediate_acc_values"])]
     else:
         curves = [np.empty(0)] * len(raw)
 
@@ -788,7 +815,7 @@ def _load_trimtuner(raw, path, name, cost_model, max_cost, max_time, extra_colum
             f"training set of the TrimTuner format ({TRIMTUNER_FULL_SIZE}); s = size / {int(table['size'].max())} "
             f"would call it the full size. Add the {TRIMTUNER_FULL_SIZE} rows, or convert the file to the generic "
             "format (whose largest size is the full one)")
-    return _finish(table, list(TRIMTUNER_CONFIG), path, name, max_cost, max_time, cost_model)
+    return _finish(table, list(TRIMTUNER_CONFIG), path, name, max_cost, max_time, cost_model, raw.index)
 
 
 def _load_generic(raw, path, name, config_columns, max_cost, max_time, price_per_hour=None) -> Benchmark:
@@ -824,18 +851,18 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time, price_per
     if not config_columns:
         raise BenchmarkError(f"{path}: no configuration columns besides size/accuracy/cost/time")
 
-    table = pd.DataFrame(index=raw.index)
+    table = pd.DataFrame(index=pd.RangeIndex(len(raw)))
     for col in config_columns:
         text = raw[col].str.strip()
         empty = text == ""
         if empty.any():
             i = int(np.flatnonzero(empty.to_numpy())[0])
-            raise BenchmarkError(f"{path}, line {_line(i)}, column {shown(col)}: empty value")
+            raise BenchmarkError(f"{path}, line {_line(raw, i)}, column {shown(col)}: empty value")
         as_num = pd.to_numeric(text, errors="coerce")
         table[col] = as_num.to_numpy(float) if as_num.notna().all() else text.to_numpy(dtype=object)
     table["size"] = _numeric(raw, "size", path, positive=True, integer=True, plausible="size").astype(int)
     table["accuracy"] = _numeric(raw, "accuracy", path)
-    _check_accuracy(table["accuracy"].to_numpy(), path, "accuracy")
+    _check_accuracy(table["accuracy"].to_numpy(), raw, path, "accuracy")
     table["training_time"] = (_numeric(raw, time_col, path, positive=True, plausible="time") if time_col
                               else np.nan)
     price = _price_per_hour(price_per_hour, path, has_cost="cost" in header)
@@ -843,7 +870,7 @@ def _load_generic(raw, path, name, config_columns, max_cost, max_time, price_per
         table["cost"] = _numeric(raw, "cost", path, positive=True, plausible="cost")
     else:  # time only: cost = time x a stated price (TIME_PRICE_PER_HOUR unless the caller gave one)
         table["cost"] = table["training_time"] * (price / 3600.0)
-    bench = _finish(table, list(config_columns), path, name, max_cost, max_time, None)
+    bench = _finish(table, list(config_columns), path, name, max_cost, max_time, None, raw.index)
     if "cost" in header:
         return bench
     return replace(bench, cost_from_time=price, price_stated=price_per_hour is not None)
@@ -868,7 +895,8 @@ def _plain(row) -> dict:
     return {k: (v.item() if hasattr(v, "item") else v) for k, v in dict(row).items()}
 
 
-def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -> Benchmark:
+def _finish(table, config_columns, path, name, max_cost, max_time, cost_model, lines) -> Benchmark:
+    """The benchmark of a checked table (rows in file order; ``lines[i]`` the editor's line of row ``i``)."""
     keys = [*config_columns, "size"]
     dup = table.duplicated(keys, keep=False)
     if dup.any():
@@ -876,7 +904,7 @@ def _finish(table, config_columns, path, name, max_cost, max_time, cost_model) -
         first = table.loc[idx[0], keys]
         same = [i for i in idx if (table.loc[i, keys] == first).all()]
         raise BenchmarkError(
-            f"{path}: duplicate (configuration, size) rows at lines {[_line(i) for i in same]}: "
+            f"{path}: duplicate (configuration, size) rows at lines {[int(lines[i]) for i in same]}: "
             f"{_plain(first)}; keep one measurement per configuration and size (average repeats first)"
         )
     sizes = tuple(sorted(int(s) for s in table["size"].unique()))

@@ -110,19 +110,31 @@ def open_regular(path: str | os.PathLike, what: str = "file", fix: str = ""):
 
 
 def csv_row_lines(path: str | os.PathLike, **csv_options) -> list[int]:
-    """The line (as a text editor counts it, from 1) on which each data row of a CSV file with a header starts,
-    in the order ``pandas.read_csv`` gives the rows: blank and whitespace-only lines are counted and skipped,
-    and a quoted field may run over several lines. ``csv_options`` go to :func:`csv.reader`."""
+    r"""The line (as a text editor counts it, from 1) on which each data row of a CSV file with a header starts,
+    in the order ``pandas.read_csv`` gives the rows: blank and whitespace-only lines are counted and skipped
+    (before the header too: the header is the first row that is not blank), and a quoted field may run over
+    several lines. ``csv_options`` go to :func:`csv.reader`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_bytes(b'\r\na,b\r\n\r\n1,2\r\n"x\r\ny",3\r\n4,5\r\n')
+    >>> csv_row_lines(p)
+    [4, 5, 7]
+    """
     import csv
 
-    lines, before = [], 0
+    lines, before, header_seen = [], 0, False
     with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, **csv_options)
         for row in reader:
             start, before = before + 1, reader.line_num
-            if start == 1 or not row or (len(row) == 1 and not row[0].strip()):
+            if not row or (len(row) == 1 and not row[0].strip()):
                 continue
-            lines.append(start)
+            if header_seen:
+                lines.append(start)
+            header_seen = True
     return lines
 
 
