@@ -37,7 +37,8 @@
 # Fig. 2 (EIc needs more cost than TrimTuner-DT to reach within 1% of the best affordable full-size accuracy),
 # Figs 3-4 (CEA at beta = 10% loses nothing against no filter), Fig. 1 (TrimTuner-DT's Accuracy_C is higher
 # than each baseline's after the same spend). These are outside data, not the paper's numbers: the summary
-# rows are *not comparable* (another setting, named), and say on how many data sets each claim holds.
+# rows are of the kind *outside data*, counted apart from the reproductions, and say on how many data sets each
+# claim holds, with intervals.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -71,7 +72,7 @@ if not available:
            else "the lcdb package is not installed")
     print(f"SKIPPED: {why}; {lcdb.INSTALL_HINT}. The rows below say so.")
     save_comparison(comparison([{"source": SOURCE, "item": "claims on LCDB data sets", "paper": None, "workbook": None,
-                                 "not_comparable": f"not run: {why}", "note": lcdb.INSTALL_HINT}]),
+                                 "check": "outside", "cause": f"not run: {why}", "note": lcdb.INSTALL_HINT}]),
                     "17_lcdb_outside_data", out)
 else:
     print(f"lcdb {version}; {nb.label}: {cfg['datasets'] or 'all eligible'} "
@@ -158,22 +159,13 @@ if available:
 # %% [markdown]
 # ## Paper vs. this workbook
 #
-# One row per claim: the number of studied data sets (the claim, as a general one, says it holds on all)
-# beside the number where it holds; *not comparable*: outside data, not the paper's networks.
+# One row per claim, of the kind *outside data* (counted apart from the reproductions and the checks): the number
+# of studied data sets (the claim, as a general one, says it holds on all) beside the number where it holds; its
+# note gives each data set's value, 95% interval and verdict, and the reason where it fails.
 
 # %%
 if available:
-    note_of = {}
-    for claim, t in table.groupby("claim", sort=False):
-        fails = t[t["verdict"] == "fails"]
-        und = t[t["verdict"] == "undecided"]
-        parts = [f"fails on {len(fails)}: " + "; ".join(f"{o} ({r})" for o, r in zip(fails["openml_id"], fails["reason"]))
-                 if len(fails) else "", f"undecided on {len(und)}: {list(und['openml_id'])}" if len(und) else ""]
-        note_of[claim] = "; ".join([p for p in parts if p] + [f"{int(t['runs'].min())} runs per arm"])
-    rows_out = [{"source": SOURCE, "item": f"{r['claim']}: data sets where it holds, of those studied",
-                 "paper": int(r["data sets"]), "workbook": int(r["holds"]),
-                 "not_comparable": "outside data: LCDB learning curves of scikit-learn learners, not the paper's networks",
-                 "note": note_of[r["claim"]]} for _, r in counts.iterrows()]
-    summary_rows = comparison(rows_out)
+    summary_rows = comparison(od.summary_rows(
+        table, SOURCE, setting="LCDB learning curves of scikit-learn learners, not the paper's networks"))
     save_comparison(summary_rows, "17_lcdb_outside_data", out)
     display(summary_rows)

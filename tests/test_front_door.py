@@ -43,6 +43,18 @@ def _rows():
     ])
 
 
+def _outside_rows():
+    """Three claims tested on outside data (notebook 17's kind): one holds on 3 of 3 data sets, one on 1 of 3, one on
+    0 of 3; counted apart from the reproductions and the checks."""
+    rows = [{"source": "TrimTuner on outside data (LCDB)", "item": f"{claim}: data sets where it holds, of those studied",
+             "paper": 3, "workbook": k, "check": "outside", "cause": "LCDB learning curves, not the paper's networks",
+             "note": f"holds on {k} of 3 data sets; {why}"}
+            for claim, k, why in (("Fig. 2: saving", 3, "5 runs per arm"),
+                                  ("Fig. 1: vs EIc", 1, "2: -0.01 [-0.02, -0.005] fails (an easy target)"),
+                                  ("Fig. 3/4: filter", 0, "undecided on all three"))]
+    return comparison(rows)
+
+
 def _check_row():
     """An input check (a paper's input beside an independent source): counted apart from the reproductions."""
     return comparison([{"source": "SpotTune Table III", "item": "r3.xlarge: memory (GB)", "paper": 30,
@@ -63,7 +75,7 @@ def test_cards_count_each_kind_apart_and_each_claim_once(tmp_path):
     # the tour's copy is listed last: the row is counted under the notebook that owns it
     assert rows.set_index("item").loc["RNN: feasible configurations (count)", "notebook"] == "03_fig1, 00_tour"
     zero = dict.fromkeys(["reproduced", "differ", "not comparable", "too few runs", "paper only", "data check",
-                          "setup", "input check", "consistency check", "timing", "linked"], 0)
+                          "setup", "input check", "consistency check", "timing", "outside data", "linked"], 0)
     assert card_counts(rows, "03_fig1") == {**zero, "reproduced": 1, "differ": 3, "not comparable": 1,
                                             "paper only": 1, "data check": 1, "input check": 1}
     assert card_counts(rows, "04_fig2") == {**zero, "linked": 1}
@@ -181,7 +193,8 @@ def test_results_doc_is_generated_from_a_report_folder(tmp_path):
             "the workbook cannot compute); 1 check of the data, settings, inputs and timings is counted apart.") in text
     assert docs.block_totals(text) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
                                        "not comparable": 1, "too few runs": 0, "paper only": 1, "data check": 1,
-                                       "setup": 0, "input check": 0, "consistency check": 0, "timing": 0}
+                                       "setup": 0, "input check": 0, "consistency check": 0, "timing": 0,
+                                       "outside data": 0}
     assert "| `09_neph` | 2 rows: 1 differs, 1 not comparable |" in text
     assert "| `02_table2` | 1 row: 1 data check |" in text
     assert "| `04_fig2` | 2 rows: 1 reproduced, 1 differs |" in text
@@ -400,3 +413,70 @@ def test_results_doc_says_which_causes_name_no_mechanism():
             "or a label: no sentence beside the evidence) measured in spottune_fig7_revpred.csv (jct_h columns) |") in doc
     assert "| 13 | S | no cause | 1.0 | 3.0 | cause not measured yet |" in doc
     assert "- 0 differ, with a measured mechanism\n- 2 differ, no mechanism measured yet\n" in doc
+
+
+def test_claims_on_outside_data_are_counted_apart_in_the_cards_the_sentence_the_docs_and_tt_summary(tmp_path, capsys):
+    """_rows() (6 reproduction rows, 1 data check) with _outside_rows() (3 claims on outside data: 1 holds on all,
+    1 on some, 1 on none): the reproduction counts and the checks are those of _rows() alone; the outside rows have
+    their own count, in the first sentence, the report's boxes, the generated block (read back by block_totals) and
+    tt summary's closing line."""
+    import pandas as pd
+
+    from tt_core.reporting.report import headline, totals, verdict_sentence
+
+    rows = pd.concat([_rows(), _outside_rows()], ignore_index=True)
+    save_comparison(rows, "17_lcdb", tmp_path / "figs")
+    tidied = tidy(collect(tmp_path / "figs"))
+    tot = totals(tidied)
+    assert tot["outside data"] == 3 and sum(tot.values()) == 10
+    assert tidied.loc[tidied["group"] == "outside data", "found"].tolist() == ["holds on all", "holds on some",
+                                                                              "holds on none"]
+    sentence = ("Of the papers' 6 claims, 4 could be compared at the papers' settings: 1 is reproduced and 3 differ (1 "
+                "with a measured cause, 2 not yet); 2 could not be compared (1 run at another setting than the paper's, "
+                "1 that the workbook cannot compute); 3 claims tested on outside data and 1 check of the data, "
+                "settings, inputs and timings are counted apart.")
+    assert verdict_sentence(tot) == sentence
+    assert card_line(card_counts(tidied, "17_lcdb")) == ("10 rows: 1 reproduced, 3 differ, 1 not comparable, "
+                                                         "1 paper only, 1 data check, 3 claims tested on outside data")
+    assert headline(tidied).endswith("; checks, counted apart: 1 data check (1 agree); 3 claims tested on outside "
+                                     "data, counted apart (1 holds on every data set studied, 1 on some, 1 on none)")
+    # the generated block: its own list beside the checks, its own table, and its count read back
+    folder = tmp_path / "reports" / "quick"
+    folder.mkdir(parents=True)
+    rows.assign(notebook="17_lcdb").to_csv(folder / "summary.csv", index=False)
+    dest = docs.write_results(folder, tmp_path / "results.md")
+    text = dest.read_text()
+    assert sentence in text
+    assert ("The papers' claims tested on outside data, counted apart (no reproduction: other data than the papers'):\n\n"
+            "- 3 claims tested on outside data (other learning curves than the papers'): 1 holds on every data set "
+            "studied, 1 on some, 1 on none\n") in text
+    assert "**1 reproduced** of 6 reproduction rows (10 rows in all, each claim counted once)" in text
+    assert "### Claims tested on outside data (3)" in text
+    assert ("| 17 | TrimTuner on outside data (LCDB) | Fig. 1: vs EIc: data sets where it holds, of those studied | "
+            "1 of 3 data sets | holds on 1 of 3 data sets; 2: -0.01 [-0.02, -0.005] fails (an easy target) |") in text
+    assert docs.block_totals(text) == tot
+    assert verdict_sentence(docs.block_totals(text)) == sentence   # the README's sentence, read from the block
+    # the report's page: a box of its own after the checks
+    out = tmp_path / "report"
+    out.mkdir()
+    page = write_index(out, tmp_path / "figs", [ReportNotebook("17_lcdb", "LCDB", "outside data", True, 1.0, "", ())],
+                       collect(tmp_path / "figs"), "quick").read_text()
+    boxes = re.findall(r"<div class='total'[^>]*><b>(\d+)</b>([^<]+)</div>", page)
+    assert boxes[-1] == ("3", "claims tested on outside data (other learning curves than the papers&#x27;): "
+                              "1 holds on every data set studied, 1 on some, 1 on none")
+    assert page.index("Checks, counted apart") < page.index("claims tested on outside data, counted apart")
+    # tt summary
+    assert cli.main(["summary", "--figures", str(tmp_path / "figs")]) == 0
+    assert capsys.readouterr().err.strip().startswith(headline(tidied))
+
+
+def test_a_results_page_generated_before_outside_data_existed_counts_none():
+    """A generated block without the outside-data line (docs/results.md as committed before it) reads 0 there; a
+    block that lacks another group's line is still refused."""
+    from tt_core.reporting.report import GROUPS
+
+    lines = [f"- {i + 1} {label}: 1 agree" for i, (g, label, _) in enumerate(GROUPS) if g != "outside data"]
+    got = docs.block_totals("\n".join([docs.BEGIN, *lines, docs.END]))
+    assert got["outside data"] == 0 and got["agrees"] == 1 and got["timing"] == len(GROUPS) - 1
+    with pytest.raises(ValueError, match="lacks its line '- N timing"):
+        docs.block_totals("\n".join([docs.BEGIN, *lines[:-1], docs.END]))

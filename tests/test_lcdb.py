@@ -168,3 +168,24 @@ def test_claim_counts():
                       "openml_id": [1, 2, 3, 1]})
     got = od.claim_counts(t).set_index("claim")
     assert got.loc["a"].tolist() == [3, 2, 1, 0] and got.loc["b"].tolist() == [1, 0, 0, 1]
+
+
+def test_summary_rows_count_the_data_sets_where_each_claim_holds():
+    """Two claims on three data sets, verdicts set by hand: claim a holds on 2 of 3 (fails on 9 for a named reason),
+    claim b on 0 of 3 (undecided twice, fails once); the fewest runs behind each is 4 and 5."""
+    t = pd.DataFrame({"claim": ["a", "a", "a", "b", "b", "b"], "openml_id": [3, 6, 9, 3, 6, 9],
+                      "value": [2.0, 1.25, 0.5, 0.01, -0.02, -0.1], "lo": [1.5, 1.1, 0.25, -0.01, -0.05, -0.2],
+                      "hi": [3.0, 1.5, 0.75, 0.03, 0.01, -0.05],
+                      "verdict": ["holds", "holds", "fails", "undecided", "undecided", "fails"],
+                      "runs": [5, 4, 5, 5, 5, 5], "reason": ["", "", "an easy target", "", "", "small sizes mislead"]})
+    rows = od.summary_rows(t, "TrimTuner on outside data (LCDB)", setting="LCDB curves")
+    assert [(r["item"], r["paper"], r["workbook"], r["check"], r["cause"]) for r in rows] == [
+        ("a: data sets where it holds, of those studied", 3, 2, "outside", "LCDB curves"),
+        ("b: data sets where it holds, of those studied", 3, 0, "outside", "LCDB curves")]
+    assert rows[0]["note"] == ("holds on 2 of 3 data sets; per data set, value [95% interval]: 3: 2 [1.5, 3] holds; "
+                               "6: 1.25 [1.1, 1.5] holds; 9: 0.5 [0.25, 0.75] fails (an easy target); 4 runs per arm")
+    assert rows[1]["note"].startswith("holds on 0 of 3 data sets;")
+    assert "9: -0.1 [-0.2, -0.05] fails (small sizes mislead); 5 runs per arm" in rows[1]["note"]
+    from tt_core.reporting.summary import comparison
+
+    assert comparison(rows)["status"].tolist() == ["outside data", "outside data"]

@@ -68,7 +68,7 @@ def test_tidy_dedupes_across_notebooks_and_groups(tmp_path):
     # 10 / 6 = 1.67 <= 2: the one reproduced row; the data, setup and timing rows are counted apart
     assert totals(rows) == {"agrees": 1, "differs (cause measured)": 1, "differs (cause not measured yet)": 2,
                             "not comparable": 1, "too few runs": 1, "paper only": 1, "data check": 1, "setup": 1,
-                            "input check": 0, "consistency check": 0, "timing": 1}
+                            "input check": 0, "consistency check": 0, "timing": 1, "outside data": 0}
     assert rows.set_index("item")["found"].to_dict() == {
         "RNN: feasible configurations (count)": "agree", "cost saving vs EIc (largest)": "", "RNN: no filter is best": "",
         "CNN: initial samples": "", "CNN: cost ratio": "", "MLP rows (count)": "",
@@ -133,7 +133,8 @@ def test_report_page_leads_with_totals_figures_and_differences(tmp_path):
     boxes = re.findall(r"<div class='total'[^>]*><b>(\d+)</b>([^<]+)</div>", page)
     assert [(int(n), label.split(",")[0].split(" (")[0]) for n, label in boxes] == [
         (1, "reproduced"), (1, "differ"), (2, "differ"), (1, "not comparable"), (1, "too few runs"), (1, "paper only"),
-        (1, "data checks"), (1, "setup"), (0, "input checks"), (0, "consistency checks"), (1, "timing")]
+        (1, "data checks"), (1, "setup"), (0, "input checks"), (0, "consistency checks"), (1, "timing"),
+        (0, "claims tested on outside data")]
     assert "data checks (a value read from the measurements): 1 agree" in page
     assert "timing (times measured on this machine): 1 undetermined" in page
     differences = page[diffs_at:every_at]

@@ -107,6 +107,30 @@ def test_every_kind_of_row_has_its_status_and_still_records_its_match():
         comparison([{"source": "s", "item": "x", "paper": 1, "workbook": 3, "agrees": True}])
 
 
+def test_a_claim_tested_on_outside_data_is_a_kind_of_its_own():
+    """Notebook 17's rows: a paper's claim on other data, counted apart; paper = data sets studied, workbook = those
+    where it holds; what it found is read from the two counts (3 of 3: all; 1 of 3: some; 0 of 2: none)."""
+    from tt_core.reporting.summary import OUTSIDE, check_outcome, kind_of, outside_outcome
+
+    df = comparison([
+        {"source": "TrimTuner on outside data (LCDB)", "item": "Fig. 2: data sets where it holds", "paper": 3,
+         "workbook": 3, "check": OUTSIDE, "cause": "LCDB curves, not the paper's networks"},
+        {"source": "TrimTuner on outside data (LCDB)", "item": "Fig. 1: data sets where it holds", "paper": 3,
+         "workbook": 1, "check": OUTSIDE},
+        {"source": "TrimTuner on outside data (LCDB)", "item": "Fig. 3: data sets where it holds", "paper": 2,
+         "workbook": 0, "check": OUTSIDE, "runs_per_arm": 3},  # no "too few runs": that is a reproduction status
+        {"source": "TrimTuner on outside data (LCDB)", "item": "not run", "paper": None, "workbook": None,
+         "check": OUTSIDE, "cause": "not run: the lcdb package is not installed"},
+    ])
+    assert df["status"].tolist() == ["outside data"] * 4
+    assert [kind_of(s) for s in df["status"]] == ["outside"] * 4
+    assert df["agrees"].tolist() == [True, False, False, None]   # holds on every data set studied: True
+    assert df["cause"].tolist()[0] == "LCDB curves, not the paper's networks"
+    assert [outside_outcome(p, w) for p, w in zip(df["paper"], df["workbook"])] == [
+        "holds on all", "holds on some", "holds on none", "no value"]
+    assert outside_outcome(0, 0) == "no value" and check_outcome(True) == "agree"
+
+
 def test_fewer_than_five_runs_per_arm_is_no_verdict():
     df = comparison([
         # Welch's test on 3 runs a level finds no significant degradation: agreement, but no verdict

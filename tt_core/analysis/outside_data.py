@@ -23,6 +23,9 @@ The claims, each per data set with percentile-bootstrap intervals over seeds (:f
   Accuracy_C minus each baseline's. Holds when the interval lies above 0, fails when below 0.
 
 Where a claim fails, :func:`reason` names the measured property of the data set that comes with it.
+:func:`summary_rows` turns the per-data-set verdicts into the report's rows: one per claim, of the kind
+*outside data* (counted apart from the reproductions), saying on how many data sets it holds, with each data set's
+value and interval.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ import pandas as pd
 from tt_core.data import lcdb
 
 __all__ = ["MIN_LEARNERS", "MIN_FULL_TIME_S", "TARGET_GAP", "ARMS", "dataset_summary", "eligible", "spread",
-           "limit_of", "cost_to_target", "accuracy_at_spend", "bootstrap", "claims", "reason", "claim_counts"]
+           "limit_of", "cost_to_target", "accuracy_at_spend", "bootstrap", "claims", "reason", "claim_counts",
+           "summary_rows"]
 
 #: At least this many of LCDB's 20 learners with a curve at every size.
 MIN_LEARNERS = 15
@@ -194,3 +198,33 @@ def claim_counts(table: pd.DataFrame) -> pd.DataFrame:
     counts["data sets"] = counts[["holds", "fails", "undecided"]].sum(axis=1)
     order = list(dict.fromkeys(table["claim"]))
     return counts.reindex(order)[["data sets", "holds", "fails", "undecided"]].reset_index()
+
+
+def summary_rows(table: pd.DataFrame, source: str, setting: str = "") -> list[dict]:
+    """The report's rows (dicts for :func:`tt_core.reporting.summary.comparison`), one per claim of ``table`` (rows
+    of :func:`claims` with ``openml_id`` and ``reason``), of the kind *outside data*: ``paper`` the data sets
+    studied (the claim, as a general one, says it holds on all), ``workbook`` those where it holds; the note says
+    so in words and gives every data set's value, 95 % interval and verdict (with the reason of a failure) and
+    the fewest runs per arm behind them; ``setting`` (the data, in words) goes into ``cause``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"claim": ["c", "c"], "openml_id": [3, 7], "value": [1.5, 0.8], "lo": [1.2, 0.5],
+    ...                   "hi": [1.9, 0.95], "verdict": ["holds", "fails"], "runs": [5, 4], "reason": ["", "easy"]})
+    >>> r = summary_rows(t, "S")[0]
+    >>> r["paper"], r["workbook"], r["check"]
+    (2, 1, 'outside')
+    >>> r["note"]
+    'holds on 1 of 2 data sets; per data set, value [95% interval]: 3: 1.5 [1.2, 1.9] holds; 7: 0.8 [0.5, 0.95] fails (easy); 4 runs per arm'
+    """
+    rows = []
+    for claim, t in table.groupby("claim", sort=False):
+        holds = int((t["verdict"] == "holds").sum())
+        each = "; ".join(f"{int(o)}: {v:.3g} [{lo:.3g}, {hi:.3g}] {verdict}" + (f" ({why})" if verdict == "fails" else "")
+                         for o, v, lo, hi, verdict, why in zip(t["openml_id"], t["value"], t["lo"], t["hi"],
+                                                               t["verdict"], t["reason"]))
+        rows.append({"source": source, "item": f"{claim}: data sets where it holds, of those studied",
+                     "paper": len(t), "workbook": holds, "check": "outside", "cause": setting,
+                     "note": f"holds on {holds} of {len(t)} data set{'s' if len(t) != 1 else ''}; per data set, "
+                             f"value [95% interval]: {each}; {int(t['runs'].min())} runs per arm"})
+    return rows

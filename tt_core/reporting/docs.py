@@ -5,9 +5,10 @@ notebooks' outcomes (``status.json``) and which profile ran (``report.json``). :
 turns them into markdown: which profile and notebooks produced the page, the report's first sentence (does it
 reproduce?), the counts with *reproduced* first
 and each kind of check apart (data checks, setup, input and consistency checks, timing, each with what it
-found), one line per notebook counting the rows it owns by kind and status, then every row that differs with
-its measured mechanism, every row that is not comparable with the setting that differs, and every check that
-does not match.
+found), the papers' claims tested on outside data apart too (on how many data sets each holds), one line per
+notebook counting the rows it owns by kind and status, then every row that differs with its measured mechanism,
+every row that is not comparable with the setting that differs, every check that does not match, and every claim
+tested on outside data with where it holds and where and why it fails.
 
 :func:`write_results` replaces only the part of the file between :data:`BEGIN` and :data:`END`, so text
 written by hand below it (the narrative of the causes) is kept.
@@ -131,8 +132,8 @@ def _json_kind(value) -> str:
 def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] | None = None,
                      not_run: list[str] | None = None, profile_guessed: bool = False) -> str:
     """The generated part of ``docs/results.md`` (between :data:`BEGIN` and :data:`END`)."""
-    from tt_core.reporting.report import (CHECK_GROUPS, GROUPS, REPRODUCTION_GROUPS, check_findings, notebook_card, tidy,
-                                          totals, verdict_sentence)
+    from tt_core.reporting.report import (CHECK_GROUPS, GROUPS, OUTSIDE_GROUPS, REPRODUCTION_GROUPS, check_findings,
+                                          notebook_card, outside_findings, outside_text, tidy, totals, verdict_sentence)
     from tt_core.reporting.summary import NO_CAUSE_YET, has_authors, names_mechanism
 
     def raw_cause(r) -> str:
@@ -165,6 +166,10 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
     out += [f"- {tot[g]} {labels[g]}" + (": " + ", ".join(f"{n} {f}" for f, n in found[g].items() if n)
                                           if any(found[g].values()) else "")
             for g in CHECK_GROUPS]
+    held = outside_text(outside_findings(rows))
+    out += ["", "The papers' claims tested on outside data, counted apart (no reproduction: other data than the papers'):",
+            ""]
+    out += [f"- {tot[g]} {labels[g]}" + (f": {held}" if held else "") for g in OUTSIDE_GROUPS]
     out += ["", "| notebook | rows |", "| --- | --- |"]
     stems = ran or sorted({s.strip() for n in rows.get("notebook", []) for s in str(n).split(",") if s.strip()})
     for stem in stems:
@@ -195,6 +200,20 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
         table(rows[rows["group"].isin(["not comparable", "too few runs"])],
               "Rows that are not comparable or rest on too few runs", "setting that differs, or runs per arm")
         table(rows[rows["found"] == "differ"], "Checks that do not match", "what the check found")
+        outside = rows[rows["group"].isin(OUTSIDE_GROUPS)]
+        out.extend(["", f"### Claims tested on outside data ({len(outside)})", ""])
+        if outside.empty:
+            out.append("None.")
+        else:
+            out.extend(["| nb | source | claim | holds on | where it fails or is undecided, and why |",
+                        "| --- | --- | --- | --- | --- |"])
+            for _, r in outside.iterrows():
+                nbs = _cell(", ".join(s.strip()[:2] for s in str(r["notebook"]).split(",") if s.strip()))
+                held = (f"{r['workbook_text']} of {r['paper_text']} data set{'' if r['paper_text'] == '1' else 's'}"
+                        if r["found"] != "no value"
+                        else "no value")
+                out.append(f"| {nbs} | {_cell(r['source'])} | {_cell(r['item'])} | {_cell(held)} | "
+                           f"{_cell(r['note'] or r['cause'])} |")
     out += ["", END]
     return "\n".join(out) + "\n"
 
@@ -203,9 +222,14 @@ def results_markdown(summary: "pd.DataFrame", profile: str, status: list[dict] |
 MAX_PAGE_BYTES = 16 * 2**20
 
 
+#: Groups a page generated before they existed does not list: counted 0 when their line is missing.
+OPTIONAL_GROUPS = ("outside data",)
+
+
 def block_totals(text: str) -> dict[str, int]:
     """The counts per status group (:data:`tt_core.reporting.report.GROUPS`) that a results page's generated block
-    lists, one line ``- N label`` per group; ``ValueError`` when the page has no block or a line is missing.
+    lists, one line ``- N label`` per group; ``ValueError`` when the page has no block or a line is missing (a
+    missing line of :data:`OPTIONAL_GROUPS` counts 0: the page was generated before that group existed).
 
     Examples
     --------
@@ -223,6 +247,9 @@ def block_totals(text: str) -> dict[str, int]:
     out = {}
     for group, label, _ in GROUPS:
         m = re.search(rf"^- (\d+) {re.escape(label)}(:|$)", block, re.M)
+        if m is None and group in OPTIONAL_GROUPS:
+            out[group] = 0
+            continue
         if m is None:
             raise ValueError(f"the generated block lacks its line '- N {label}' (run tt docs results)")
         out[group] = int(m.group(1))

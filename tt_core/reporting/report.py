@@ -7,7 +7,8 @@ and why":
 1. the reproduced rows first (a method's result computed here agrees with the paper's), then the other
    reproduction rows by status (differs with a measured mechanism / differs, no mechanism measured yet / not
    comparable / too few runs / paper only), then each kind of check apart, with what it found (data checks,
-   setup, input checks, consistency checks, timing);
+   setup, input checks, consistency checks, timing), and the papers' claims tested on outside data apart too, with
+   on how many data sets each holds;
 2. one thumbnail per paper figure, linking to the notebook that draws it;
 3. the rows that do not agree, first, each with its cause and the notebook it comes from;
 4. then every row, grouped by paper and section (folded), numbers printed to the paper's precision,
@@ -31,11 +32,11 @@ from pathlib import Path
 import pandas as pd
 
 from tt_core.data.io import atomic_path, write_text
-from tt_core.reporting.summary import (CHECKS, check_outcome, deduplicate, has_authors, names_mechanism,
-                                       owner_of, with_side)
+from tt_core.reporting.summary import (CHECKS, OUTSIDE, OUTSIDE_FINDINGS, check_outcome, deduplicate, has_authors,
+                                       names_mechanism, outside_outcome, owner_of, with_side)
 
 __all__ = ["HEADLINE_FIGURE", "ReportNotebook", "card_counts", "card_line", "check_findings", "format_like", "headline",
-           "tidy", "totals", "verdict_sentence", "write_index"]
+           "outside_findings", "outside_text", "tidy", "totals", "verdict_sentence", "write_index"]
 
 #: Paper names as they start a row's ``source``, and how the report titles them.
 PAPERS = {
@@ -45,7 +46,8 @@ PAPERS = {
 }
 
 #: The status groups of the totals line, in order, with their colours: the reproduction rows first (``agrees``:
-#: *reproduced*), then each kind of check (:data:`tt_core.reporting.summary.CHECKS`).
+#: *reproduced*), then each kind of check (:data:`tt_core.reporting.summary.CHECKS`), then the claims tested on outside
+#: data.
 GROUPS = [
     ("agrees", "reproduced (a method's result computed here agrees)", "#2e7d32"),
     ("differs (cause measured)", "differ, with a measured mechanism", "#ef6c00"),
@@ -58,12 +60,16 @@ GROUPS = [
     ("input check", "input checks (a paper's input vs an independent source)", "#1565c0"),
     ("consistency check", "consistency checks (a paper's own arithmetic)", "#5e35b1"),
     ("timing", "timing (times measured on this machine)", "#ad1457"),
+    ("outside data", "claims tested on outside data (other learning curves than the papers')", "#33691e"),
 ]
 #: Groups that are no reproduction: never counted as reproduced or differing (what each found is counted apart,
 #: :func:`check_findings`).
-CHECK_GROUPS = tuple(CHECKS.values())
-#: The reproduction groups (every group not a check).
-REPRODUCTION_GROUPS = tuple(g for g, _, _ in GROUPS if g not in CHECK_GROUPS)
+CHECK_GROUPS = tuple(st for kind, st in CHECKS.items() if kind != OUTSIDE)
+#: The papers' claims tested on other data than the papers' (notebook 17): no reproduction and no check of the
+#: papers' numbers, counted apart from both, with on how many data sets each holds (:func:`outside_findings`).
+OUTSIDE_GROUPS = (CHECKS[OUTSIDE],)
+#: The reproduction groups (every group neither a check nor outside data).
+REPRODUCTION_GROUPS = tuple(g for g, _, _ in GROUPS if g not in CHECK_GROUPS + OUTSIDE_GROUPS)
 
 #: The headline figure (written into figures/ by notebook 00_tour): TrimTuner against its baselines, median and band
 #: over seeds; the report shows it under its first sentence.
@@ -162,6 +168,12 @@ def format_like(value, paper=None) -> str:
     return f"{q:,.{d}f}" if abs(x) >= 10000 else f"{q:.{d}f}"
 
 
+def _count_text(value) -> str:
+    """A count as a whole number (``3.0`` -> ``"3"``); anything else as :func:`format_like` prints it."""
+    x = _number(value)
+    return str(int(x)) if x is not None and math.isfinite(x) and x.is_integer() else format_like(value)
+
+
 # ------------------------------------------------------------------------------------------- rows
 def _paper_and_section(source: str) -> tuple[str, str]:
     head, _, rest = str(source).partition(" ")
@@ -182,7 +194,8 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
 
     Adds ``paper``/``section`` (from ``source``), ``group`` (the totals' status groups), the formatted
     ``paper_text``/``workbook_text``, ``owner`` (the notebook the row is counted under) and ``found`` (what a
-    check row found: agree / differ / undetermined / no value; "" for a reproduction row), and drops duplicates:
+    check row found: agree / differ / undetermined / no value; what an outside-data row found: holds on all / some /
+    none of its data sets, or no value; "" for a reproduction row), and drops duplicates:
     rows with the same source, item and values written by several notebooks are kept once, with every notebook
     listed in ``notebook``, its owner first.
     """
@@ -195,10 +208,13 @@ def tidy(summary: pd.DataFrame) -> pd.DataFrame:
     df["section"] = [s for _, s in ps]
     df["group"] = [_group(s, c) for s, c in zip(df["status"], df["cause"].fillna(""))]
     df["owner"] = [owner_of(n) for n in df["notebook"]]
-    df["found"] = [check_outcome(a, w) if g in CHECK_GROUPS else ""
-                   for g, a, w in zip(df["group"], df["agrees"], df["workbook"])]
+    df["found"] = [check_outcome(a, w) if g in CHECK_GROUPS else outside_outcome(p, w) if g in OUTSIDE_GROUPS else ""
+                   for g, a, p, w in zip(df["group"], df["agrees"], df["paper"], df["workbook"])]
     df["paper_text"] = [format_like(p, p) for p in df["paper"]]
     df["workbook_text"] = [format_like(w, p) for w, p in zip(df["workbook"], df["paper"])]
+    outside = df["group"].isin(OUTSIDE_GROUPS)  # counts of data sets: whole numbers, as counted
+    for col, text in (("paper", "paper_text"), ("workbook", "workbook_text")):
+        df.loc[outside, text] = [_count_text(v) for v in df.loc[outside, col]]
     authors = df["authors"] if "authors" in df.columns else [None] * len(df)
     df["authors_text"] = [format_like(a, p) for a, p in zip(authors, df["paper"])]
     if "side" not in df.columns:
@@ -231,9 +247,46 @@ def _findings_text(found: dict[str, int]) -> str:
     return ", ".join(f"{n} {f}" for f, n in found.items() if n)
 
 
+def outside_findings(rows: pd.DataFrame) -> dict[str, int]:
+    """Of the claims tested on outside data, how many hold on every data set studied, on some, on none, or have no
+    value (:data:`tt_core.reporting.summary.OUTSIDE_FINDINGS`)."""
+    found = rows.loc[rows["group"].isin(OUTSIDE_GROUPS), "found"] if not rows.empty else pd.Series(dtype=str)
+    return {f: int((found == f).sum()) for f in OUTSIDE_FINDINGS}
+
+
+def outside_text(found: dict[str, int]) -> str:
+    """What the claims tested on outside data found, in words (findings with no claim left out).
+
+    Examples
+    --------
+    >>> outside_text({"holds on all": 1, "holds on some": 4, "holds on none": 1, "no value": 0})
+    '1 holds on every data set studied, 4 on some, 1 on none'
+    >>> outside_text({"holds on all": 0, "holds on some": 2, "holds on none": 0, "no value": 1})
+    '2 hold on some data sets studied, 1 no value'
+    """
+    parts, first = [], True
+    for f in OUTSIDE_FINDINGS:
+        n = found.get(f, 0)
+        if not n:
+            continue
+        if f == "no value":
+            parts.append(f"{n} no value")
+            continue
+        where = {"holds on all": "every data set studied", "holds on some": "some", "holds on none": "none"}[f]
+        if first:
+            where += " data sets studied" if f == "holds on some" else ""
+            where = where if f != "holds on none" else "none of the data sets studied"
+            parts.append(f"{n} {'holds' if n == 1 else 'hold'} on {where}")
+            first = False
+        else:
+            parts.append(f"{n} on {where}")
+    return ", ".join(parts)
+
+
 def headline(rows: pd.DataFrame) -> str:
     """The counts in one line, *reproduced* first, each kind apart, e.g. ``"12 reproduced of 40 reproduction
-    rows (...); checks counted apart: 147 data checks (141 agree, 6 no value), ..."`` (plain text).
+    rows (...); checks counted apart: 147 data checks (141 agree, 6 no value), ...; 6 claims tested on outside data,
+    counted apart (1 holds on every data set studied, 5 on some)"`` (plain text).
 
     Examples
     --------
@@ -255,7 +308,10 @@ def headline(rows: pd.DataFrame) -> str:
 
     checks = [f"{tot[g]} {one(tot[g], labels[g])}" + (f" ({_findings_text(found[g])})" if _findings_text(found[g]) else "")
               for g in CHECK_GROUPS if tot[g]]
-    return line + (f"; checks, counted apart: {', '.join(checks)}" if checks else "")
+    o = sum(tot[g] for g in OUTSIDE_GROUPS)
+    outside = (f"; {_n(o, 'claim', 'claims')} tested on outside data, counted apart ({outside_text(outside_findings(rows))})"
+               if o else "")
+    return line + (f"; checks, counted apart: {', '.join(checks)}" if checks else "") + outside
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -268,7 +324,8 @@ def verdict_sentence(tot: dict[str, int]) -> str:
 
     The reproduction rows are the papers' claims: those compared at the papers' settings are reproduced or
     differ (with or without a measured mechanism); the others could not be compared (another setting, too few
-    runs for a verdict, no workbook value). The checks are counted apart.
+    runs for a verdict, no workbook value). The claims tested on outside data (other data than the papers') and
+    the checks are counted apart; without outside data the sentence names the checks alone.
 
     Examples
     --------
@@ -277,13 +334,18 @@ def verdict_sentence(tot: dict[str, int]) -> str:
     "Of the papers' 6 claims, 5 could be compared at the papers' settings: 3 are reproduced and 2 differ, each with \
 its measured cause; 1 could not be compared (1 run at another setting than the paper's); 4 checks of the data, \
 settings, inputs and timings are counted apart."
+    >>> verdict_sentence({**tot, "agrees": 1, "outside data": 6, "timing": 2})
+    "Of the papers' 1 claim, 1 could be compared at the papers' settings: 1 is reproduced and 0 differ; 6 claims \
+tested on outside data and 2 checks of the data, settings, inputs and timings are counted apart."
     """
     get = lambda g: int(tot.get(g, 0))  # noqa: E731
     r, dm, du = get("agrees"), get("differs (cause measured)"), get("differs (cause not measured yet)")
     nc, few, only = get("not comparable"), get("too few runs"), get("paper only")
-    n_checks = sum(get(g) for g in CHECK_GROUPS)
+    n_checks, o = sum(get(g) for g in CHECK_GROUPS), sum(get(g) for g in OUTSIDE_GROUPS)
     d, n, x = dm + du, r + dm + du + nc + few + only, nc + few + only
-    checks = f"{_n(n_checks, 'check', 'checks')} of the data, settings, inputs and timings {'is' if n_checks == 1 else 'are'} counted apart"
+    checks = f"{_n(n_checks, 'check', 'checks')} of the data, settings, inputs and timings {'is' if n_checks == 1 and not o else 'are'} counted apart"
+    if o:
+        checks = f"{_n(o, 'claim', 'claims')} tested on outside data and {checks}"
     if not n:
         return f"No claim of the papers was compared here; {checks}."
     compared = f"{r + d} could be compared at the papers' settings"
@@ -303,7 +365,7 @@ settings, inputs and timings are counted apart."
 #: How a notebook card counts its rows: the reproduction groups (the two "differs" groups merged), each kind of
 #: check, and the rows it shares with a notebook they are counted under (``linked``): each claim counted once.
 CARD_GROUPS = ("reproduced", "differ", "not comparable", "too few runs", "paper only", "data check", "setup",
-               "input check", "consistency check", "timing", "linked")
+               "input check", "consistency check", "timing", "outside data", "linked")
 
 
 def card_counts(rows: pd.DataFrame, stem: str) -> dict[str, int]:
@@ -345,6 +407,7 @@ def card_line(counts: dict[str, int], owners: str = "") -> str:
              "setup": ("setup row", "setup rows"), "input check": ("input check", "input checks"),
              "consistency check": ("consistency check", "consistency checks"),
              "timing": ("timing row", "timing rows"),
+             "outside data": ("claim tested on outside data", "claims tested on outside data"),
              "linked": (f"counted under {owners or 'another notebook'} (the same claim)",
                         f"counted under {owners or 'other notebooks'} (the same claims)")}
     parts = [f"{counts[k]} {words[k][counts[k] != 1]}" for k in CARD_GROUPS if counts.get(k)]
@@ -459,11 +522,16 @@ def write_index(out: Path, figs: Path, notebooks: list[ReportNotebook], summary:
 
     def box(g, label, c):
         extra = f": {_findings_text(found[g])}" if g in CHECK_GROUPS and _findings_text(found[g]) else ""
+        if g in OUTSIDE_GROUPS and outside_text(outside_findings(rows)):
+            extra = f": {outside_text(outside_findings(rows))}"
         return f"<div class='total' style='background:{c}'><b>{tot[g]}</b>{html.escape(label + extra)}</div>"
 
     boxes = ('<div class="totals">' + "".join(box(g, label, c) for g, label, c in GROUPS if g in REPRODUCTION_GROUPS)
              + "</div><p class='muted'>Checks, counted apart (no reproduction of a method):</p><div class=\"totals\">"
-             + "".join(box(g, label, c) for g, label, c in GROUPS if g in CHECK_GROUPS) + "</div>")
+             + "".join(box(g, label, c) for g, label, c in GROUPS if g in CHECK_GROUPS) + "</div>"
+             + "<p class='muted'>The papers' claims tested on outside data, counted apart (no reproduction: other data "
+               "than the papers'):</p><div class=\"totals\">"
+             + "".join(box(g, label, c) for g, label, c in GROUPS if g in OUTSIDE_GROUPS) + "</div>")
     n_rep = sum(tot[g] for g in REPRODUCTION_GROUPS)
     bar = "".join(f"<div style='background:{c};width:{100 * tot[g] / n_rows:.2f}%' title='{tot[g]} {html.escape(label)}'>"
                   "</div>" for g, label, c in GROUPS if n_rows and tot[g])
@@ -570,7 +638,9 @@ Checks are no reproduction of a method and are counted apart, each with what it 
 read from the measurement tables: they check the data), <i>setup</i> (a setting the workbook chose itself),
 <i>input checks</i> (a paper's input beside an independent source), <i>consistency checks</i> (a paper's own
 arithmetic recomputed) and <i>timing</i> (times measured on this machine; <i>undetermined</i> when the interval
-crosses the row's band).</p>
+crosses the row's band). <i>Outside data</i> rows test a paper's claim on other data than the paper's (learning
+curves of other learners and data sets): each says on how many of the data sets studied the claim holds, with its
+intervals over seeds and, where it fails, the measured reason.</p>
 <h2>Figures and tables, by notebook</h2><div class="thumbs">{''.join(thumbs)}</div>
 <h2>Where the workbook and the papers differ</h2>{diff_html}
 <h2>Every row, by paper and section</h2>{''.join(groups_html) or '<p>(no comparison tables were written)</p>'}

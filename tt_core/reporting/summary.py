@@ -35,14 +35,18 @@ COLUMNS = ["source", "item", "paper", "workbook", "authors", "agrees", "status",
 #: initial tests); ``input check``: one of the paper's inputs (e.g. an instance's price) beside an independent
 #: source of the same quantity; ``consistency check``: the paper's own arithmetic recomputed from its own
 #: numbers; ``timing``: a time measured on this machine (``agrees`` None: undetermined, its interval crosses
-#: the row's band).
+#: the row's band); ``outside data``: one of the papers' claims tested on other data than the papers' (notebook 17: LCDB
+#: learning curves), ``paper`` the number of data sets studied (the claim, as a general one, says it holds on all),
+#: ``workbook`` the number where it holds (:func:`outside_outcome`).
 STATUSES = ("agrees", "differs", "not comparable", "too few runs", "paper only", "data check", "setup", "input check",
-            "consistency check", "timing")
+            "consistency check", "timing", "outside data")
 #: The statuses of reproduction rows (kind :data:`REPRODUCTION`).
 REPRODUCTION_STATUSES = ("agrees", "differs", "not comparable", "too few runs", "paper only")
 #: Row kind (``check`` key of :func:`comparison`) -> status.
 CHECKS = {"data": "data check", "setup": "setup", "input": "input check", "consistency": "consistency check",
-          "timing": "timing"}
+          "timing": "timing", "outside": "outside data"}
+#: The row kind of a claim tested on outside data: counted apart from reproductions and from the other checks.
+OUTSIDE = "outside"
 #: The kind of a row that is no check: an independent computation of a method's result.
 REPRODUCTION = "reproduction"
 #: Below this many runs per compared arm (e.g. per beta level) a row's agreement is no verdict: ``too few runs``.
@@ -231,8 +235,8 @@ def kind_of(status: str) -> str:
 
     Examples
     --------
-    >>> kind_of("agrees"), kind_of("too few runs"), kind_of("data check"), kind_of("timing")
-    ('reproduction', 'reproduction', 'data', 'timing')
+    >>> kind_of("agrees"), kind_of("too few runs"), kind_of("data check"), kind_of("outside data")
+    ('reproduction', 'reproduction', 'data', 'outside')
     """
     for key, st in CHECKS.items():
         if status == st:
@@ -255,6 +259,29 @@ def check_outcome(agrees, workbook=None) -> str:
         return "differ"
     missing = workbook is None or (isinstance(workbook, float) and math.isnan(workbook)) or str(workbook) == ""
     return "no value" if missing else "undetermined"
+
+
+#: What an outside-data row found (:func:`outside_outcome`), in the order counted.
+OUTSIDE_FINDINGS = ("holds on all", "holds on some", "holds on none", "no value")
+
+
+def outside_outcome(paper, workbook) -> str:
+    """What an *outside data* row found: on how many of the ``paper`` data sets studied the claim holds
+    (``workbook``): ``"holds on all"``, ``"holds on some"``, ``"holds on none"`` or ``"no value"`` (no count, or
+    no data set studied).
+
+    Examples
+    --------
+    >>> outside_outcome(3, 3), outside_outcome(3, 1), outside_outcome(3, 0), outside_outcome(None, None)
+    ('holds on all', 'holds on some', 'holds on none', 'no value')
+    """
+    try:
+        n, k = float(paper), float(workbook)
+    except (TypeError, ValueError):
+        return "no value"
+    if math.isnan(n) or math.isnan(k) or n <= 0:
+        return "no value"
+    return "holds on all" if k >= n else "holds on none" if k <= 0 else "holds on some"
 
 
 #: Words that make a cause a mechanism (how the difference arises), not only a label or a pointer to a file.
