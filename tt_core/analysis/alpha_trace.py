@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.bo.ties import TIE_RTOL, tied_with_best
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN
 
 __all__ = ["trace_run", "trace_runs", "summarise_traces", "true_cost_ratios", "measured_cause"]
 
@@ -148,7 +149,7 @@ class _Tracer:
                 "n_tied": int(n_tied)}
 
 
-def trace_run(benchmark="rnn", seed: int = 1, *, beta: float = 0.1, iterations: int = 44,
+def trace_run(benchmark="rnn", seed: int = 1, *, beta: float = CEA_BETA, iterations: int = TESTS_PER_RUN,
               optimizer: str = "trimtuner-dt", **options) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Replay one run of TrimTuner and trace its acquisition at every BO iteration.
 
@@ -194,7 +195,7 @@ def trace_run(benchmark="rnn", seed: int = 1, *, beta: float = 0.1, iterations: 
     return trace, traj
 
 
-def trace_runs(seeds, betas=(0.1, 1.0), benchmark="rnn", iterations: int = 44, **options):
+def trace_runs(seeds, betas=(CEA_BETA, 1.0), benchmark="rnn", iterations: int = TESTS_PER_RUN, **options):
     """:func:`trace_run` for every seed and beta; ``(traces, trajectories)`` concatenated (column ``beta``)."""
     traces, trajs = [], []
     for beta in betas:

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tt_core.data.paper_defaults import TESTS_PER_RUN
+
 __all__ = ["step_record", "trace_run", "trace_runs", "summarise", "measured_cause"]
 
 
@@ -74,7 +76,7 @@ def step_record(eic, cost) -> dict:
             "n_contenders": int(np.sum(eic >= eic.max() * cost.min() / cost.max()))}
 
 
-def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = 44, **options) -> pd.DataFrame:
+def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = TESTS_PER_RUN, **options) -> pd.DataFrame:
     """Replay one EIc/USD run and record, at every BO step, :func:`step_record` of its candidates.
 
     Returns
@@ -114,7 +116,7 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = 44, **options
     return pd.DataFrame(rows)
 
 
-def trace_runs(seeds, benchmarks=("rnn",), iterations: int = 44, **options) -> pd.DataFrame:
+def trace_runs(seeds, benchmarks=("rnn",), iterations: int = TESTS_PER_RUN, **options) -> pd.DataFrame:
     """:func:`trace_run` for every benchmark and seed, concatenated (column ``benchmark``)."""
     out = [trace_run(b, int(s), iterations=iterations, **options).assign(benchmark=str(b))
            for b in benchmarks for s in seeds]

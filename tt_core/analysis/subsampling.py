@@ -44,6 +44,7 @@ import pandas as pd
 from tt_core.data.benchmarks import Benchmark
 from tt_core.analysis._common import as_benchmark, check_accuracy, check_number, pct, py, require_column
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import THESIS_MAX_TIME, THESIS_MIN_ACCURACY
 
 #: Constraint status of a point, in the order of the thesis' Tables 6.3-6.5: (time met?, accuracy met?).
 STATUS_LABELS = ("Time/Acc", "notTime/Acc", "Time/notAcc", "notTime/notAcc")
@@ -51,8 +52,6 @@ STATUS_LABELS = ("Time/Acc", "notTime/Acc", "Time/notAcc", "notTime/notAcc")
 STATUSES = ("infeasible", "full_size_infeasible", "full_size_optimal", "subsampling_helps")
 
 #: The QoS constraints of the thesis' Nephele evaluation (§6.2-6.3): ``A_min`` = 85%, ``T_max`` = 300 s.
-THESIS_MIN_ACCURACY = 0.85
-THESIS_MAX_TIME = 300.0
 
 
 def _check_constraints(min_accuracy, max_time) -> tuple[float, float]:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tt_core.data.paper_defaults import TESTS_PER_RUN
+
 #: label -> (optimiser options, scoring of the initial design). The first is the workbook's default.
 VARIANTS = {
     "workbook default": ((), "incumbent"),
@@ -36,7 +38,7 @@ VARIANTS = {
 }
 
 
-def variant_specs(seeds, benchmark: str = "rnn", optimizer: str = "trimtuner-dt", iterations: int = 44,
+def variant_specs(seeds, benchmark: str = "rnn", optimizer: str = "trimtuner-dt", iterations: int = TESTS_PER_RUN,
                   labels=None) -> dict:
     """``label -> list of RunSpec`` of each variant (the default runs are Fig. 1's, reused)."""
     from tt_core.experiments.store import RunSpec

@@ -7,6 +7,7 @@ import json
 import sys
 
 from tt_core.cli.common import JSON_HELP, count, jsonable, light, show_help, whole
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN
 
 HELP = "run the TrimTuner authors' public code (their TrimTuner-DT) as an oracle"
 
@@ -29,10 +30,11 @@ def add_parser(sub, only: str | None) -> None:
     ar.add_argument("--benchmark", required=True, help="rnn or cnn")
     ar.add_argument("--seed", type=whole("--seed", 1, 1_000_000), required=True,
                     help="the authors' seed (1 to 1000000)")
-    ar.add_argument("--beta", type=float, help="fraction kept by the CEA filter (cea only; default 0.1)")
+    ar.add_argument("--beta", type=float, help=f"fraction kept by the CEA filter (cea only; default {CEA_BETA:g})")
     ar.add_argument("--filter", default="cea", help="cea (default) or nofilter")
     ar.add_argument("--residue", default="empirical", help=f"one of {', '.join(A.RESIDUES)} (default empirical)")
-    ar.add_argument("--iterations", type=count("--iterations"), default=44, help="tests in total (default 44)")
+    ar.add_argument("--iterations", type=count("--iterations"), default=TESTS_PER_RUN,
+                    help=f"tests in total (default {TESTS_PER_RUN})")
     ar.add_argument("--dh-seed", type=whole("--dh-seed", 0), default=0,
                     help="--residue empirical only: 0 (default) draws as the reference runs did")
     ar.add_argument("--store", action="store_true", help="also store the run in the run store as optimiser authors-dt")
@@ -73,7 +75,7 @@ def cmd_authors_run(args) -> int:
     if args.runs_dir is not None and not args.store:
         raise ValueError(f"--runs-dir {args.runs_dir} applies with --store only; add --store to keep the run there, "
                          "or drop --runs-dir")
-    res = A.run_authors(args.benchmark, args.seed, beta=0.1 if args.beta is None else args.beta,
+    res = A.run_authors(args.benchmark, args.seed, beta=CEA_BETA if args.beta is None else args.beta,
                         filter=args.filter, residue=args.residue,
                         iterations=args.iterations, dh_seed=args.dh_seed, verbose=args.verbose)
     res["summary"] = A.summary(res)

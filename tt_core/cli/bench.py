@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tt_core.cli.common import JSON_HELP, check_out_file, count, light, profile_names, show_help, whole
+from tt_core.data.paper_defaults import TESTS_PER_RUN
 
 HELP = "benchmarks of the workbook's own computations"
 
@@ -77,7 +78,8 @@ def add_parser(sub, only: str | None) -> None:
     ba.add_argument("--benchmark", default="rnn", help="rnn (default) or cnn")
     ba.add_argument("--seed", type=whole("--seed", 1), default=1, help="the authors' seed (default 1)")
     ba.add_argument("--residue", default="empirical", help="dH residue model (default empirical)")
-    ba.add_argument("--iterations", type=count("--iterations"), default=44, help="tests in total (default 44)")
+    ba.add_argument("--iterations", type=count("--iterations"), default=TESTS_PER_RUN,
+                    help=f"tests in total (default {TESTS_PER_RUN})")
     ba.add_argument("--json", action="store_true", help=JSON_HELP)
     ba.set_defaults(func=cmd_bench_authors)
     bench.set_defaults(func=show_help(bench))
@@ -88,7 +90,7 @@ def cmd_bench_acquisition(args) -> int:
     import resource
 
     args.settings = ["trimtuner-dt:cea:10%", "trimtuner-gp:cea:10%", "fabolas", "eic"]
-    args.n_obs, args.policy, args.resume, args.blas_threads = [44], "random", False, 1
+    args.n_obs, args.policy, args.resume, args.blas_threads = [TESTS_PER_RUN], "random", False, 1
     args.by_n_obs, args.quick, args.warmup = False, False, 1
     rc = cmd_bench_recommend(args)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

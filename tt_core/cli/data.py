@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tt_core.cli.common import JSON_HELP, fraction, jsonable, positive, print_result, show_help
+from tt_core.data.paper_defaults import THESIS_MAX_TIME, THESIS_MIN_ACCURACY
 
 
 def add_parsers(sub, only: str | None) -> None:
@@ -46,9 +47,9 @@ def add_parsers(sub, only: str | None) -> None:
     sg = sub.add_parser("subsampling-gain", help="thesis Table 6.2 and Eq. 6.2 for one benchmark",
                         examples="tt subsampling-gain --benchmark cnn --min-accuracy 0.85 --max-time 300")
     sg.add_argument("--benchmark", required=True, help="cnn, rnn or a CSV path")
-    sg.add_argument("--min-accuracy", type=fraction("--min-accuracy"), default=0.85,
-                    help="accuracy a configuration needs (default 0.85, thesis §6.2)")
-    sg.add_argument("--max-time", type=positive("--max-time"), default=300.0, help="seconds")
+    sg.add_argument("--min-accuracy", type=fraction("--min-accuracy"), default=THESIS_MIN_ACCURACY,
+                    help=f"accuracy a configuration needs (default {THESIS_MIN_ACCURACY:g}, thesis §6.2)")
+    sg.add_argument("--max-time", type=positive("--max-time"), default=THESIS_MAX_TIME, help="seconds")
     sg.add_argument("--json", action="store_true", help=JSON_HELP)
     sg.set_defaults(func=cmd_subsampling_gain)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tt_core.cli.common import JSON_HELP, MAX_SEED, count, fraction, jsonable, light, positive, whole
+from tt_core.data.paper_defaults import CEA_BETA, INITIAL_BUDGETS, TESTS_PER_RUN, THESIS_MIN_ACCURACY
 
 #: Largest lookahead horizon ``tt`` accepts: :data:`tt_core.optimizers.budgeted.MAX_HORIZON` (typed here so
 #: that building the parser imports no optimiser; tests/test_hostile_inputs.py checks that they agree).
@@ -23,9 +24,9 @@ def add_parser(sub, only: str | None) -> None:
     op.add_argument("--seed", type=whole("--seed", 0, MAX_SEED), required=True,
                     help=f"seed of every random choice of the run (same seed, same run; 0 to {MAX_SEED})")
     op.add_argument("--iterations", type=count("--iterations"),
-                    help="tests in total, initial design included (default 44; nephele, lynceus, cherrypick: "
+                    help=f"tests in total, initial design included (default {TESTS_PER_RUN}; nephele, lynceus, cherrypick: "
                          "until the budget is spent)")
-    op.add_argument("--beta", type=fraction("--beta"), help="filter fraction (model-based optimisers; default 0.1)")
+    op.add_argument("--beta", type=fraction("--beta"), help=f"filter fraction (model-based optimisers; default {CEA_BETA:g})")
     op.add_argument("--filter", help="override the filter: cea, random, none, direct, cmaes")
     op.add_argument("--max-cost", type=positive("--max-cost"), help="USD (default: the benchmark's)")
     op.add_argument("--max-time", type=positive("--max-time"), help="seconds")
@@ -46,11 +47,12 @@ def optimizer_names(only: str | None) -> list[str]:
 def add_problem_options(p) -> None:
     """The options of the thesis' cost-minimising problems (``tt optimize`` and ``tt runs``)."""
     p.add_argument("--min-accuracy", type=fraction("--min-accuracy"),
-                   help="accuracy limit (nephele, lynceus, cherrypick: default 0.85, thesis §6.2)")
+                   help=f"accuracy limit (nephele, lynceus, cherrypick: default {THESIS_MIN_ACCURACY:g}, thesis §6.2)")
     p.add_argument("--budget", type=positive("--budget"),
                    help="exploration budget in USD (budgeted optimisers: default CNN 20, RNN 2.5)")
     p.add_argument("--initial-budget", type=positive("--initial-budget"),
-                   help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, CNN 5, RNN 1)")
+                   help="B_init in USD of nephele, lynceus, cherrypick (default: thesis Table 6.1, "
+                        f"CNN {INITIAL_BUDGETS['cnn']:g}, RNN {INITIAL_BUDGETS['rnn']:g})")
     p.add_argument("--horizon", type=whole("--horizon", 0, MAX_HORIZON),
                    help=f"lookahead horizon of nephele and lynceus, 0 to {MAX_HORIZON} "
                         "(default 0; the thesis: 0, 1, 2)")
@@ -73,7 +75,7 @@ def cmd_optimize(args) -> int:
     from tt_core.optimizers.registry import objective_of, spec
 
     budgeted = spec(args.optimizer).family == "budgeted"
-    iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
+    iterations = args.iterations if args.iterations is not None else (None if budgeted else TESTS_PER_RUN)
     traj = run_optimization(
         args.benchmark, args.optimizer, seed=args.seed, iterations=iterations, beta=args.beta,
         filter=args.filter, max_cost=args.max_cost, max_time=args.max_time, min_accuracy=args.min_accuracy,

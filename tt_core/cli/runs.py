@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tt_core.cli.common import MAX_SEED, check_out_folder, count, integer, jsonable, positive, profile_names, whole
 from tt_core.cli.optimize import add_problem_options, method_options
+from tt_core.data.paper_defaults import TESTS_PER_RUN
 
 #: A grid with more runs to compute than this stops after printing its estimate, unless --max-runs allows them
 #: (the paper profile's largest grid computes 120 runs).
@@ -31,7 +32,7 @@ def add_parser(sub, only: str | None) -> None:
     ru.add_argument("--seeds", nargs="+", type=whole("--seeds", 0, MAX_SEED),
                     help=f"seeds, one run per seed (0 to {MAX_SEED})")
     ru.add_argument("--iterations", type=count("--iterations"),
-                    help="tests per run (default 44; the budgeted optimisers run until the budget is spent)")
+                    help=f"tests per run (default {TESTS_PER_RUN}; the budgeted optimisers run until the budget is spent)")
     ru.add_argument("--max-cost", type=positive("--max-cost"), help="USD (default: the benchmark's)")
     ru.add_argument("--max-time", type=positive("--max-time"), help="seconds")
     add_problem_options(ru)
@@ -142,7 +143,7 @@ def cmd_runs(args) -> int:
         specs = []
         for name in args.optimizers:
             budgeted = name != "authors-dt" and spec(name).family == "budgeted"  # authors-dt: the authors' code
-            iterations = args.iterations if args.iterations is not None else (None if budgeted else 44)
+            iterations = args.iterations if args.iterations is not None else (None if budgeted else TESTS_PER_RUN)
             specs += ex.grid(args.benchmarks, [name], args.seeds, iterations=iterations, budget=args.budget,
                              min_accuracy=args.min_accuracy, max_time=args.max_time, max_cost=args.max_cost,
                              objective=args.objective if name == "random" else None,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from tt_core.data.benchmarks import PROJECT_DIR, search_dirs
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES, TESTS_PER_RUN
 
 if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -341,8 +342,8 @@ def harness_env(private: Path) -> dict:
     return env
 
 
-def run_authors(benchmark: str, seed: int, beta: float = 0.1, filter: str = "cea", residue: str = "empirical",
-                iterations: int = 44, dh_seed: int = 0, verbose: bool = False, progress=None) -> dict:
+def run_authors(benchmark: str, seed: int, beta: float = CEA_BETA, filter: str = "cea", residue: str = "empirical",
+                iterations: int = TESTS_PER_RUN, dh_seed: int = 0, verbose: bool = False, progress=None) -> dict:
     """Run the authors' TrimTuner-DT once; return its tests, incumbents and BO steps.
 
     Returns a dict with the settings, ``tests`` (per test ``x`` = [n_workers, learning_rate, batch_size,
@@ -415,7 +416,7 @@ def config_id_of(bench, x) -> int:
     return int(hit["config_id"].iloc[0])
 
 
-def trajectory(result: dict, n_init: int = 4) -> "pd.DataFrame":
+def trajectory(result: dict, n_init: int = INITIAL_SAMPLES) -> "pd.DataFrame":
     """One row per test in the run store's columns, the incumbent scored by its measured full-size values.
 
     During the initial design the authors' code names no incumbent of its models; their log records the
@@ -492,7 +493,7 @@ def check_spec(spec) -> None:
     if any(v is not None for v in (spec.max_cost, spec.max_time, spec.min_accuracy, spec.budget)):
         raise AuthorsError("authors-dt runs with the authors' own cost limits (RNN $0.02, CNN $0.10): give no "
                            "max_cost, max_time, min_accuracy or budget")
-    check_settings(spec.benchmark, spec.beta if spec.beta is not None else 0.1, spec.filter or "cea",
+    check_settings(spec.benchmark, spec.beta if spec.beta is not None else CEA_BETA, spec.filter or "cea",
                    opts.get("residue", SPEC_OPTIONS["residue"]), spec.iterations if spec.iterations is not None else -1,
                    spec.seed)
 
@@ -516,7 +517,7 @@ class AuthorsReplay:
         if should_stop is not None and should_stop():
             raise Interrupted("stopped before the authors' code started")
         s, opts = self.spec, {**SPEC_OPTIONS, **dict(self.spec.options)}
-        self.result = run_authors(s.benchmark, s.seed, beta=s.beta if s.beta is not None else 0.1,
+        self.result = run_authors(s.benchmark, s.seed, beta=s.beta if s.beta is not None else CEA_BETA,
                                   filter=s.filter or "cea", residue=opts["residue"], iterations=int(iterations),
                                   dh_seed=int(opts["dh_seed"]))
         return frame_for_store(self.result)

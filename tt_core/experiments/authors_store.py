@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from tt_core.experiments.authors import OPTIMIZER, SPEC_OPTIONS, frame_for_store
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN
 
 
 def spec_of(result: dict):
@@ -34,7 +35,7 @@ def store_run(result: dict, runs_dir=None):
                      authors_versions=result["versions"], authors_code=result["code"])
 
 
-def authors_specs(benchmarks, seeds, residues=("empirical",), betas=(0.1,), filters=("cea",), iterations: int = 44):
+def authors_specs(benchmarks, seeds, residues=("empirical",), betas=(CEA_BETA,), filters=("cea",), iterations: int = TESTS_PER_RUN):
     """RunSpecs of ``authors-dt`` for a grid (what a notebook passes to ``ensure_runs``).
 
     ``filters`` holds ``cea`` and/or ``nofilter``; ``betas`` apply to ``cea`` only.

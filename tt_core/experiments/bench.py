@@ -55,6 +55,7 @@ import pandas as pd
 
 from tt_core.data.io import cpu_model, write_csv
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN, THESIS_MAX_TIME, THESIS_MIN_ACCURACY
 
 __all__ = [
     "Setting", "SETTING_GROUPS", "parse_settings", "machine_info", "replay_pairs", "measure_recommendation",
@@ -78,7 +79,7 @@ class Setting:
 
     optimizer: str
     filter: str | None = None
-    beta: float = 0.1
+    beta: float = CEA_BETA
 
     def __post_init__(self):
         from tt_core.bo.filters import FILTERS
@@ -101,7 +102,7 @@ class Setting:
     @property
     def label(self) -> str:
         """``optimizer``, ``optimizer:filter`` (no filter / filter keeps all) or ``optimizer:filter:beta%``."""
-        if self.filter is None and self.beta == 0.1:
+        if self.filter is None and self.beta == CEA_BETA:
             return self.optimizer
         if self.filter == "none":
             return f"{self.optimizer}:none"
@@ -119,7 +120,7 @@ class Setting:
             raise ValueError(f"a setting is OPTIMIZER[:FILTER[:BETA]], got {shown(text)}")
         opt = parts[0]
         filt = parts[1] if len(parts) > 1 and parts[1] not in ("", "default") else None
-        beta = 0.1
+        beta = CEA_BETA
         if len(parts) == 3:
             raw = parts[2]
             try:
@@ -538,7 +539,7 @@ def format_summary(summary: pd.DataFrame) -> str:
 # ------------------------------------------------------------------------------------------------
 def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), seed: int = 1, n_states: int = 3,
                          steps_between: int = 5, budget: float | None = None, initial_budget: float | None = None,
-                         min_accuracy: float = 0.85, max_time: float = 300.0,
+                         min_accuracy: float = THESIS_MIN_ACCURACY, max_time: float = THESIS_MAX_TIME,
                          skip=None) -> pd.DataFrame:
     """Wall time of one Nephele recommendation per lookahead horizon, at identical optimiser states.
 
@@ -595,7 +596,7 @@ def time_recommendations(benchmark, *, horizons=(0, 1, 2), max_paths=(None,), se
     return pd.DataFrame(rows)
 
 
-def bench_authors(benchmark: str = "rnn", seed: int = 1, residue: str = "empirical", iterations: int = 44) -> dict:
+def bench_authors(benchmark: str = "rnn", seed: int = 1, residue: str = "empirical", iterations: int = TESTS_PER_RUN) -> dict:
     """CPU seconds (this process and the authors' harness, ``getrusage``) and wall seconds of one run of the
     authors' TrimTuner-DT (:func:`tt_core.experiments.authors.run_authors`), with its BO tests' mean size
     fraction (a check that the run is the one measured)."""

@@ -47,9 +47,8 @@ from __future__ import annotations
 
 import copy
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, FIG4_BETAS, INITIAL_BUDGETS, TESTS_PER_RUN  # noqa: F401 (INITIAL_BUDGETS re-exported)
 
-#: Thesis Table 6.1: initial-sampling budget B_init per network (USD).
-INITIAL_BUDGETS = {"cnn": 5.0, "rnn": 1.0, "mlp": 2.0}
 #: Exploration budget B (USD). The thesis gives no number, only "a value that could allow the optimizers
 #: to find the optimum" (§6.2); these were chosen so that, on these measurements, the 90th percentile of
 #: the Nephele *and* baseline runs reaches the optimum of its own search space (see notebook 09).
@@ -95,11 +94,11 @@ PROFILES: dict[str, dict[str, dict]] = {
                  "iterations": 8},
         "fig2": {"readings_seeds": [], "readings_optimizers": []},
         "fig3": {"plan": {"trimtuner-dt": {"seeds": [1], "iterations": 6}}, "n_jobs": 1},
-        "fig4": {"seeds": [1], "iterations": 6, "networks": ["rnn"], "betas": [0.01, 0.1, 1.0], "n_jobs": 1},
+        "fig4": {"seeds": [1], "iterations": 6, "networks": ["rnn"], "betas": [0.01, CEA_BETA, 1.0], "n_jobs": 1},
         "variants": {"seeds": [1], "iterations": 6, "combined": False},
         # the authors' public code (tt authors run): empirical dH residue on `seeds`, pos/zero/neg on `range_seeds`
         "authors": {"benchmarks": ["rnn"], "seeds": [1], "range_seeds": [], "iterations": 8},
-        "alpha_trace": {"seeds": [1], "iterations": 6, "betas": [0.1]},
+        "alpha_trace": {"seeds": [1], "iterations": 6, "betas": [CEA_BETA]},
         # timings: >= 3 timed repeats per state after a discarded warm-up (recommendation_time.MIN_REPEATS)
         "tables3_4": {"plans": [{"benchmark": "rnn", "settings": ["eic", "eic-usd", _TABLE4_DT],
                                  "n_obs": [8, 20], "seeds": [1], "repeats": 3}]},
@@ -119,15 +118,15 @@ PROFILES: dict[str, dict[str, dict]] = {
     },
     "quick": {
         "fig1": {"benchmarks": ["cnn", "rnn"], "optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"],
-                 "seeds": [1, 2, 3], "iterations": 44},
+                 "seeds": [1, 2, 3], "iterations": TESTS_PER_RUN},
         "fig2": {"readings_seeds": [], "readings_optimizers": []},
-        "fig3": {"plan": {"trimtuner-dt": {"seeds": [1, 2, 3], "iterations": 44}}, "n_jobs": None},
-        "fig4": {"seeds": [1, 2, 3], "iterations": 44, "networks": ["rnn", "cnn"],
-                 "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
-        "variants": {"seeds": [1, 2, 3], "iterations": 44, "combined": False},
-        "authors": {"benchmarks": ["cnn", "rnn"], "seeds": [1, 2], "range_seeds": [1], "iterations": 44},
+        "fig3": {"plan": {"trimtuner-dt": {"seeds": [1, 2, 3], "iterations": TESTS_PER_RUN}}, "n_jobs": None},
+        "fig4": {"seeds": [1, 2, 3], "iterations": TESTS_PER_RUN, "networks": ["rnn", "cnn"],
+                 "betas": list(FIG4_BETAS), "n_jobs": None},
+        "variants": {"seeds": [1, 2, 3], "iterations": TESTS_PER_RUN, "combined": False},
+        "authors": {"benchmarks": ["cnn", "rnn"], "seeds": [1, 2], "range_seeds": [1], "iterations": TESTS_PER_RUN},
         # about 1 CPU minute (a traced DT run: 20-40 s)
-        "alpha_trace": {"seeds": [1], "iterations": 44, "betas": [0.1, 1.0]},
+        "alpha_trace": {"seeds": [1], "iterations": TESTS_PER_RUN, "betas": [CEA_BETA, 1.0]},
         # timings: 3 timed repeats per optimiser state after a discarded warm-up, at states over a whole run
         # (about 1 CPU minute, most of it the GP settings)
         "tables3_4": {"plans": [
@@ -157,19 +156,19 @@ PROFILES: dict[str, dict[str, dict]] = {
     "paper": {
         "fig1": {"benchmarks": ["cnn", "rnn"],
                  "optimizers": ["trimtuner-dt", "trimtuner-gp", "fabolas", "eic", "eic-usd", "random"],
-                 "seeds": list(range(1, 11)), "iterations": 44},
+                 "seeds": list(range(1, 11)), "iterations": TESTS_PER_RUN},
         # Fig. 2's readings with 30 seeds of the cheap optimisers (about 15 CPU minutes; the GP ones stay at 10)
         "fig2": {"readings_seeds": list(range(1, 31)), "readings_optimizers": ["trimtuner-dt", "eic", "eic-usd", "random"]},
         # Fig. 3 as the paper ran it: TrimTuner-GP on the RNN, beta 10%, CEA vs DIRECT vs CMA-ES vs random
-        "fig3": {"plan": {"trimtuner-gp": {"seeds": list(range(1, 11)), "iterations": 44}}, "n_jobs": None},
+        "fig3": {"plan": {"trimtuner-gp": {"seeds": list(range(1, 11)), "iterations": TESTS_PER_RUN}}, "n_jobs": None},
         # Fig. 4 as the paper ran it: TrimTuner-DT on the RNN at the paper's betas (1.0 = no filter)
-        "fig4": {"seeds": list(range(1, 11)), "iterations": 44, "networks": ["rnn"],
-                 "betas": [0.01, 0.1, 0.2, 0.5, 1.0], "n_jobs": None},
-        "variants": {"seeds": list(range(1, 11)), "iterations": 44, "combined": True},
+        "fig4": {"seeds": list(range(1, 11)), "iterations": TESTS_PER_RUN, "networks": ["rnn"],
+                 "betas": list(FIG4_BETAS), "n_jobs": None},
+        "variants": {"seeds": list(range(1, 11)), "iterations": TESTS_PER_RUN, "combined": True},
         "authors": {"benchmarks": ["cnn", "rnn"], "seeds": list(range(1, 11)), "range_seeds": list(range(1, 11)),
-                    "iterations": 44},
+                    "iterations": TESTS_PER_RUN},
         # about 5-6 CPU minutes
-        "alpha_trace": {"seeds": [1, 2, 3, 4, 5], "iterations": 44, "betas": [0.1, 1.0]},
+        "alpha_trace": {"seeds": [1, 2, 3, 4, 5], "iterations": TESTS_PER_RUN, "betas": [CEA_BETA, 1.0]},
         "tables3_4": {"plans": [
             {"benchmark": b, "settings": ["table3"] + (["table4"] if b == "rnn" else []), "n_obs": [8, 20, 44],
              "seeds": [1, 2, 3], "repeats": 3} for b in ("rnn", "cnn")]},

@@ -25,10 +25,8 @@ from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis, cno, opti
 from tt_core.optimizers import make_optimizer
 from tt_core.optimizers.registry import objective_of
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import INITIAL_BUDGETS, TESTS_PER_RUN, THESIS_MAX_TIME, THESIS_MIN_ACCURACY  # noqa: F401 (re-exported)
 
-#: The thesis' constraints (§6.2): A_min = 85 %, T_max = 300 s, the defaults of cost-minimising runs.
-THESIS_MIN_ACCURACY = 0.85
-THESIS_MAX_TIME = 300.0
 
 
 def problem_limits(bench: Benchmark, objective: str, *, max_cost=None, max_time=None, min_accuracy=None,
@@ -81,7 +79,6 @@ def _check_limit_columns(bench: Benchmark, max_cost, max_time) -> None:
 
 def method_options(bench: Benchmark, optimizer: str, options: dict) -> dict:
     """``options`` with the per-benchmark defaults of the thesis' budgeted methods (``initial_budget``)."""
-    from tt_core.experiments.profiles import INITIAL_BUDGETS
     from tt_core.optimizers.registry import spec
 
     out = dict(options)
@@ -291,7 +288,7 @@ def run_optimization(
     optimizer: str,
     *,
     seed: int,
-    iterations: int | None = 44,
+    iterations: int | None = TESTS_PER_RUN,
     beta: float | None = None,
     filter: str | None = None,
     max_cost: float | None = None,

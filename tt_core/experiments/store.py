@@ -25,6 +25,7 @@ from tt_core.data import entries
 from tt_core.data.benchmarks import PROJECT_DIR
 from tt_core.data.io import atomic_path
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN
 from tt_core.data.seeds import check_seed
 
 DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
@@ -37,7 +38,7 @@ class RunSpec:
     benchmark: str
     optimizer: str
     seed: int
-    iterations: int | None = 44   # None: until the exploration budget is spent
+    iterations: int | None = TESTS_PER_RUN   # None: until the exploration budget is spent
     beta: float | None = None
     filter: str | None = None
     max_cost: float | None = None
@@ -56,11 +57,11 @@ class RunSpec:
             from tt_core.experiments.authors import check_spec
 
             if self.beta is None and self.filter != "nofilter":
-                object.__setattr__(self, "beta", 0.1)
+                object.__setattr__(self, "beta", CEA_BETA)
             return check_spec(self)
         objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
         if self.beta is None and spec(self.optimizer).family == "model-based":
-            object.__setattr__(self, "beta", 0.1)  # the paper's filter fraction, stored explicitly
+            object.__setattr__(self, "beta", CEA_BETA)  # the paper's filter fraction, stored explicitly
         object.__setattr__(self, "seed", check_seed(self.seed))
 
     @property
@@ -71,7 +72,7 @@ class RunSpec:
             parts.append("mincost")
         if self.filter is not None:
             parts.append(self.filter)
-        if self.beta is not None and self.beta != 0.1:
+        if self.beta is not None and self.beta != CEA_BETA:
             parts.append(f"b{self.beta:g}")
         parts += [f"{k}{v}" for k, v in self.options]
         if self.max_cost is not None:
@@ -82,7 +83,7 @@ class RunSpec:
             parts.append(f"a{self.min_accuracy:g}")
         if self.budget is not None:
             parts.append(f"B{self.budget:g}")
-        if self.iterations is not None and self.iterations != 44:
+        if self.iterations is not None and self.iterations != TESTS_PER_RUN:
             parts.append(f"it{self.iterations}")
         return "-".join(parts)
 
@@ -95,7 +96,7 @@ class RunSpec:
             parts.append("(min cost)")
         if self.filter is not None:
             parts.append(f"filter {self.filter}")
-        if self.beta is not None and self.beta != 0.1:
+        if self.beta is not None and self.beta != CEA_BETA:
             parts.append(f"beta {self.beta:g}")
         return " ".join(parts) + f" seed {self.seed}"
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from tt_core.data.paper_defaults import TESTS_PER_RUN
+
 __all__ = ["describe_config", "final_scores", "median_seed", "money", "recommendation_sentence", "runs_sentence",
            "typical_seed", "plain"]
 
@@ -175,7 +177,7 @@ def runs_sentence(scores) -> str:
 # Teaching defaults: which seed the tour, the explorer and the README show
 # ------------------------------------------------------------------------------------------------
 #: The rule for the teaching notebooks' default seed: TrimTuner-DT on the RNN, seeds 1-10, 44 tests.
-TYPICAL_SEED_RULE = {"benchmark": "rnn", "optimizer": "trimtuner-dt", "seeds": tuple(range(1, 11)), "iterations": 44}
+TYPICAL_SEED_RULE = {"benchmark": "rnn", "optimizer": "trimtuner-dt", "seeds": tuple(range(1, 11)), "iterations": TESTS_PER_RUN}
 
 
 def median_seed(scores: dict) -> int:
@@ -197,7 +199,7 @@ def median_seed(scores: dict) -> int:
 
 
 def typical_seed(benchmark: str = "rnn", optimizer: str = "trimtuner-dt", seeds=tuple(range(1, 11)),
-                 iterations: int = 44) -> tuple[int, dict]:
+                 iterations: int = TESTS_PER_RUN) -> tuple[int, dict]:
     """``(seed, {seed: final Accuracy_C})``: the run of median final Accuracy_C among ``seeds``
     (:func:`median_seed`), so that a teaching notebook's default run is a typical one, not a lucky or
     an unlucky one. The defaults are :data:`TYPICAL_SEED_RULE`."""

@@ -36,6 +36,7 @@ from tt_core.data.space import ConfigSpace
 from tt_core.optimizers import parts
 from tt_core.optimizers.base import Optimizer, Recommendation
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES
 
 ModelFactory = Callable[[str, int, ConfigSpace], object]
 
@@ -106,7 +107,7 @@ class DesignedOptimizer(Optimizer):
     finish_last_run : bool
     """
 
-    def __init__(self, problem, *, seed: int, full_size_only: bool = True, n_init: int = 4,
+    def __init__(self, problem, *, seed: int, full_size_only: bool = True, n_init: int = INITIAL_SAMPLES,
                  finish_last_run: bool = True):
         super().__init__(problem, seed=seed, full_size_only=full_size_only, finish_last_run=finish_last_run)
         self.rng = np.random.default_rng(seed)
@@ -153,7 +154,7 @@ class RandomSearch(DesignedOptimizer):
                  finish_last_run: bool = True):
         by_cost = problem.objective == "cost"
         super().__init__(problem, seed=seed, full_size_only=(not by_cost) if full_size_only is None else full_size_only,
-                         n_init=(0 if by_cost else 4) if n_init is None else n_init, finish_last_run=finish_last_run)
+                         n_init=(0 if by_cost else INITIAL_SAMPLES) if n_init is None else n_init, finish_last_run=finish_last_run)
 
     def _select(self):
         return self._random_untested()
@@ -228,8 +229,8 @@ class ModelBasedOptimizer(DesignedOptimizer):
 
     @classmethod
     def from_settings(cls, problem, *, seed, model_factory: ModelFactory, acquisition: str,
-                      filter: str = "cea", beta: float = 0.1, subsampling: bool = True,
-                      constrained_incumbent: bool = True, n_init: int = 4, n_representers: int = 50,
+                      filter: str = "cea", beta: float = CEA_BETA, subsampling: bool = True,
+                      constrained_incumbent: bool = True, n_init: int = INITIAL_SAMPLES, n_representers: int = 50,
                       gh_roots: int = 1, snapshot_init: bool = True, finish_last_run: bool = True,
                       incumbent_rule: str = "paper", random_ties: bool = True, init_design: str = "paper",
                       test_full_size: bool = True, constraint_factor: str = "probability",

@@ -32,6 +32,7 @@ from tt_core.bo.constraints import LOSS
 from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_configs, subsampled_snapshot
 from tt_core.bo.history import loss_target
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES
 from tt_core.data.space import ConfigSpace
 
 
@@ -202,7 +203,7 @@ class CandidateFilter:
     over: ``beta`` (in (0, 1]) of them. DIRECT and CMA-ES maximise the acquisition itself on the continuous
     relaxation (paper Sec. IV-B); CEA ranks by Eq. 6."""
 
-    def __init__(self, name: str = "cea", beta: float = 0.1):
+    def __init__(self, name: str = "cea", beta: float = CEA_BETA):
         from tt_core.bo.filters import get_filter
 
         if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0.0 < beta <= 1.0):
@@ -272,7 +273,7 @@ class PaperDesign:
 
     name = "paper"
 
-    def __init__(self, n_init: int = 4, snapshot: bool = True):
+    def __init__(self, n_init: int = INITIAL_SAMPLES, snapshot: bool = True):
         self.n_init = n_init
         self.snapshot = bool(snapshot)
 

@@ -45,6 +45,7 @@ from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
 from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
 from tt_core.optimizers.parts import FabolasGPSurrogate, MaternGPSurrogate, TreeSurrogate
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA
 from tt_core.data.seeds import check_seed
 
 
@@ -107,7 +108,7 @@ class ModelBasedRecipe:
             settings["n_init"] = settings["n_init"](problem.space)
         return ModelBasedOptimizer.from_settings(
             problem, seed=seed, model_factory=surrogate, acquisition=self.acquisition,
-            filter=filter_override or self.filter, beta=0.1 if beta is None else beta, subsampling=self.subsampling,
+            filter=filter_override or self.filter, beta=CEA_BETA if beta is None else beta, subsampling=self.subsampling,
             constrained_incumbent=self.constrained_incumbent, **settings)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tt_core.data.paper_defaults import FIG4_BETAS
+
 #: The networks of the papers, in the papers' order; the MLP's data are not public.
 NETWORKS = ("cnn", "rnn", "mlp")
 
@@ -333,7 +335,7 @@ FIG3 = {"fraction": 0.9, "savings_vs": {"cmaes": 3.62, "direct": 7.0}}
 #: achieved when the no filtering heuristic is employed"; "the smaller the number of configurations that
 #: the heuristic can select, the worse the performance"; "we do not observe a significant degradation for
 #: values of beta as low as 10%". Betas shown: 1%, 10%, 20%, 50% and no filter.
-FIG4 = {"betas": (0.01, 0.1, 0.2, 0.5, 1.0), "best": "none", "no_significant_degradation_down_to": 0.1}
+FIG4 = {"betas": FIG4_BETAS, "best": "none", "no_significant_degradation_down_to": 0.1}
 
 # ---------------------------------------------------------------------------------------------
 # The papers' experimental setups (what each figure was run with), for the settings tables

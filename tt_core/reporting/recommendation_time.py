@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from tt_core.analysis import studies as study
+from tt_core.data.paper_defaults import CEA_BETA
 from tt_core.experiments import bench
 from tt_core.reporting import paper_values as pv
 from tt_core.reporting.summary import comparison
@@ -314,7 +315,7 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
     t4 = t4.drop_duplicates(["optimizer", "filter", "beta"])
     t4["paper_min"] = [pv.TABLE_IV_MIN.get((f, round(b, 2)), {}).get(o)
                        for o, f, b in zip(t4["optimizer"], t4["filter"], t4["beta"])]
-    ref = t4[(t4["filter"] == "cea") & (t4["beta"].round(2) == 0.1)].set_index("optimizer")
+    ref = t4[(t4["filter"] == "cea") & (t4["beta"].round(2) == CEA_BETA)].set_index("optimizer")
     t4["x CEA 10%"] = t4["median"] / t4["optimizer"].map(ref["median"])
     t4["paper x CEA 10%"] = t4["paper_min"] / t4["optimizer"].map(ref["paper_min"])
     t4["heuristic"] = [study.heuristic_label(f, b) for f, b in zip(t4["filter"], t4["beta"])]
