@@ -133,6 +133,10 @@ def test_the_eta_says_whether_it_follows_this_machines_pace():
     expected = [60.0, 120.0, 120.0]
     # before a notebook is done: the measured times, 300 s = 5:00
     assert nt.eta_text(*nt.eta(expected, []), 0) == "about 5:00 left by the measured times"
+    # the last of 2 notebooks expected 200 s (pace 1.5 from the first) has run 400 s: no zero, it says why
+    assert nt.eta_text(*nt.eta([100.0, 200.0], [150.0], running=400.0), 1, 2) == (
+        "the last notebook runs past its expected time: no estimate of what is left")
+    assert nt.eta_text(*nt.eta([100.0, 200.0], [150.0], running=100.0), 1, 2).startswith("about 3:20 left")
     # the first took 150 s for 60 expected (the notebook 13: 6.6 min for 2.5-2.9): pace 2.5, 2.5 * 240 = 600 s
     assert nt.eta_text(*nt.eta(expected, [150.0]), 1) == (
         "about 10:00 left at this machine's pace so far (2.5 x the measured times)")

@@ -199,9 +199,13 @@ def start_line(expected: list[Expected]) -> str:
     return line
 
 
-def eta_text(pace: float, left: float, done: int) -> str:
+def eta_text(pace: float, left: float, done: int, total: int | None = None) -> str:
     """The ETA of the bar: ``"about 4:10 left at this machine's pace so far (2.5 x the measured times)"`` once
-    ``done`` notebooks finished, ``"about 1:40 left by the measured times"`` before."""
+    ``done`` notebooks finished, ``"about 1:40 left by the measured times"`` before. When nothing is left by
+    the estimate but a notebook of ``total`` still runs (the last one runs past its expected time), it says
+    so instead of a zero."""
+    if total is not None and done < total and left < 0.5:
+        return "the last notebook runs past its expected time: no estimate of what is left"
     if not done:
         return f"about {clock(left)} left by the measured times"
     return f"about {clock(left)} left at this machine's pace so far ({pace:.2g} x the measured times)"

@@ -257,7 +257,7 @@ class _EtaTicker:
         k = len(self.actual)
         pace, left = notebook_times.eta(self.expected, self.actual, time.perf_counter() - self.t0)
         stem = self.entries[k].stem if k < len(self.entries) else "done"
-        self.bar.set_postfix_str(f"{k}/{len(self.entries)} notebooks, {stem}, {notebook_times.eta_text(pace, left, k)}",
+        self.bar.set_postfix_str(f"{k}/{len(self.entries)} notebooks, {stem}, {notebook_times.eta_text(pace, left, k, len(self.entries))}",
                                  refresh=refresh)
 
     def _loop(self) -> None:
