@@ -210,10 +210,9 @@ effects
 # %%
 import json as _json
 
-import matplotlib.pyplot as plt
-
 from tt_core.experiments import authors as au
 from tt_core.experiments.authors_store import authors_specs
+from tt_core.plotting.authors_code import plot_authors_code
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
@@ -256,28 +255,12 @@ effects
 ref = au.reference_dir()
 exact_file = ref / "out_rnn_s1_cea10_exact_14.json" if ref is not None else None
 if aruns is not None:
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
-    if exact_file is not None and exact_file.is_file():
-        steps_exact = _json.loads(exact_file.read_text())["steps"]
-        for k, st in enumerate(steps_exact, start=1):
-            lo = [m[0] for m in st["dh_minmax_per_estimator"]]
-            hi = [m[1] for m in st["dh_minmax_per_estimator"]]
-            a1.scatter([k] * len(lo), lo, marker="_", s=200, color="C0", label="min over candidates" if k == 1 else None)
-            a1.scatter([k] * len(hi), hi, marker="|", s=80, color="C3", label="max over candidates" if k == 1 else None)
-        a1.set(xlabel="BO step", ylabel="dH per estimator", title="authors' code: dH is one number per step")
-        a1.legend(fontsize=8)
-    else:
-        a1.text(0.5, 0.5, "exact run not found", ha="center", transform=a1.transAxes)
+    steps_exact = (_json.loads(exact_file.read_text())["steps"]
+                   if exact_file is not None and exact_file.is_file() else None)
     full = max(benches[b].max_size for b in aus["benchmarks"] if b in benches)
     sizes = sorted(set(aruns["size"]) | set(ours["size"]))
-    for i, (label, frame) in enumerate([("authors' code (empirical)", aruns[aruns["residue"] == "empirical"]),
-                                        ("this workbook", ours)]):
-        bo = frame[frame["phase"] == "bo"]
-        share = bo["size"].value_counts(normalize=True).reindex(sizes, fill_value=0.0)
-        a2.bar([j + 0.4 * i for j in range(len(sizes))], share.to_numpy(), width=0.4, label=label)
-    a2.set_xticks([j + 0.2 for j in range(len(sizes))], [f"1/{full / v:.3g}" for v in sizes])
-    a2.set(xlabel="size fraction of a BO test", ylabel="share of BO tests", title="sizes tested")
-    a2.legend(fontsize=8)
+    fig = plot_authors_code(steps_exact, {"authors' code (empirical)": aruns[aruns["residue"] == "empirical"],
+                                          "this workbook": ours}, sizes, full)
     save_figure(fig, out / "fig1_authors_code.png")
 
 # %% [markdown]

@@ -50,7 +50,6 @@ n_jobs = 2
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import display
 
@@ -60,6 +59,7 @@ from tt_core.data import lcdb
 from tt_core.data.benchmarks import sha256_of
 from tt_core.data.io import save_figure, write_csv
 from tt_core.experiments import store
+from tt_core.plotting.claims import plot_claims
 from tt_core.reporting.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "lcdb", smoke, n_jobs=n_jobs)
@@ -140,19 +140,7 @@ if available:
 
 # %%
 if available:
-    claims_order = list(dict.fromkeys(table["claim"]))
-    fig, axes = plt.subplots(1, len(claims_order), figsize=(3.2 * len(claims_order), 3.6), squeeze=False)
-    for ax, claim in zip(axes[0], claims_order):
-        t = table[table["claim"] == claim].reset_index(drop=True)
-        ax.errorbar(t["value"], np.arange(len(t)), xerr=[t["value"] - t["lo"], t["hi"] - t["value"]], fmt="o")
-        ax.axvline(1.0 if claim.startswith("Fig. 2") else 0.0, linestyle=":")
-        ax.set_yticks(np.arange(len(t)), [str(i) for i in t["openml_id"]])
-        ax.set_title(claim.replace(": ", ":\n", 1), fontsize=8)
-        if claim.startswith("Fig. 2"):
-            ax.set_xscale("log")
-    axes[0][0].set_ylabel("OpenML data set")
-    fig.suptitle(f"TrimTuner's claims on LCDB ({profile} profile; 95% bootstrap intervals over seeds)")
-    fig.tight_layout()
+    fig = plot_claims(table, title=f"TrimTuner's claims on LCDB ({profile} profile; 95% bootstrap intervals over seeds)")
     save_figure(fig, out / "lcdb_claims.png")
     plt.show()
 

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from tt_core.apps import own_job  # noqa: E402
-from tt_core.plotting import fabulinus, figures, nephele, paper, studies  # noqa: E402
+from tt_core.apps import own_job, tour  # noqa: E402
+from tt_core.plotting import authors_code, claims, fabulinus, figures, nephele, paper, seed_bands, studies  # noqa: E402
 from tt_core.plotting.style import use_style  # noqa: E402
 from tt_core.spot import figures as spot  # noqa: E402
 from tt_core.spot.traces import PriceTrace  # noqa: E402
@@ -211,7 +211,71 @@ def _ttt():
                          for c in (0.5, 1.0, np.nan)])
 
 
+def _tour_bench(name="cnn"):
+    """A small benchmark shaped as the authors' (VM types, cluster sizes, learning rates; five sizes up to 60000):
+    36 configurations whose accuracy grows with the data and whose cost grows with the VMs and the size."""
+    from tt_core.data.benchmarks import benchmark_from_table
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for v, vm in enumerate(("t2.small", "t2.medium", "t2.xlarge", "t2.2xlarge")):
+        for n in (8, 16, 32):
+            for lr in (1e-3, 1e-4, 1e-5):
+                top = rng.uniform(0.3, 0.99)
+                for size in (1000, 6000, 15000, 30000, 60000):
+                    rows.append({"vm_flavor": vm, "n_workers": n, "learning_rate": lr, "size": size,
+                                 "accuracy": top * (0.6 + 0.4 * size / 60000),
+                                 "cost": 0.002 * (v + 1) * (size / 6000) * rng.uniform(0.5, 2)})
+    return benchmark_from_table(pd.DataFrame(rows), ["vm_flavor", "n_workers", "learning_rate"], name=name,
+                                max_cost=0.05)
+
+
+def _band():
+    """A seed band of three optimisers (median, 10-90%) and one seed's curve each, as tour step 5 draws them."""
+    xs = np.geomspace(1e-3, 1, 40)
+    band, runs = [], []
+    for k, opt in enumerate(("trimtuner-dt", "eic", "random")):
+        m = 1 - 0.7 * np.exp(-xs * 10 / (k + 1))
+        band.append(pd.DataFrame({"optimizer": opt, "cumulative_cost": xs, "median": m, "lo": m - 0.1, "hi": m + 0.02,
+                                  "n": 10}))
+        for seed in (1, 2):
+            runs.append(pd.DataFrame({"optimizer": opt, "seed": seed, "cumulative_cost": xs * seed,
+                                      "accuracy_c": m - 0.05 * seed}))
+    runs = pd.concat(runs, ignore_index=True)
+    return pd.concat(band, ignore_index=True), runs, runs[runs["seed"] == 1]
+
+
+def _authors_code():
+    steps = [{"dh_minmax_per_estimator": [[1e-15 * (i - j), 1e-15 * (i - j)] for j in range(5)]} for i in range(10)]
+    sizes = [1000, 6000, 15000, 30000, 60000]
+    runs = {label: pd.DataFrame({"phase": ["init"] * 4 + ["bo"] * 40, "size": RNG.choice(sizes, 44)})
+            for label in ("authors' code (empirical)", "this workbook")}
+    return steps, runs, sizes, 60000
+
+
+def _claims(n_sets):
+    """Notebook 17's claims table: six claims on ``n_sets`` data sets (29 in the full profile)."""
+    names = ["Fig. 2: EIc's cost to target / TrimTuner-DT's", "Fig. 3/4: mean Accuracy_C, CEA 10% - no filter"] + [
+        f"Fig. 1: Accuracy_C at equal spend, TrimTuner-DT - {b}" for b in ("EIc", "EIc/USD", "FABOLAS", "Random")]
+    return pd.DataFrame([{"claim": c, "openml_id": 1000 + 37 * i, "value": 1.5 if c.startswith("Fig. 2") else 0.01,
+                          "lo": 1.1 if c.startswith("Fig. 2") else -0.02, "hi": 2.0 if c.startswith("Fig. 2") else 0.03}
+                         for c in names for i in range(n_sets)])
+
+
 FIGURES = {
+    # notebook 17 (was 3.2 in per claim: 1920 px wide for its six claims)
+    "lcdb_claims_3_sets": lambda: claims.plot_claims(_claims(3), title="TrimTuner's claims on LCDB (quick profile)"),
+    "lcdb_claims_29_sets": lambda: claims.plot_claims(_claims(29), title="TrimTuner's claims on LCDB (full profile)"),
+    # tt_core/apps/tour.py (notebook 00; tour_surrogates was 1214 x 911 px, tour_cea 1311 px wide)
+    "tour_space": lambda: tour.search_space([_tour_bench("cnn"), _tour_bench("rnn")]).figure,
+    "tour_subsampling": lambda: tour.subsampling_scatter([_tour_bench("cnn"), _tour_bench("rnn")]).figure,
+    "tour_surrogates": lambda: tour.surrogates(_tour_bench(), n_random=20, gp_burnin=10).figure,
+    "tour_cea": lambda: tour.cea_filter(_tour_bench(), n_random=10).figure,
+    "tour_progress": lambda: seed_bands.plot_seed_bands(*_band()[:1], runs=_band()[1], highlight=_band()[2],
+                                                        target=0.9, title="Step 5 - a title\nover two lines"),
+    # notebook 03's look at the authors' code (its legends were placed automatically inside the panels)
+    "authors_code": lambda: authors_code.plot_authors_code(*_authors_code()),
+    "authors_code_no_exact_run": lambda: authors_code.plot_authors_code(None, *_authors_code()[1:]),
     # tt_core/plotting (notebooks 01-09, 16)
     "metrics_vs_size": lambda: figures.plot_metrics_vs_size({b: _sizes_table() for b in BENCHES}),
     "factor_effects": lambda: figures.plot_factor_effects(_factor_table(), title="CNN: factors"),
@@ -284,6 +348,14 @@ def overlaps(a, b, tol: float = 1.0) -> bool:
     return min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol
 
 
+def _with_subfigures(fig) -> list:
+    """The figure and its sub-figures, nested ones included (a sub-figure's legend is in its own ``legends``)."""
+    out = [fig]
+    for sub in fig.subfigs:
+        out += _with_subfigures(sub)
+    return out
+
+
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_the_figure_fits_a_laptop_and_no_legend_covers_a_plotting_area(name):
     fig = FIGURES[name]()
@@ -293,7 +365,8 @@ def test_the_figure_fits_a_laptop_and_no_legend_covers_a_plotting_area(name):
     w, h = shown_pixels(fig)
     assert w <= SCREEN[0] and h <= SCREEN[1], f"{name}: shown at {w:.0f} x {h:.0f} px"
     renderer = fig.canvas.get_renderer()
-    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    legends = [leg for f in _with_subfigures(fig) for leg in f.legends]
+    legends += [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     for leg in legends:
         box = leg.get_window_extent(renderer)
         for ax in fig.axes:

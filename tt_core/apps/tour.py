@@ -18,7 +18,7 @@ Everything is seeded: the same arguments give the same figures.
 from __future__ import annotations
 
 from tt_core.data.benchmarks import as_benchmark
-from tt_core.plotting.style import log_axis, size_fraction
+from tt_core.plotting.style import laptop_size, legend_under, log_axis, size_fraction
 
 from dataclasses import dataclass, field
 
@@ -76,7 +76,7 @@ def search_space(benchmarks=("cnn", "rnn")) -> TourStep:
     from tt_core.analysis.feasibility import feasibility
 
     benches = [as_benchmark(b) for b in benchmarks]
-    fig, axes = plt.subplots(1, len(benches), figsize=(6.2 * len(benches), 4.6), squeeze=False,
+    fig, axes = plt.subplots(1, len(benches), figsize=laptop_size(6.0 * len(benches), 4.9), squeeze=False,
                              constrained_layout=True)
     rows = []
     for ax, b in zip(axes[0], benches):
@@ -100,7 +100,7 @@ def search_space(benchmarks=("cnn", "rnn")) -> TourStep:
         ax.set_xlabel("Cost of one full-size training run [USD]")
         ax.set_ylabel("Accuracy (s = 1)")
         ax.set_title(f"{b.name.upper()}: {b.n_configs} configurations, {fz['feasible']} affordable")
-        ax.legend(fontsize=8, loc="lower right")
+        legend_under(ax, ncol=3)
     fig.suptitle("Step 1 - the search space: every configuration trained on the full data set")
     data = pd.DataFrame(rows)
     return TourStep(data, fig, {r["network"]: r for r in rows})
@@ -129,7 +129,7 @@ def subsampling_scatter(benchmarks=("cnn", "rnn"), fraction: float = 0.1) -> Tou
     if not 0 < fraction < 1:
         raise ValueError(f"fraction must lie in (0, 1) (a sub-sampling rate such as 0.1), got {shown(fraction)}")
     benches = [as_benchmark(b) for b in benchmarks]
-    fig, axes = plt.subplots(1, len(benches), figsize=(5.4 * len(benches), 4.8), squeeze=False,
+    fig, axes = plt.subplots(1, len(benches), figsize=laptop_size(5.6 * len(benches), 5.0), squeeze=False,
                              constrained_layout=True)
     frames, facts = [], {}
     for ax, b in zip(axes[0], benches):
@@ -158,7 +158,7 @@ def subsampling_scatter(benchmarks=("cnn", "rnn"), fraction: float = 0.1) -> Tou
         ax.set_xlabel(f"Accuracy with s = {name} of the data ({size} images)")
         ax.set_ylabel(f"Accuracy with the full data set ({b.max_size} images)")
         ax.set_title(f"{b.name.upper()}: Spearman rho {rho:.2f}; a run costs ~{ratio:.0f}x less")
-        ax.legend(fontsize=8, loc="lower right")
+        legend_under(ax, ncol=2)
     fig.suptitle("Step 2 - cheap sub-sampled runs rank configurations like full-size runs do")
     return TourStep(pd.concat(frames, ignore_index=True), fig, facts)
 
@@ -235,7 +235,9 @@ def surrogates(benchmark="cnn", *, n_random: int = 30, seed: int = 1, gp_burnin:
     true_full = full.loc[space.config_ids, "accuracy"].to_numpy()
     probe_true = b.table[b.table["config_id"] == probe].sort_values("size")
 
-    fig, axes = plt.subplots(2, 2, figsize=(12, 9), constrained_layout=True)
+    fig = plt.figure(figsize=laptop_size(12, 6.2), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1.08, 1])  # the top row's legend between the rows
+    axes = np.array([top.subplots(1, 2), bottom.subplots(1, 2)])
     frames, facts = [], {}
     for j, (name, m) in enumerate(models.items()):
         mu, sd = m.predict(X_probe, return_std=True)
@@ -253,7 +255,6 @@ def surrogates(benchmark="cnn", *, n_random: int = 30, seed: int = 1, gp_burnin:
         ax.set_xlabel("Training-set size [images] (log)")
         ax.set_ylabel("Accuracy")
         ax.set_title(f"{name}\nconfiguration #{probe} across sizes")
-        ax.legend(fontsize=8, loc="upper left")
 
         mu_f, sd_f = m.predict(X_full, return_std=True)
         pred, lo, hi = -np.expm1(mu_f), -np.expm1(mu_f + 2 * sd_f), -np.expm1(mu_f - 2 * sd_f)
@@ -265,13 +266,15 @@ def surrogates(benchmark="cnn", *, n_random: int = 30, seed: int = 1, gp_burnin:
         ax = axes[1, j]
         sc = ax.scatter(true_full, pred, c=sd_f, cmap="magma_r", s=14, vmin=0)
         ax.plot([0, 1], [0, 1], color="0.3", linestyle=":", linewidth=1)
-        fig.colorbar(sc, ax=ax, label="predictive sd of ln(1 - accuracy)")
+        bottom.colorbar(sc, ax=ax, label="predictive sd of ln(1 - accuracy)")
         ax.set_xlabel("True accuracy at s = 1")
         ax.set_ylabel("Predicted accuracy at s = 1")
         ax.set_title(f"all {len(true_full)} configurations at s = 1: rho {rho:.2f}, {inside:.0%} inside +-2 sd")
     facts["probe"] = {"config_id": probe, "true_full_accuracy": float(full.loc[probe, "accuracy"]),
                       "observed_sizes": [int(s) for s in probe_sizes], "n_observations": len(obs)}
     fig.suptitle(f"Step 3 - two surrogates fitted on the same {len(obs)} observations ({b.name.upper()})")
+    top.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=4, fontsize=8,
+               frameon=False)  # the top panels' entries once, under them
     return TourStep(pd.concat(frames, ignore_index=True), fig, facts)
 
 
@@ -350,7 +353,8 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
                       "mean_full_accuracy": float(data.loc[m, "full_accuracy"].mean()),
                       "mean_s": float((data.loc[m, "size"] / b.max_size).mean())} for name, m in sets.items()}
 
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.9), constrained_layout=True, gridspec_kw={"width_ratios": [1.3, 1]})
+    fig, axes = plt.subplots(1, 2, figsize=laptop_size(12, 5.4), constrained_layout=True,
+                             gridspec_kw={"width_ratios": [1.3, 1]})
     ax = axes[0]
     drop = ~data["kept_cea"]
     ax.scatter(data.loc[drop, "cost"], data.loc[drop, "accuracy"], s=8, color="0.8", label="dropped by CEA")
@@ -367,7 +371,7 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
     ax.set_xlabel("True cost of the candidate's run [USD]")
     ax.set_ylabel("True accuracy of the candidate's run")
     ax.set_title(f"CEA keeps {summary['kept by CEA']['n']} of {len(data)} untested candidates (beta = {beta:g})")
-    ax.legend(fontsize=7.5, loc="lower right", ncol=2)
+    legend_under(ax, ncol=4)
 
     ax = axes[1]
     metrics = [("feasible_here", "run affordable"), ("good_config", "config is a top one\n(Table II, s = 1)"),
@@ -384,7 +388,7 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: 
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("share / accuracy")
     ax.set_title("What the kept candidates are like (true values)")
-    ax.legend(fontsize=8, loc="upper left")
+    legend_under(ax, offset=0.75, ncol=3)  # past the two-line tick labels
     fig.suptitle(f"Step 4 - the CEA filter after {len(obs)} tests ({b.name.upper()}): "
                  "predicted accuracy x P(affordable)")
     facts = {"n_untested": len(data), "n_kept": int(summary["kept by CEA"]["n"]), "n_tested": len(obs), **summary}
