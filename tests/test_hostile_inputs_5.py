@@ -339,3 +339,14 @@ def test_csv_row_lines_skips_blank_lines_before_the_header(tmp_path):
     p.write_bytes(b"\r\n \r\na,b\r\n1,2\r\n\r\n\"3\r\n4\",5\r\n6,7\r\n")  # header on line 3; rows on 4, 6 (to 7), 8
     assert csv_row_lines(p) == [4, 6, 8]
     assert len(pd.read_csv(p)) == 3
+
+
+def test_optimize_refuses_beta_with_no_filter(capsys):
+    """``--filter none`` keeps every candidate, so a ``--beta`` beside it would be silently ignored: refused."""
+    from tt_core.cli import main
+
+    code = main(["optimize", "--benchmark", "rnn", "--optimizer", "trimtuner-dt", "--filter", "none", "--beta", "0.2",
+                 "--seed", "1", "--iterations", "5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "--beta does not apply with --filter none" in err[0] and "leave --beta out" in err[0]

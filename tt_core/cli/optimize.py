@@ -74,6 +74,8 @@ def cmd_optimize(args) -> int:
     from tt_core.experiments.replay import run_optimization
     from tt_core.optimizers.registry import objective_of, spec
 
+    if args.filter == "none" and args.beta is not None:
+        raise ValueError("--beta does not apply with --filter none (every candidate is kept); leave --beta out")
     budgeted = spec(args.optimizer).family == "budgeted"
     iterations = args.iterations if args.iterations is not None else (None if budgeted else TESTS_PER_RUN)
     traj = run_optimization(
