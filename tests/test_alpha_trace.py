@@ -24,7 +24,8 @@ import pytest
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
 from tt_core.analysis.alpha_trace import measured_cause, summarise_traces, trace_run, true_cost_ratios
 from tt_core.data.benchmarks import benchmark_from_table
-from tt_core.optimizers.parts import AlphaT
+from tt_core.acquisitions.per_cost import MedianCost, PerUnitCost
+from tt_core.optimizers import parts
 
 GAIN = {10: 0.2, 50: 0.5, 100: 0.6}
 COST = {10: 0.01, 50: 0.02, 100: 0.04}
@@ -54,13 +55,6 @@ class KnownCost:
         return (mu, np.zeros_like(mu)) if return_std else mu
 
 
-class KnownGainPerCost:
-    """``information / exp(predicted log cost)``, with the attributes the trace reads."""
-
-    entropy_search, cost_model = KnownGain(), KnownCost()
-
-    def __call__(self, X):
-        return self.entropy_search(X) / np.exp(self.cost_model.predict(X))
 
 
 class KnownTrimTuner(TrimTunerAcquisition):
@@ -70,10 +64,12 @@ class KnownTrimTuner(TrimTunerAcquisition):
 
 @pytest.fixture
 def known_acquisition(monkeypatch):
-    def build(self, opt):  # the acquisition part of TrimTuner builds the known acquisition
-        return KnownTrimTuner(KnownGainPerCost(), opt.models, opt.constraints, opt.X_full)
+    def build(opt, **options):  # TrimTuner's acquisition recipe builds the known acquisition
+        return KnownTrimTuner(PerUnitCost(KnownGain(), MedianCost(KnownCost())), opt.models, opt.constraints,
+                              opt.X_full)
 
-    monkeypatch.setattr(AlphaT, "build", build)
+    recipe = parts.ACQUISITIONS["trimtuner"]
+    monkeypatch.setitem(parts.ACQUISITIONS, "trimtuner", parts.AcquisitionRecipe(build, recipe.needs_cost, recipe.options))
 
 
 def test_trace_of_a_known_acquisition(toy, known_acquisition):

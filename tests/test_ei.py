@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from tt_core.acquisitions.ei import EI, EIc, EIcPerUSD, expected_improvement, probability_of_constraints
+from tt_core.acquisitions.ei import EI, EIc, expected_improvement, probability_of_constraints
+from tt_core.acquisitions.per_cost import LogNormalMeanCost, PerUnitCost
 from tt_core.bo.constraints import Constraint, observed_feasible
 
 
@@ -111,10 +112,10 @@ def test_eic_and_eic_per_usd_known_answers():
     np.testing.assert_allclose(EIc(models, cons, -2.0)(X), ei * p, rtol=1e-12)
     np.testing.assert_allclose(EIc(models, cons, None)(X), p, rtol=1e-12)  # no feasible observation
     # expected cost of a log-normal: MC check of exp(mu + s^2 / 2)
-    acq = EIcPerUSD(models, cons, -2.0)
+    acq = PerUnitCost(EIc(models, cons, -2.0), LogNormalMeanCost(models))
     rng = np.random.default_rng(4)
     draws = np.exp(mc[:3] + sc[:3] * rng.standard_normal((400_000, 3))).mean(0)
-    np.testing.assert_allclose(acq.expected_cost(X)[:3], draws, rtol=5e-3)
+    np.testing.assert_allclose(acq.cost(X)[:3], draws, rtol=5e-3)
     np.testing.assert_allclose(acq(X), ei * p / np.exp(mc + sc**2 / 2), rtol=1e-12)
     # without constraints EIc == EI
     np.testing.assert_allclose(EIc(models, [], -2.0)(X), ei)
@@ -151,7 +152,7 @@ def test_missing_model_errors():
     with pytest.raises(ValueError, match="'time' model"):
         EIc(only_loss, [Constraint("time", upper=100.0)], None)
     with pytest.raises(ValueError, match="'cost' model is required"):
-        EIcPerUSD(only_loss, [], -1.0)
+        LogNormalMeanCost(only_loss)
     preds = {"loss": models["loss"].predict(X, return_std=True)}
     with pytest.raises(ValueError, match="needs predictions of the 'cost' model"):
         probability_of_constraints(preds, [Constraint("cost", upper=1.0)])

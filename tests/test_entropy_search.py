@@ -7,11 +7,11 @@ from scipy.stats import norm
 import tt_core.acquisitions.entropy_search as es_module
 from tt_core.acquisitions.entropy_search import (
     EntropySearch,
-    InformationGainPerCost,
     innovation_nodes,
     sample_representers,
 )
 from tt_core.acquisitions.epmgp import log_pmin
+from tt_core.acquisitions.per_cost import MedianCost, PerUnitCost
 from tt_core.models.base import JointPosterior
 from tt_core.models.fabolas_gp import FabolasGP
 
@@ -392,8 +392,10 @@ def test_entropy_search_bad_arguments(loss_gp):
     es = EntropySearch(loss_gp, Z, lam, n_innovations=10)
     with pytest.raises(ValueError, match="columns"):
         es(np.zeros((3, D + 2)))
-    with pytest.raises(ValueError, match="EntropySearch"):
-        InformationGainPerCost(lambda X: X, loss_gp)
+    with pytest.raises(ValueError, match="callables"):
+        PerUnitCost(es, "cost")
+    with pytest.raises(ValueError, match="predict"):
+        MedianCost(object())
 
 
 # ----------------------------------------------------------------------------- per unit cost
@@ -424,7 +426,7 @@ def test_information_gain_per_cost_pairs_samples():
     es = EntropySearch(TablePosteriors(TWO_SAMPLES), TWO_Z, TWO_LAM, n_innovations=40)
     ref = _two_sample_reference(TWO_LAM, innovation_nodes(40))
     cost = PerSampleCost(np.log([[2.0] * 4, [8.0] * 4]))
-    got = InformationGainPerCost(es, cost)(TWO_X)
+    got = PerUnitCost(es, MedianCost(cost))(TWO_X)
     np.testing.assert_allclose(got, 0.25 * ref[0] + 0.0625 * ref[1], rtol=1e-7, atol=1e-12)
     unpaired = 0.125 * (ref[0] + ref[1])
     assert np.abs(got - unpaired)[:3].min() > 1e-3  # pairing is visible in this example
@@ -434,11 +436,11 @@ def test_information_gain_per_cost_pairs_samples():
         def predict(self, X, return_std=False):
             return np.log([4.0, 2.0, 1.0, 5.0])[np.asarray(X)[:, 0].astype(int)]
 
-    np.testing.assert_allclose(InformationGainPerCost(es, MeanOnly())(TWO_X),
+    np.testing.assert_allclose(PerUnitCost(es, MedianCost(MeanOnly()))(TWO_X),
                                0.5 * (ref[0] + ref[1]) / np.array([4.0, 2.0, 1.0, 5.0]), rtol=1e-7, atol=1e-12)
     three = PerSampleCost(np.log([[2.0] * 4, [8.0] * 4, [32.0] * 4]))  # 3 cost samples vs 2 loss samples
     # averaged log cost ln(2 * 8 * 32) / 3 = ln 8: cost 8
-    np.testing.assert_allclose(InformationGainPerCost(es, three)(TWO_X), 0.5 * (ref[0] + ref[1]) / 8.0,
+    np.testing.assert_allclose(PerUnitCost(es, MedianCost(three))(TWO_X), 0.5 * (ref[0] + ref[1]) / 8.0,
                                rtol=1e-7, atol=1e-12)
 
 

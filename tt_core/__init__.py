@@ -19,13 +19,15 @@ Jobs in the Cloud via Sub-Sampling", MASCOTS 2020.
 * Eq. 1, expected improvement (here minimising the loss ``ln(1 - accuracy)``) ->
   :func:`tt_core.acquisitions.ei.expected_improvement`, :class:`tt_core.acquisitions.ei.EI`; the §IV
   baselines built on it -> :class:`tt_core.acquisitions.ei.EIc` (CherryPick) and
-  :class:`tt_core.acquisitions.ei.EIcPerUSD` (Lynceus).
+  EIc per expected dollar (Lynceus), :class:`tt_core.acquisitions.per_cost.PerUnitCost` of EIc and
+  :class:`tt_core.acquisitions.per_cost.LogNormalMeanCost`.
 * Eq. 2, entropy search on the ``s = 1`` optimum ->
   :class:`tt_core.acquisitions.entropy_search.EntropySearch`, with ``p_opt`` by EPMGP
   (:func:`tt_core.acquisitions.epmgp.log_pmin`) on representer points
   (:func:`tt_core.acquisitions.entropy_search.sample_representers`).
 * Eq. 3, FABOLAS' information gain per unit cost ->
-  :class:`tt_core.acquisitions.entropy_search.InformationGainPerCost`, on the FABOLAS GP
+  :class:`tt_core.acquisitions.per_cost.PerUnitCost` of entropy search and
+  :class:`tt_core.acquisitions.per_cost.MedianCost`, on the FABOLAS GP
   :class:`tt_core.models.fabolas_gp.FabolasGP`.
 * Eq. 4, the constrained problem of §III (maximise ``A(x, s=1)`` subject to ``q_i(x, s=1) >= 0``) ->
   :class:`tt_core.optimizers.base.Problem` with ``objective="accuracy"``; its constraints
@@ -70,7 +72,7 @@ are implemented; Fabulinus is TrimTuner-GP with the settings of ch. 4 (``fabulin
   :func:`tt_core.acquisitions.trimtuner.gauss_hermite_normal`).
 * Eq. 4.1, maximise ``A(x, s=1)`` subject to ``C(x, s=1) <= C_max`` -> :class:`tt_core.optimizers.base.Problem`
   with ``objective="accuracy"`` (as TrimTuner's Eq. 4).
-* Eqs. 4.2-4.3, FABOLAS' ``a_F`` -> :class:`tt_core.acquisitions.entropy_search.InformationGainPerCost`
+* Eqs. 4.2-4.3, FABOLAS' ``a_F`` -> :class:`tt_core.acquisitions.per_cost.PerUnitCost`
   (``C_overhead`` = 0).
 * Eqs. 4.4-4.5, constrained entropy search ``ES_C = a_F * CEA(x_inc)`` ->
   :class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition` with ``factor="cea"`` (the fantasised

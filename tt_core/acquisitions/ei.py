@@ -1,4 +1,4 @@
-"""Expected-improvement family: EI, EIc (CherryPick) and EIc/USD (Lynceus) (TrimTuner paper Eq. 1, Sec. IV).
+"""Expected-improvement family: EI and EIc (CherryPick), EIc/USD (Lynceus) built on it (TrimTuner paper Eq. 1, Sec. IV).
 
 All acquisitions *minimise* the loss ``y = ln(1 - accuracy)`` predicted by the ``"loss"`` model. With
 a Gaussian prediction ``N(mu, sigma^2)`` and incumbent ``eta`` (best observed loss), paper Eq. 1 for a
@@ -11,7 +11,8 @@ and ``EI = max(0, eta - mu)`` when ``sigma = 0``.
 * ``EIc(x) = EI(x; eta_feasible) * P(constraints hold at x)`` with ``eta_feasible`` the lowest observed
   loss among feasible observations; with no feasible observation EIc is the probability alone.
 * ``EIc/USD(x) = EIc(x) / E[C(x)]`` with ``E[C] = exp(mu_c + sigma_c^2 / 2)`` the log-normal mean of
-  the ``"cost"`` model's log-space prediction.
+  the ``"cost"`` model's log-space prediction: EIc per unit cost
+  (:class:`tt_core.acquisitions.per_cost.PerUnitCost`, :class:`tt_core.acquisitions.per_cost.LogNormalMeanCost`).
 * The thesis' cost-minimising variants (Nephele, Lynceus, CherryPick): :func:`lognormal_expected_improvement`
   of a cost below the incumbent cost (thesis Eqs. 2.14-2.15, minimised, for ``ln C ~ N(mu, sd^2)``) and
   :func:`constrained_cost_ei` (thesis Eq. 2.17), ``P(feasible) * EI``, with the time derived from the
@@ -44,7 +45,7 @@ from tt_core.bo.constraints import (
     probability_of_constraints,
 )
 
-__all__ = ["expected_improvement", "probability_of_constraints", "EI", "EIc", "EIcPerUSD",
+__all__ = ["expected_improvement", "probability_of_constraints", "EI", "EIc",
            "lognormal_expected_improvement", "constrained_cost_ei"]
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
@@ -121,17 +122,13 @@ class EIc:
 
     def __init__(self, models: Mapping[str, object], constraints: Iterable[Constraint], best_feasible: float | None):
         self.constraints = check_constraints(constraints)
-        check_models(models, self.constraints, need=self._needed_models())
+        check_models(models, self.constraints)
         self.models = dict(models)
         if best_feasible is not None:
             best_feasible = float(best_feasible)
             if not np.isfinite(best_feasible):
                 raise ValueError(f"best_feasible must be finite or None, got {best_feasible}")
         self.best_feasible = best_feasible
-
-    @staticmethod
-    def _needed_models() -> tuple[str, ...]:
-        return (LOSS,)
 
     @classmethod
     def from_observations(cls, models, constraints, losses, observations: Mapping[str, np.ndarray]):
@@ -163,41 +160,8 @@ class EIc:
         mean, std = preds[LOSS]
         return expected_improvement(mean, std, self.best_feasible) * p
 
-    def eic(self, X) -> np.ndarray:
-        """EIc at each row of ``X`` (for :class:`EIcPerUSD`: before the division by the expected cost)."""
-        return self._value(self._preds(X))
-
     def __call__(self, X) -> np.ndarray:
         return self._value(self._preds(X))
-
-
-class EIcPerUSD(EIc):
-    """EIc per expected dollar: ``EIc(x) / exp(mu_c + sigma_c^2 / 2)`` (Lynceus: Casimiro et al., ICDCS 2020;
-    TrimTuner paper Sec. IV).
-
-    Parameters
-    ----------
-    models : mapping of str to Surrogate
-        Must contain ``"loss"`` and ``"cost"`` (model of ``ln cost``).
-    constraints, best_feasible :
-        As in :class:`EIc`.
-    """
-
-    @staticmethod
-    def _needed_models() -> tuple[str, ...]:
-        return (LOSS, "cost")
-
-    def expected_cost(self, X) -> np.ndarray:
-        """Log-normal mean of the cost, ``exp(mu_c + sigma_c^2 / 2)``."""
-        mean, std = predict_log(self.models, X, ["cost"])["cost"]
-        return np.exp(mean + 0.5 * std**2)
-
-    def __call__(self, X) -> np.ndarray:
-        preds = self._preds(X)
-        if "cost" not in preds:
-            preds.update(predict_log(self.models, X, ["cost"]))
-        mean, std = preds["cost"]
-        return self._value(preds) / np.exp(mean + 0.5 * std**2)
 
 
 # ------------------------------------------------------------------------------------------------

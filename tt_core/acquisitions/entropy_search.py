@@ -1,4 +1,4 @@
-"""Entropy search on the full-data-set optimum and its per-unit-cost version (FABOLAS, TrimTuner Eq. 2-3).
+"""Entropy search on the full-data-set optimum (FABOLAS, TrimTuner Eq. 2; per unit cost, Eq. 3: :mod:`.per_cost`).
 
 Entropy search (TrimTuner paper Eq. 2) scores a candidate ``<x, s>`` by the expected drop of the entropy
 of ``p_opt^{s=1}``, the distribution of the minimiser of the loss at the full data set, after a noisy
@@ -17,8 +17,8 @@ TrimTuner paper ref. [24]) and its use in FABOLAS (Klein et al., AISTATS 2017; c
    (g~_k^T L) omega`` (the closed form of ``<S~_k, dSigma> + 0.5 L^T H~_k L``, Hennig & Schuler 2012) is
    renormalised and the entropy ``H_lambda(p) = -sum_k p_k (ln p_k + lambda_k)`` is averaged over the
    innovation nodes ``omega_j = Phi^-1(j / (Np + 1))``.
-4. Values are averaged over model samples; :class:`InformationGainPerCost` pairs loss sample ``i``
-   with cost sample ``i`` (as FABOLAS does).
+4. Values are averaged over model samples; per unit cost (:class:`tt_core.acquisitions.per_cost.PerUnitCost`,
+   :meth:`EntropySearch.per_sample`) pairs loss sample ``i`` with cost sample ``i`` (as FABOLAS does).
 
 Speed: step 3 takes ``exp`` of samples x candidates x Np x N numbers (67 million for 24 x 140 x 400 x
 50), done by numpy's vectorised ``exp`` in cache-sized chunks; with numba (:mod:`tt_core.models.jit`)
@@ -54,7 +54,7 @@ from tt_core.models.jit import njit
 from tt_core.acquisitions.epmgp import log_pmin_first_order_batch
 from tt_core.data.io import shown
 
-__all__ = ["sample_representers", "EntropySearch", "InformationGainPerCost", "innovation_nodes"]
+__all__ = ["sample_representers", "EntropySearch", "innovation_nodes"]
 
 #: Largest number of (representer x candidate x node) entries processed at once: a chunk (0.8 MB)
 #: stays in the CPU's cache across the passes below (2,000,000 entries took twice as long).
@@ -300,39 +300,3 @@ class EntropySearch:
     def __call__(self, X) -> np.ndarray:
         """Expected entropy drop ``alpha_ES(x, s~)`` averaged over model samples, shape (C,)."""
         return self.per_sample(X).mean(axis=0)
-
-
-class InformationGainPerCost:
-    """FABOLAS acquisition, information gain per unit predicted cost (TrimTuner paper Eq. 3).
-
-    ``alpha_F(x, s~) = (1/M) sum_i alpha_ES,i(x, s~) / exp(mu_c,i(x, s~))`` when the cost model offers
-    ``predict_per_sample`` with as many samples as the loss model (two FABOLAS GPs: sample i of the
-    loss chain pairs with sample i of the cost chain); otherwise
-    ``mean_i alpha_ES,i / exp(mu_c)`` with the cost model's averaged prediction. The cost model
-    predicts **log** cost; the overhead term of FABOLAS is 0.
-
-    Parameters
-    ----------
-    entropy_search : EntropySearch
-    cost_model : Surrogate
-        Fitted model of ``ln(cost)`` on the same inputs.
-    """
-
-    def __init__(self, entropy_search, cost_model):
-        if not isinstance(entropy_search, EntropySearch):
-            raise ValueError("entropy_search must be an EntropySearch instance")
-        if not hasattr(cost_model, "predict"):
-            raise ValueError("cost_model must provide predict(X) returning the predicted log cost")
-        self.entropy_search = entropy_search
-        self.cost_model = cost_model
-
-    def __call__(self, X) -> np.ndarray:
-        """Information gain per unit cost for candidates X of shape (C, d + 1); returns (C,)."""
-        es = self.entropy_search.per_sample(X)  # (M, C); validates X
-        X = np.asarray(X, dtype=float)
-        if hasattr(self.cost_model, "predict_per_sample"):
-            mu_c = np.asarray(self.cost_model.predict_per_sample(X)[0])
-            if mu_c.shape == es.shape:
-                return np.mean(es * np.exp(-mu_c), axis=0)
-        mu = np.asarray(self.cost_model.predict(X), dtype=float)
-        return es.mean(axis=0) * np.exp(-mu)

@@ -6,8 +6,8 @@
                     * alpha_F(x, s)
 
 ``alpha_F`` (lines 2-3 of Eq. 5, FABOLAS' information gain on the ``s = 1`` optimum per unit cost,
-Eq. 3) is injected as any callable ``X -> values`` (e.g. ``InformationGainPerCost`` of
-:mod:`tt_core.acquisitions.entropy_search`). The first factor is computed by simulation (paper Sec. III,
+Eq. 3) is injected as any callable ``X -> values`` (e.g. :class:`tt_core.acquisitions.per_cost.PerUnitCost`
+of entropy search). The first factor is computed by simulation (paper Sec. III,
 steps 1-4), independently for every candidate ``(x, s)``:
 
 1. fantasise the observation: every model needed by the constraints is conditioned on
@@ -102,7 +102,7 @@ class TrimTunerAcquisition:
             raise ValueError(f"unknown factor {shown(factor)}; known: {list(self.FACTORS)}")
         self.factor = factor
         if not callable(information_gain_per_cost):
-            raise ValueError("information_gain_per_cost must be a callable X -> values (e.g. InformationGainPerCost)")
+            raise ValueError("information_gain_per_cost must be a callable X -> values (e.g. PerUnitCost of EntropySearch)")
         self.information_gain_per_cost = information_gain_per_cost
         self.constraints = check_constraints(constraints)
         check_models(models, self.constraints)

@@ -80,9 +80,9 @@ class _Tracer:
             raise ValueError(f"the trace needs TrimTuner's acquisition (alpha_T); {opt.name} uses {type(acq).__name__}")
         space = opt.space
         ids, sizes, X, keep = step.ids, step.sizes, step.X, step.keep
-        info = acq.information_gain_per_cost  # RowMemo(InformationGainPerCost)
+        info = acq.information_gain_per_cost  # RowMemo(PerUnitCost(EntropySearch, MedianCost))
         igpc = getattr(info, "fn", info)
-        es_model, cost_model = igpc.entropy_search, igpc.cost_model
+        es_model, cost_model = igpc.acquisition, igpc.cost.cost_model
         es_all = np.asarray(es_model(X), dtype=float)  # information gain of every untested candidate
         Xk = X[keep]
         alpha_f = np.asarray(info(Xk), dtype=float)

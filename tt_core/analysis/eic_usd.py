@@ -1,6 +1,6 @@
 """Why EIc/USD (Lynceus) tests cost about as much as EIc's: its division by the predicted cost, traced.
 
-EIc/USD chooses its next full-size test by ``EIc(x) / E[C(x)]`` (:class:`tt_core.acquisitions.ei.EIcPerUSD`):
+EIc/USD chooses its next full-size test by ``EIc(x) / E[C(x)]`` (:class:`tt_core.acquisitions.per_cost.PerUnitCost` of EIc):
 ``E[C] = exp(mu_c + sigma_c^2 / 2)``, the log-normal mean of the GP's prediction of ``ln cost``, in USD (the
 division is in natural units, not in log space). :func:`trace_run` replays one seeded EIc/USD run and, at every
 BO step, evaluates on the same untested candidates and the same models
@@ -95,8 +95,8 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = TESTS_PER_RUN
 
     def _record(step) -> None:
         ids, sizes, X, acq, choice = step.ids, step.sizes, step.X, step.acquisition, step.choice
-        eic = np.asarray(acq.eic(X), dtype=float)
-        cost = np.asarray(acq.expected_cost(X), dtype=float)
+        eic = np.asarray(acq.acquisition(X), dtype=float)  # PerUnitCost(EIc, LogNormalMeanCost)
+        cost = np.asarray(acq.cost(X), dtype=float)
         rec = step_record(eic, cost)
         true = np.array([replay.score(int(c), int(s)).cost for c, s in zip(ids, sizes)], dtype=float)
         j = int(np.flatnonzero((ids == choice[0]) & (sizes == choice[1]))[0])
@@ -107,7 +107,7 @@ def trace_run(benchmark="rnn", seed: int = 1, *, iterations: int = TESTS_PER_RUN
                     "pred_cost_usd": float(cost[j]), "true_cost_usd": float(true[j]),
                     "pred_cost_eic": float(cost[rec["i_eic"]]), "true_cost_eic": float(true[rec["i_eic"]]),
                     "pred_cost_min": float(cost.min()), "true_cost_min": float(true.min()),
-                    "true_cost_median": float(np.median(true)), "best_feasible": acq.best_feasible is not None})
+                    "true_cost_median": float(np.median(true)), "best_feasible": acq.acquisition.best_feasible is not None})
         rec["same"] = bool(int(ids[rec["i_usd"]]) == rec["pick_eic"])
         rows.append(rec)
 

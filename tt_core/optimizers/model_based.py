@@ -30,7 +30,7 @@ from tt_core.bo.constraints import LOSS
 from tt_core.bo.design import random_configs
 from tt_core.bo.history import loss_target
 from tt_core.models.portable import log_array
-from tt_core.bo.incumbent import best_observed
+from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, best_observed
 from tt_core.bo.ties import argmax_random_ties
 from tt_core.data.space import ConfigSpace
 from tt_core.optimizers import parts
@@ -178,7 +178,7 @@ class ModelBasedOptimizer(DesignedOptimizer):
         ``kind`` is ``"loss"``, ``"cost"`` or ``"time"`` (e.g. :class:`~tt_core.optimizers.parts.TreeSurrogate`).
     acquisition : acquisition part
         ``build(opt) -> callable X -> values``, ``name``, ``needs_cost`` (e.g.
-        :class:`~tt_core.optimizers.parts.AlphaT`).
+        :class:`~tt_core.optimizers.parts.Acquisition`).
     filter : :class:`~tt_core.optimizers.parts.CandidateFilter`
         ``keep(opt, X, acquisition) -> row indices``, applied to the untested candidates.
     incumbent_rule : incumbent part
@@ -230,23 +230,23 @@ class ModelBasedOptimizer(DesignedOptimizer):
     @classmethod
     def from_settings(cls, problem, *, seed, model_factory: ModelFactory, acquisition: str,
                       filter: str = "cea", beta: float = CEA_BETA, subsampling: bool = True,
-                      constrained_incumbent: bool = True, n_init: int = INITIAL_SAMPLES, n_representers: int = 50,
-                      gh_roots: int = 1, snapshot_init: bool = True, finish_last_run: bool = True,
+                      constrained_incumbent: bool = True, n_init: int = INITIAL_SAMPLES,
+                      snapshot_init: bool = True, finish_last_run: bool = True,
                       incumbent_rule: str = "paper", random_ties: bool = True, init_design: str = "paper",
-                      test_full_size: bool = True, constraint_factor: str = "probability",
-                      feasibility_threshold: float = 0.5) -> "ModelBasedOptimizer":
+                      test_full_size: bool = True, feasibility_threshold: float = FEASIBILITY_THRESHOLD,
+                      **acquisition_options) -> "ModelBasedOptimizer":
         """The optimiser of named settings: each part built from its own (see :mod:`tt_core.optimizers.parts`).
 
-        ``acquisition`` in {"trimtuner", "fabolas", "eic", "eic-usd", "ei"}; ``filter`` a filter name
-        (:mod:`tt_core.bo.filters`) keeping ``beta`` of the candidates; ``constrained_incumbent`` False
-        recommends the max predicted accuracy (FABOLAS); ``incumbent_rule`` in {"paper", "tested-cea"};
-        ``init_design`` in {"paper", "random"} with ``n_init`` and ``snapshot_init`` (charge the sub-sampled
-        initial design as one training run snapshotted at each size, paper Sec. III; False: each test in
-        full, as the authors' code); ``n_representers``, ``gh_roots``, ``constraint_factor`` and
-        ``feasibility_threshold`` of TrimTuner's acquisition (the threshold also of the incumbent rule).
+        ``acquisition`` one of :data:`tt_core.optimizers.parts.ACQUISITIONS` ("trimtuner", "fabolas",
+        "eic", "eic-usd", "ei"), with its options (``n_representers``, ``gh_roots``,
+        ``constraint_factor`` of TrimTuner's; defaults :data:`tt_core.optimizers.parts.ACQUISITION_SETTINGS`);
+        ``filter`` a filter name (:mod:`tt_core.bo.filters`) keeping ``beta`` of the candidates;
+        ``constrained_incumbent`` False recommends the max predicted accuracy (FABOLAS); ``incumbent_rule``
+        in {"paper", "tested-cea"} with ``feasibility_threshold`` (also TrimTuner's acquisition's, which
+        finds the fantasised incumbent by the same rule); ``init_design`` in {"paper", "random"} with
+        ``n_init`` and ``snapshot_init`` (charge the sub-sampled initial design as one training run
+        snapshotted at each size, paper Sec. III; False: each test in full, as the authors' code).
         """
-        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-
         flt = parts.CandidateFilter(filter, beta)
         if acquisition not in parts.ACQUISITIONS:
             raise ValueError(f"unknown acquisition {shown(acquisition)}; known: {list(parts.ACQUISITIONS)}")
@@ -254,16 +254,10 @@ class ModelBasedOptimizer(DesignedOptimizer):
             raise ValueError(f"unknown incumbent_rule {shown(incumbent_rule)}; known: {list(parts.INCUMBENT_RULES)}")
         if init_design not in parts.INIT_DESIGNS:
             raise ValueError(f"unknown init_design {shown(init_design)}; known: {list(parts.INIT_DESIGNS)}")
-        if constraint_factor not in TrimTunerAcquisition.FACTORS:
-            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
-                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
+        if "feasibility_threshold" in parts.ACQUISITIONS[acquisition].options:
+            acquisition_options["feasibility_threshold"] = feasibility_threshold
+        acq = parts.Acquisition(acquisition, **acquisition_options)
         incumbent = parts.INCUMBENT_RULES[incumbent_rule](constrained_incumbent, feasibility_threshold)
-        if acquisition == "trimtuner":
-            acq = parts.AlphaT(n_representers, gh_roots, constraint_factor, feasibility_threshold)
-        elif acquisition == "fabolas":
-            acq = parts.InfoGainPerCost(n_representers)
-        else:
-            acq = parts.ACQUISITIONS[acquisition]()
         design = parts.INIT_DESIGNS[init_design](n_init, snapshot_init)
         return cls(problem, model_factory, acq, flt, incumbent, design, seed=seed, subsampling=subsampling,
                    test_full_size=test_full_size, random_ties=random_ties, finish_last_run=finish_last_run)

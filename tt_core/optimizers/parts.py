@@ -8,10 +8,9 @@ part               contract                                         parts
 surrogate          ``surrogate(kind, seed, space) -> model``        :class:`TreeSurrogate` (three variants),
                    (``kind``: ``"loss"``, ``"cost"``, ``"time"``)   :class:`FabolasGPSurrogate`,
                                                                     :class:`MaternGPSurrogate`; any callable
-acquisition        ``build(opt) -> callable X -> values``           :class:`AlphaT`, :class:`InfoGainPerCost`,
-                   (models fixed for one step)                      :class:`EIcAcquisition`,
-                                                                    :class:`EIcPerUSDAcquisition`,
-                                                                    :class:`EIAcquisition`
+acquisition        ``build(opt) -> callable X -> values``           :class:`Acquisition` of a name in
+                   (models fixed for one step)                      :data:`ACQUISITIONS` (trimtuner, fabolas,
+                                                                    eic, eic-usd, ei)
 filter             ``keep(opt, X, acquisition) -> row indices``     :class:`CandidateFilter`
 incumbent rule     ``recommend(opt) -> Recommendation``             :class:`PredictedIncumbent`,
                                                                     :class:`TestedCEAIncumbent`
@@ -19,18 +18,23 @@ initial design     ``pairs(space, rng, subsampling) -> pairs``      :class:`Pape
 =================  ===============================================  =========================================
 
 A part reads the optimiser only through its public attributes (``models``, ``constraints``, ``history``,
-``space``, ``rng``, ``X_full``, ``tie_rng``). The registry lists each part's options
-(:data:`tt_core.optimizers.registry.ACQUISITION_OPTIONS` and the others beside it), by which it routes (and
-refuses) the keyword options of :func:`tt_core.optimizers.registry.make_optimizer`.
+``space``, ``rng``, ``X_full``, ``tie_rng``). An acquisition's options are listed once, in
+:data:`ACQUISITIONS`; the registry reads them (:data:`tt_core.optimizers.registry.ACQUISITION_OPTIONS`,
+beside the other parts' options) to route (and refuse) the keyword options of
+:func:`tt_core.optimizers.registry.make_optimizer`.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from tt_core.bo.constraints import LOSS
 from tt_core.bo.design import latin_hypercube_configs, random_configs, subsampled_configs, subsampled_snapshot
 from tt_core.bo.history import loss_target
+from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, _check_threshold
 from tt_core.data.io import shown
 from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES
 from tt_core.data.space import ConfigSpace
@@ -105,96 +109,124 @@ def best_loss(history, feasible_only: bool) -> float | None:
     return float(losses.min()) if keep.any() else None
 
 
-class EIAcquisition:
+def _ei(opt):
     """EI of the loss below the best *observed* loss, feasible or not (the thesis' "BO with EI", §7.1)."""
+    from tt_core.acquisitions.ei import EI
 
-    name = "ei"
-    needs_cost = False
-
-    def build(self, opt):
-        from tt_core.acquisitions.ei import EI
-
-        return EI(opt.models[LOSS], best_loss(opt.history, feasible_only=False))
+    return EI(opt.models[LOSS], best_loss(opt.history, feasible_only=False))
 
 
-class EIcAcquisition:
+def _eic(opt):
     """Constrained EI (CherryPick) below the best feasible observed loss."""
+    from tt_core.acquisitions.ei import EIc
 
-    name = "eic"
-    needs_cost = False
-
-    def build(self, opt):
-        from tt_core.acquisitions.ei import EIc
-
-        return EIc(opt.models, opt.constraints, best_loss(opt.history, feasible_only=True))
+    return EIc(opt.models, opt.constraints, best_loss(opt.history, feasible_only=True))
 
 
-class EIcPerUSDAcquisition(EIcAcquisition):
-    """EIc divided by the predicted cost's log-normal mean (Lynceus' EIc/USD)."""
+def _eic_per_usd(opt):
+    """EIc per unit of the predicted cost's log-normal mean (Lynceus' EIc/USD)."""
+    from tt_core.acquisitions.per_cost import LogNormalMeanCost, PerUnitCost
 
-    name = "eic-usd"
-    needs_cost = True
-
-    def build(self, opt):
-        from tt_core.acquisitions.ei import EIcPerUSD
-
-        return EIcPerUSD(opt.models, opt.constraints, best_loss(opt.history, feasible_only=True))
+    return PerUnitCost(_eic(opt), LogNormalMeanCost(opt.models))
 
 
-class InfoGainPerCost:
+def information_gain_per_cost(opt, n_representers: int):
     """FABOLAS' information gain about the full-size optimum per predicted cost (paper Eq. 3), with
-    ``n_representers`` representer points drawn from the optimiser's random stream at each step."""
+    ``n_representers`` representer points drawn from the optimiser's random stream."""
+    from tt_core.acquisitions.entropy_search import EntropySearch, sample_representers
+    from tt_core.acquisitions.memo import RowMemo
+    from tt_core.acquisitions.per_cost import MedianCost, PerUnitCost
 
-    name = "fabolas"
-    needs_cost = True
+    Z, lam = sample_representers(opt.X_full, opt.rng, n=n_representers)
+    # each candidate's information gain is computed once, whether the filter (DIRECT, CMA-ES) or the
+    # final maximisation asks for it first
+    return RowMemo(PerUnitCost(EntropySearch(opt.models[LOSS], Z, lam), MedianCost(opt.models["cost"])))
 
-    def __init__(self, n_representers: int = 50):
-        self.n_representers = _check_int("n_representers", n_representers, 1)
 
-    def information(self, opt):
-        from tt_core.acquisitions.entropy_search import EntropySearch, InformationGainPerCost, sample_representers
-        from tt_core.acquisitions.memo import RowMemo
+def _alpha_t(opt, n_representers: int, gh_roots: int, constraint_factor: str, feasibility_threshold: float):
+    """TrimTuner's acquisition (paper Eq. 5; Fabulinus' ES_C, thesis Eq. 4.4-4.5 with ``"cea"``): the
+    information gain per cost times the constraint factor at the fantasised incumbent."""
+    from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
 
-        Z, lam = sample_representers(opt.X_full, opt.rng, n=self.n_representers)
-        # each candidate's information gain is computed once, whether the filter (DIRECT, CMA-ES) or the
-        # final maximisation asks for it first
-        return RowMemo(InformationGainPerCost(EntropySearch(opt.models[LOSS], Z, lam), opt.models["cost"]))
+    return TrimTunerAcquisition(information_gain_per_cost(opt, n_representers), opt.models, opt.constraints,
+                                opt.X_full, n_roots=gh_roots, feasibility_threshold=feasibility_threshold,
+                                factor=constraint_factor)
+
+
+def _check_factor(factor: str) -> str:
+    from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
+
+    if factor not in TrimTunerAcquisition.FACTORS:
+        raise ValueError(f"unknown constraint_factor {shown(factor)}; known: {list(TrimTunerAcquisition.FACTORS)}")
+    return factor
+
+
+#: Every acquisition option: its default and its check, in the order they are checked.
+ACQUISITION_SETTINGS = {
+    "constraint_factor": ("probability", _check_factor),                  # Eq. 5 (thesis Eq. 4.5: "cea")
+    "feasibility_threshold": (FEASIBILITY_THRESHOLD, _check_threshold),   # of the fantasised incumbent
+    "n_representers": (50, lambda v: _check_int("n_representers", v, 1)),
+    "gh_roots": (1, lambda v: _check_int("gh_roots", v, 1)),               # 1: the paper's single root
+}
+
+
+@dataclass(frozen=True)
+class AcquisitionRecipe:
+    """How a step builds a named acquisition on the optimiser's models: ``build(opt, **options)``, whether
+    it needs a cost model, and the options it takes (of :data:`ACQUISITION_SETTINGS`)."""
+
+    build: Callable
+    needs_cost: bool
+    options: tuple[str, ...] = ()
+
+
+#: The acquisitions by name (the ``acquisition`` setting of
+#: :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer.from_settings`), each with its options: the one
+#: place they are listed (:data:`tt_core.optimizers.registry.ACQUISITION_OPTIONS` is read from here).
+ACQUISITIONS = {
+    "trimtuner": AcquisitionRecipe(_alpha_t, True, ("n_representers", "gh_roots", "constraint_factor",
+                                                    "feasibility_threshold")),
+    "fabolas": AcquisitionRecipe(information_gain_per_cost, True, ("n_representers",)),
+    "eic": AcquisitionRecipe(_eic, False),
+    "eic-usd": AcquisitionRecipe(_eic_per_usd, True),
+    "ei": AcquisitionRecipe(_ei, False),
+}
+
+
+class Acquisition:
+    """The acquisition part: a named acquisition of :data:`ACQUISITIONS` with its options, each checked
+    once, here; :meth:`build` makes the step's acquisition on the optimiser's current models.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`ACQUISITIONS`.
+    **options
+        Options the acquisition takes (:attr:`AcquisitionRecipe.options`); the others keep their
+        :data:`ACQUISITION_SETTINGS` default. Each is also an attribute (``part.gh_roots``).
+    """
+
+    def __init__(self, name: str, **options):
+        if name not in ACQUISITIONS:
+            raise ValueError(f"unknown acquisition {shown(name)}; known: {list(ACQUISITIONS)}")
+        recipe = ACQUISITIONS[name]
+        unknown = sorted(set(options) - set(recipe.options))
+        if unknown:
+            raise ValueError(f"acquisition {shown(name)} has no option {', '.join(unknown)}; its options: "
+                             f"{', '.join(recipe.options) or 'none'}")
+        self.name = name
+        self.needs_cost = recipe.needs_cost
+        self.options = {}
+        for key, (default, check) in ACQUISITION_SETTINGS.items():
+            if key in recipe.options:
+                self.options[key] = check(options.get(key, default))
+                setattr(self, key, self.options[key])
 
     def build(self, opt):
-        return self.information(opt)
+        return ACQUISITIONS[self.name].build(opt, **self.options)
 
-
-class AlphaT(InfoGainPerCost):
-    """TrimTuner's acquisition (paper Eq. 5; Fabulinus' ES_C, thesis Eq. 4.4-4.5 with ``factor="cea"``):
-    the information gain per cost times the constraint factor at the fantasised incumbent
-    (:class:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition`)."""
-
-    name = "trimtuner"
-
-    def __init__(self, n_representers: int = 50, gh_roots: int = 1, constraint_factor: str = "probability",
-                 feasibility_threshold: float = 0.5):
-        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-        from tt_core.bo.incumbent import _check_threshold
-
-        super().__init__(n_representers)
-        if constraint_factor not in TrimTunerAcquisition.FACTORS:
-            raise ValueError(f"unknown constraint_factor {shown(constraint_factor)}; "
-                             f"known: {list(TrimTunerAcquisition.FACTORS)}")
-        self.gh_roots = _check_int("gh_roots", gh_roots, 1)
-        self.constraint_factor = constraint_factor
-        self.feasibility_threshold = _check_threshold(feasibility_threshold)
-
-    def build(self, opt):
-        from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-
-        return TrimTunerAcquisition(self.information(opt), opt.models, opt.constraints, opt.X_full,
-                                    n_roots=self.gh_roots, feasibility_threshold=self.feasibility_threshold,
-                                    factor=self.constraint_factor)
-
-
-#: Acquisition parts by name (the ``acquisition`` setting of :meth:`tt_core.optimizers.model_based.ModelBasedOptimizer.from_settings`).
-ACQUISITIONS = {"trimtuner": AlphaT, "fabolas": InfoGainPerCost, "eic": EIcAcquisition,
-                "eic-usd": EIcPerUSDAcquisition, "ei": EIAcquisition}
+    def __repr__(self) -> str:
+        return f"Acquisition({self.name!r}{''.join(f', {k}={v!r}' for k, v in self.options.items())})"
 
 
 # -- filter ----------------------------------------------------------------------------------------
@@ -228,9 +260,7 @@ class PredictedIncumbent:
 
     name = "paper"
 
-    def __init__(self, constrained: bool = True, feasibility_threshold: float = 0.5):
-        from tt_core.bo.incumbent import _check_threshold
-
+    def __init__(self, constrained: bool = True, feasibility_threshold: float = FEASIBILITY_THRESHOLD):
         self.constrained = bool(constrained)
         self.feasibility_threshold = _check_threshold(feasibility_threshold)
 

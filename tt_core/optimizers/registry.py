@@ -43,7 +43,7 @@ from tt_core.data.space import ConfigSpace
 from tt_core.optimizers.base import Optimizer, Problem, constraints_for
 from tt_core.optimizers.budgeted import CherryPick, Lynceus, Nephele
 from tt_core.optimizers.model_based import ModelBasedOptimizer, RandomSearch
-from tt_core.optimizers.parts import FabolasGPSurrogate, MaternGPSurrogate, TreeSurrogate
+from tt_core.optimizers.parts import ACQUISITIONS, FabolasGPSurrogate, MaternGPSurrogate, TreeSurrogate
 from tt_core.data.io import shown
 from tt_core.data.paper_defaults import CEA_BETA
 from tt_core.data.seeds import check_seed
@@ -57,8 +57,7 @@ _matern_gp = MaternGPSurrogate()
 
 #: Keyword options of each part of a model-based optimiser (:mod:`tt_core.optimizers.parts`) and of the
 #: optimiser itself: :func:`make_optimizer` accepts an option only when one of the optimiser's parts takes it.
-ACQUISITION_OPTIONS = {"trimtuner": ("n_representers", "gh_roots", "constraint_factor", "feasibility_threshold"),
-                       "fabolas": ("n_representers",), "eic": (), "eic-usd": (), "ei": ()}
+ACQUISITION_OPTIONS = {name: recipe.options for name, recipe in ACQUISITIONS.items()}
 INCUMBENT_OPTIONS = ("incumbent_rule", "feasibility_threshold")
 DESIGN_OPTIONS = ("init_design", "n_init", "snapshot_init")
 LOOP_OPTIONS = ("test_full_size", "random_ties", "finish_last_run")
