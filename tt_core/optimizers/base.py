@@ -37,6 +37,7 @@ from tt_core.bo.history import History
 from tt_core.data.space import CandidatePool, ConfigSpace
 from tt_core.data.io import shown
 from tt_core.data.seeds import check_seed
+from tt_core.data.validation import check_finite
 
 OBJECTIVES = ("accuracy", "cost")
 
@@ -87,7 +88,7 @@ class Problem:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {list(OBJECTIVES)}, got {shown(self.objective)}")
         if self.budget is not None:
-            b = _finite("budget", self.budget)
+            b = check_finite("budget", self.budget)
             if b <= 0:
                 raise ValueError(f"budget must be a positive number of USD, got {shown(self.budget)}")
             object.__setattr__(self, "budget", b)
@@ -124,16 +125,6 @@ def constraints_for(max_cost: float | None = None, max_time: float | None = None
     if min_accuracy is not None:
         out.append(Constraint("accuracy", lower=min_accuracy))
     return tuple(out)
-
-
-def _finite(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {shown(value)}") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number, got {shown(value)}")
-    return v
 
 
 class Optimizer:
@@ -230,7 +221,7 @@ class Optimizer:
         -------
         (charged_cost, charged_time) : what this test cost the exploration.
         """
-        acc = _finite("accuracy", accuracy)
+        acc = check_finite("accuracy", accuracy)
         if not 0.0 <= acc <= 1.0:
             raise ValueError(f"accuracy must be a fraction in [0, 1] (not %), got {shown(accuracy)}")
         cost, time = float(cost), float(time)

@@ -38,12 +38,7 @@ from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, _check_threshold
 from tt_core.data.io import shown
 from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES
 from tt_core.data.space import ConfigSpace
-
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {shown(value)}")
-    return int(value)
+from tt_core.data.validation import check_int
 
 
 # -- surrogates ------------------------------------------------------------------------------------
@@ -65,7 +60,7 @@ class TreeSurrogate:
         if variant not in self.VARIANTS:
             raise ValueError(f"unknown trees {shown(variant)}; known: {list(self.VARIANTS)}")
         self.variant = variant
-        self.n_members = _check_int("n_members", n_members, 1)
+        self.n_members = check_int("n_members", n_members, 1)
 
     def __call__(self, kind: str, seed: int, space: ConfigSpace):
         from tt_core.models.size_offset import SizeOffset
@@ -165,8 +160,8 @@ def _check_factor(factor: str) -> str:
 ACQUISITION_SETTINGS = {
     "constraint_factor": ("probability", _check_factor),                  # Eq. 5 (thesis Eq. 4.5: "cea")
     "feasibility_threshold": (FEASIBILITY_THRESHOLD, _check_threshold),   # of the fantasised incumbent
-    "n_representers": (50, lambda v: _check_int("n_representers", v, 1)),
-    "gh_roots": (1, lambda v: _check_int("gh_roots", v, 1)),               # 1: the paper's single root
+    "n_representers": (50, lambda v: check_int("n_representers", v, 1)),
+    "gh_roots": (1, lambda v: check_int("gh_roots", v, 1)),               # 1: the paper's single root
 }
 
 

@@ -20,7 +20,8 @@ _AXES = (("cost", "Exploration cost [USD]"), ("time", "Exploration time [min]"),
          ("iteration", "Number of explorations"))
 
 
-def _finite(c: pd.DataFrame, x: str, value: str) -> pd.DataFrame:
+def _finite_rows(c: pd.DataFrame, x: str, value: str) -> pd.DataFrame:
+    """The rows of ``c`` whose ``x`` and ``value`` are finite (a filter of rows, not a check)."""
     return c[np.isfinite(c[value]) & np.isfinite(c[x])]
 
 
@@ -48,7 +49,7 @@ def plot_cno_curves(curves: pd.DataFrame, benchmark: str, *, optimizers=None, va
     fig, axes = plt.subplots(1, 3, figsize=laptop_size(15, 4.2, below=0.5), sharey=True)
     for ax, (x, label) in zip(axes, _AXES):
         for opt in optimizers:
-            d = _finite(c[c["optimizer"] == opt], x, value)
+            d = _finite_rows(c[c["optimizer"] == opt], x, value)
             if d.empty:
                 continue
             style = method_style(opt)
@@ -84,7 +85,7 @@ def plot_lookahead_curves(curves: pd.DataFrame, benchmarks, *, optimizer: str = 
     for ax, bench in zip(axes[0], benchmarks):
         c = curves[(curves["benchmark"] == bench) & (curves["optimizer"] == optimizer)]
         for h, d in c.groupby("horizon"):
-            d = _finite(d, x, value)
+            d = _finite_rows(d, x, value)
             if d.empty:
                 continue
             xs = d[x] / 60.0 if x == "time" else d[x]

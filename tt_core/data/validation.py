@@ -1,0 +1,51 @@
+"""Checks of single values where they enter the library, in the style of scikit-learn's ``check_scalar``:
+each returns the value converted (``float``, ``int``) or raises one ``ValueError`` naming the value and
+what it takes.
+
+The ``tt`` command's argument types (:mod:`tt_core.cli.common`) check the same kinds of value on the
+command line, where the error is an ``argparse`` error naming the option.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tt_core.data.io import shown
+
+__all__ = ["check_finite", "check_int"]
+
+
+def check_finite(name: str, value) -> float:
+    """``value`` as a finite float.
+
+    >>> check_finite("budget", "2.5")
+    2.5
+    >>> check_finite("budget", float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: budget must be a finite number, got inf
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {shown(value)}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number, got {shown(value)}")
+    return v
+
+
+def check_int(name: str, value, low: int) -> int:
+    """``value`` as an int ``>= low`` (a bool or a float is refused, even 3.0).
+
+    >>> check_int("n_representers", 50, 1)
+    50
+    >>> check_int("gh_roots", 0, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: gh_roots must be an int >= 1, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {shown(value)}")
+    return int(value)
