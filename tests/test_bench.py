@@ -47,6 +47,19 @@ def test_machine_info_recorded(measured):
         assert key in info and key in df.columns
     assert info["n_cores"] >= 1 and isinstance(info["cpu_model"], str) and info["cpu_model"]
     assert (df["n_cores"] == info["n_cores"]).all()
+    # the values, from other sources than the code's: the package metadata, the interpreter, /proc/cpuinfo
+    import sys
+    from importlib.metadata import version
+    from pathlib import Path
+
+    assert (info["numpy"], info["scipy"]) == (version("numpy"), version("scipy"))
+    assert info["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert 1 <= info["n_cores_usable"] <= info["n_cores"]
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [ln.split(":", 1)[1].strip() for ln in cpuinfo.read_text().splitlines() if ln.startswith("model name")]
+        if names:
+            assert info["cpu_model"] == names[0]
 
 
 def test_csv_round_trip_and_resume(measured, rnn):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tt_core.models.base import JointPosterior, Surrogate
+from tt_core.models.base import JointPosterior
 from tt_core.models.trees import ExtraTreesEnsemble
 
 
@@ -16,8 +16,15 @@ def data(n=44, d=5, seed=0):
     return X, y
 
 
-def test_is_a_surrogate():
-    assert isinstance(ExtraTreesEnsemble(seed=0), Surrogate)
+def test_the_surrogate_contract_with_known_answers():
+    # fit returns the model; a constant target is predicted exactly, with no spread between the members (the
+    # std is the documented floor min_std)
+    X, _ = data(20)
+    model = ExtraTreesEnsemble(seed=0, min_std=0.004)
+    assert model.fit(X, np.full(20, 0.25)) is model
+    mean, std = model.predict(X[:5], return_std=True)
+    np.testing.assert_array_equal(mean, 0.25)
+    np.testing.assert_array_equal(std, 0.004)
 
 
 def test_same_seed_same_output_different_seed_differs():
