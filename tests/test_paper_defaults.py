@@ -32,14 +32,12 @@ PATTERNS = [
 ]
 #: Modules that may not import tt_core: the authors' harness runs in their own environment.
 OUTSIDE = {"experiments/authors_harness.py"}
-#: Modules other work is rewriting at the time of writing (issue 36), with what is left in them.
-PENDING = {"apps/tour.py": "cea_filter(beta=0.1) and seed_study(iterations=44) of the teaching tour"}
 
 
 def _modules():
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "data/paper_defaults.py" or rel in OUTSIDE or rel in PENDING or rel.startswith("apps/explorer/"):
+        if rel == "data/paper_defaults.py" or rel in OUTSIDE or rel.startswith("apps/explorer/"):
             continue
         yield rel, path.read_text(encoding="utf-8")
 

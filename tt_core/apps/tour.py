@@ -30,6 +30,7 @@ from tt_core.data.benchmarks import Benchmark
 from tt_core.bo.history import loss_target
 from tt_core.data.space import ConfigSpace
 from tt_core.data.io import shown
+from tt_core.data.paper_defaults import CEA_BETA, TESTS_PER_RUN
 
 __all__ = ["TourStep", "cea_filter", "comparison_rows", "incumbent_progress", "search_space", "subsampling_scatter",
            "surrogates"]
@@ -279,7 +280,7 @@ def surrogates(benchmark="cnn", *, n_random: int = 30, seed: int = 1, gp_burnin:
 
 
 # ------------------------------------------------------------------------------------------------ 4
-def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = 0.1, seed: int = 1,
+def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = CEA_BETA, seed: int = 1,
                max_cost: float | None = None) -> TourStep:
     """Step 4: what the CEA filter (Eq. 6) keeps and drops, compared with a random filter.
 
@@ -417,7 +418,7 @@ def _and(words: list[str]) -> str:
 
 
 def incumbent_progress(benchmark="rnn", optimizers=("trimtuner-dt", "eic", "random"), *, seed: int = 1,
-                       seeds=tuple(range(1, 11)), iterations: int = 44, runs_dir=None,
+                       seeds=tuple(range(1, 11)), iterations: int = TESTS_PER_RUN, runs_dir=None,
                        quantiles: tuple[float, float] = (0.1, 0.9)) -> TourStep:
     """Step 5: Accuracy_C of the incumbent vs cumulative optimisation cost, over seeds and for one seed.
 
