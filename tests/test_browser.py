@@ -321,13 +321,18 @@ def _laptop_checks(page) -> dict:
     width / natural width, from the PNG's own dpi and smallest text size). Returns what was measured."""
     from tt_core.apps.explorer.widget import SMALLEST_TEXT_KEY
 
-    for _ in range(10):  # the notebook's scroller: the widget's top to the top of the visible area
+    # The notebook's scroller: the widget's top to the top of the visible area. JupyterLab's windowed notebook
+    # may lay out again after a scroll (a busy machine: in CI the widget once ended 182 px above the viewport),
+    # so the position counts only once two readings half a second apart agree.
+    stable = 0
+    for _ in range(40):
         off = page.evaluate("""() => { const box = document.querySelector('.jupyter-widgets.widget-vbox');
           const area = box.closest('.jp-WindowedPanel-outer') || box.closest('.jp-Notebook');
           const d = box.getBoundingClientRect().top - area.getBoundingClientRect().top;
-          area.scrollTop += d; return d; }""")
+          if (Math.abs(d) >= 2) area.scrollTop += d; return d; }""")
         time.sleep(0.5)
-        if abs(off) < 2:
+        stable = stable + 1 if abs(off) < 2 else 0
+        if stable >= 2:
             break
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
     m = page.evaluate("""() => {
