@@ -23,8 +23,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH_INDEX) $(PIP_EXTRA) -e '.[notebooks,test,nn,lcdb]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" > /dev/null
-	$(BIN)/python -c "from tt_core.apps.notebook_hygiene import install; install()"
-	$(BIN)/python -m tt_core.apps.lab_settings > /dev/null
+	$(BIN)/python -c "from tt_workbook.apps.notebook_hygiene import install; install()"
+	$(BIN)/python -m tt_workbook.apps.lab_settings > /dev/null
 	@touch $(STAMP)
 
 # The notebooks opened in JupyterLab need the measurements: fetched here when missing (nothing downloaded when

@@ -36,7 +36,7 @@
 #
 # **The seed.** Random choices (the initial design, the models' sampling) depend on `seed`. The
 # default is chosen by a stated rule: among seeds 1-10, the run of TrimTuner (trees) on the RNN
-# whose final Accuracy_C is the median (`tt_core.experiments.summaries.typical_seed`). So the run you
+# whose final Accuracy_C is the median (`tt_workbook.runs.summaries.typical_seed`). So the run you
 # see is a typical one; other seeds end better or worse. Step 5 shows all 10 seeds beside it.
 
 # %% tags=["parameters"]
@@ -50,10 +50,10 @@ runs_dir = "../runs"  # step 5's runs are stored here and re-used (notebook 03 s
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core.apps.notebook import notebook_setup
-from tt_core.apps import tour
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.apps import tour
 from tt_core.data.io import save_figure, write_csv
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=3, width=None).out  # style, display options, figures folder
 iterations = 5 if smoke else 44  # tests per optimisation run in step 5 (the paper's 44)

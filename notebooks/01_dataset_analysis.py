@@ -27,8 +27,8 @@
 # 4. learning curves;
 # 5. **why sub-sampling can work**: do small training sets rank configurations as the full one does?
 #
-# Everything is computed by `tt_core.analysis.dataset`; the papers' numbers appear only in the
-# comparison table at the end (`tt_core.reporting.dataset`).
+# Everything is computed by `tt_workbook.studies.dataset.analysis`; the papers' numbers appear only in the
+# comparison table at the end (`tt_workbook.studies.dataset.rows`).
 
 # %% tags=["parameters"]
 smoke = False
@@ -40,13 +40,13 @@ n_curves = 6
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core.apps.notebook import notebook_setup
-from tt_core import plotting
-from tt_core.analysis import dataset as ds
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook import plotting
+from tt_workbook.studies.dataset import analysis as ds
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.reporting import dataset as report
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.studies.dataset import rows as report
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}

@@ -27,9 +27,9 @@
 # The thesis' Table 7.1 counts the same feasible set but calls "high accuracy" an accuracy of at
 # least 85%, and also counts it without the cost constraint.
 #
-# Everything below is computed from the measurements by `tt_core.analysis.feasibility`; the
-# papers' numbers (`tt_core.reporting.paper_values`) appear only in the *paper* columns, for comparison
-# (tables built by `tt_core.reporting.feasibility`).
+# Everything below is computed from the measurements by `tt_workbook.studies.feasibility.analysis`; the
+# papers' numbers (`tt_workbook.paper_values`) appear only in the *paper* columns, for comparison
+# (tables built by `tt_workbook.studies.feasibility.rows`).
 
 # %% tags=["parameters"]
 smoke = False
@@ -41,14 +41,14 @@ min_accuracy = 0.85
 import matplotlib.pyplot as plt
 import pandas as pd
 
-import tt_core.analysis.feasibility as fz
-from tt_core.apps.notebook import notebook_setup
+import tt_workbook.studies.feasibility.analysis as fz
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.figures import plot_cost_accuracy
-from tt_core.reporting import feasibility as report
-from tt_core.reporting import paper_values as pv
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.plotting.figures import plot_cost_accuracy
+from tt_workbook.studies.feasibility import rows as report
+from tt_workbook import paper_values as pv
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}

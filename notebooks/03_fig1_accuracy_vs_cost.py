@@ -42,22 +42,22 @@ n_jobs = 2
 import pandas as pd
 from IPython.display import Markdown, display
 
-from tt_core import experiments as ex
-from tt_core.analysis import scoring, variants
-from tt_core.analysis import trajectories as tj
-from tt_core.apps.notebook import notebook_setup
-from tt_core.data import paper_figures as pf
+from tt_workbook import runs as ex
+from tt_workbook.studies.fig1_fig2 import scoring, variants
+from tt_workbook.studies.fig1_fig2 import trajectories as tj
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.plotting.figures import plot_metric_vs_cost
-from tt_core.plotting.paper import overlay_paper_curves
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.runs import profiles
+from tt_workbook.plotting.figures import plot_metric_vs_cost
+from tt_workbook.studies.fig1_fig2.paper_curves import overlay_paper_curves
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig1", smoke, precision=4, width=None, max_colwidth=90)
 out = nb.out
-specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_core.experiments.profiles
+specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_workbook.runs.profiles
 print(f"{len(specs)} runs ({nb.label})")
 nb.settings_table
 
@@ -70,7 +70,7 @@ benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 #
 # Lines are means over seeds, bands 95% confidence intervals; dashed parts are the initial design,
 # drawn as in the paper: each initial test at its own Accuracy_C (a 1/60-size test scores its 1/60-size
-# accuracy), not as a full-size recommendation (`tt_core.analysis.scoring`); the grey dotted line is
+# accuracy), not as a full-size recommendation (`tt_workbook.studies.fig1_fig2.scoring`); the grey dotted line is
 # the best Accuracy_C possible (the best feasible full-size accuracy). Thin dotted lines with dots, in
 # the same colours: the paper's own mean curves, **paper (read from the PDF)**, for the methods run here.
 # Its TrimTuner-DT is the **workbook's** (a real information gain, as the paper describes), not the authors' code.
@@ -114,7 +114,7 @@ steps[steps["benchmark"].isin(list(benches))] if len(steps) else steps
 # %% [markdown]
 # ## Why TrimTuner-DT tests the smallest size: its acquisition traced per size
 #
-# `tt_core.analysis.alpha_trace` replays seeded TrimTuner-DT runs on the RNN and records, at every BO step, the
+# `tt_workbook.studies.fig1_fig2.alpha_trace` replays seeded TrimTuner-DT runs on the RNN and records, at every BO step, the
 # parts of alpha_T (Eq. 5: information gain / predicted cost x constraint factor) for the chosen test and the best
 # candidate at each size. The measured cause, printed below from the trace, is that the trees' information gain is
 # size-blind, so alpha_T ranks sizes by predicted cost, and the cost model puts the smallest size at a small share of
@@ -123,7 +123,7 @@ steps[steps["benchmark"].isin(list(benches))] if len(steps) else steps
 # `trees="overhead"` (a fitted start-up share) is an option, not the default.
 
 # %%
-from tt_core.analysis import alpha_trace
+from tt_workbook.studies.fig1_fig2 import alpha_trace
 
 ats = profiles.settings(profile, "alpha_trace", smoke)
 traces, traced_runs = alpha_trace.trace_runs(ats["seeds"], betas=ats["betas"], iterations=ats["iterations"])
@@ -138,7 +138,7 @@ trace_table.round(4)
 #
 # The paper has one EIc/USD step at 2.4x TrimTuner's and one EIc step at 10x; here an EIc/USD test costs
 # about as much as an EIc test.
-# `tt_core.analysis.eic_usd` replays seeded EIc/USD runs and, at every BO step, evaluates on the same candidates
+# `tt_workbook.studies.fig1_fig2.eic_usd` replays seeded EIc/USD runs and, at every BO step, evaluates on the same candidates
 # and models EIc and the predicted cost `E[C] = exp(mu_c + sigma_c^2/2)` (USD) it divides by. The measurement, per
 # network below: whether the division is in USD and how close the cost model is, how many decades EIc spans over
 # the full-size candidates against the predicted cost, how many candidates can outrank EIc's argmax after the
@@ -147,7 +147,7 @@ trace_table.round(4)
 # found.
 
 # %%
-from tt_core.analysis import eic_usd
+from tt_workbook.studies.fig1_fig2 import eic_usd
 
 eus_seeds = ats["seeds"] if smoke else sorted(set(ats["seeds"]) | {1, 2, 3})
 eus_trace = eic_usd.trace_runs(eus_seeds, benchmarks=tuple(benches), iterations=ats["iterations"])
@@ -171,7 +171,7 @@ eus_table.round(4)
 # initial design is drawn as its own series (as in the figure above) rather than scored as full-size
 # recommendations; (d) its tree ensemble gives entropy search no information (zero covariance with the
 # representers) and never refits a fantasy. (a)-(c) are settings of the workbook's TrimTuner-DT
-# (`tt_core.analysis.variants`) and are run here on the RNN. (d) is **not reconstructed**: an earlier
+# (`tt_workbook.studies.fig1_fig2.variants`) and are run here on the RNN. (d) is **not reconstructed**: an earlier
 # reconstruction (tests the max-CEA candidate) was dropped once the authors' code itself could be run,
 # because their code does something else (next section: among the CEA-kept candidates, the one of largest
 # or smallest P(feasible)/cost). Its row, `authors' public code (empirical residue)`, is added to the table
@@ -191,7 +191,7 @@ effects
 # ## The authors' public code beside this workbook
 #
 # The authors' own decision-tree TrimTuner (`pedrogbmendes/TrimTuner` with `automl/RoBO`) is run here,
-# unmodified, in an environment of its own (`tt authors run`, `tt_core.experiments.authors`; created on first
+# unmodified, in an environment of its own (`tt authors run`, `tt_workbook.authors.oracle`; created on first
 # use). What it does, read from its code and checked by running it: its tree ensemble gives a candidate
 # **zero covariance** with the representer points, and a fantasised test never refits the trees. Entropy
 # search then sees no change at all: its value dH is **the same number for every candidate**, a rounding
@@ -210,9 +210,9 @@ effects
 # %%
 import json as _json
 
-from tt_core.experiments import authors as au
-from tt_core.experiments.authors_store import authors_specs
-from tt_core.plotting.authors_code import plot_authors_code
+from tt_workbook.authors import oracle as au
+from tt_workbook.authors.stored import authors_specs
+from tt_workbook.plotting.authors_code import plot_authors_code
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
@@ -274,7 +274,7 @@ if aruns is not None:
 # rule of the paper's value the difference is *a deviation of the workbook from the authors' code*; when it
 # is not, *the authors' public code does not produce the paper's value either*; a ratio against EIc or
 # EIc/USD (not in their repository: their value is our EIc over their TrimTuner-DT) that still differs
-# stays *undetermined* (`tt_core.reporting.summary.side_of`). A row resting on fewer than 5 runs of an
+# stays *undetermined* (`tt_workbook.report.summary.side_of`). A row resting on fewer than 5 runs of an
 # optimiser it compares (the runs per optimiser of `fig1_exploration_stats.csv`) is *too few runs*: its
 # agreement is recorded, it is no verdict.
 #
@@ -282,10 +282,10 @@ if aruns is not None:
 # are of, nor whether the initial design's tests are counted. Each row's note gives its value and verdict
 # under the other choices (`fig1_per_test_costs.csv`; TrimTuner-GP only where its runs are in this profile)
 # and which of them flip the verdict, and, for the agreement tolerance, the verdict at 1.5x beside the
-# row's 2x with the factor where it flips (`tt_core.reporting.unstated`).
+# row's 2x with the factor where it flips (`tt_workbook.studies.unstated`).
 
 # %%
-from tt_core.reporting import unstated
+from tt_workbook.studies import unstated
 
 oracle = (authors_table[authors_table["source"] == "authors' public code"] if aruns is not None
           else pd.DataFrame(columns=["benchmark", "residue"]))

@@ -24,11 +24,11 @@
 # *mean-over-runs* Accuracy_C curve first reaches 0.9 x the optimum, divided by TrimTuner-DT's,
 # reproduces the RNN EIc/USD bar (12.50 vs 12.5), the RNN TrimTuner-GP bar (2.57 vs 2.6) and the CNN
 # EIc/USD bar (3.30 vs 3.3) (checked in `tests/test_savings.py`). "Up to 65x / 50x" is the **RNN** EIc
-# bar. That reading is the primary statistic here (`tt_core.analysis.savings.curve_savings`); the
+# bar. That reading is the primary statistic here (`tt_workbook.studies.fig1_fig2.savings.curve_savings`); the
 # per-run view and every other reading of the words follow, with bootstrap confidence intervals.
 #
 # The initial design is scored as in the paper's Fig. 1 (each initial test its own series, not a
-# full-size recommendation: `tt_core.analysis.scoring`). "Time" is the training time of the tests
+# full-size recommendation: `tt_workbook.studies.fig1_fig2.scoring`). "Time" is the training time of the tests
 # (the authors' logs keep training time and recommendation overhead apart). Runs are notebook 03's
 # (stored under `runs/`, computed if missing).
 
@@ -45,24 +45,24 @@ n_boot = 2000
 import pandas as pd
 from IPython.display import display
 
-from tt_core import experiments as ex
-from tt_core.analysis import initial_design as design
-from tt_core.analysis import savings as sv
-from tt_core.analysis import trajectories as tj
-from tt_core.analysis.scoring import score_initial_design
-from tt_core.apps.notebook import notebook_setup
-from tt_core.data import paper_figures as pf
+from tt_workbook import runs as ex
+from tt_workbook.studies.fig1_fig2 import initial_design as design
+from tt_workbook.studies.fig1_fig2 import savings as sv
+from tt_workbook.studies.fig1_fig2 import trajectories as tj
+from tt_workbook.studies.fig1_fig2.scoring import score_initial_design
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.plotting.figures import plot_time_to_target
-from tt_core.plotting.paper import plot_fig2_bars
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.runs import profiles
+from tt_workbook.plotting.figures import plot_time_to_target
+from tt_workbook.studies.fig1_fig2.paper_curves import plot_fig2_bars
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig1", smoke)  # style, folder, Fig. 1's profile settings
 out = nb.out
-specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_core.experiments.profiles)
+specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_workbook.runs.profiles)
 if not smoke:
     specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd", "random")]
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
@@ -105,8 +105,8 @@ if len(bars):
 # this notebook uses the workbook's TrimTuner-DT.
 
 # %%
-from tt_core.experiments import authors as au
-from tt_core.experiments.authors_store import authors_specs
+from tt_workbook.authors import oracle as au
+from tt_workbook.authors.stored import authors_specs
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
@@ -209,12 +209,12 @@ hits
 # reading with the authors' TrimTuner-DT (above) against the workbook's baselines, and `side` says, from the
 # numbers, which side a difference is on (the baselines are not in their repository, so a difference their
 # TrimTuner-DT shares stays *undetermined*). The agreement tolerance is a choice of this workbook: each note
-# gives the verdict at 1.5x beside 2x and the factor where it flips (`tt_core.reporting.unstated`).
+# gives the verdict at 1.5x beside 2x and the factor where it flips (`tt_workbook.studies.unstated`).
 
 # %%
-from tt_core.reporting import unstated
+from tt_workbook.studies import unstated
 
-from tt_core.reporting.summary import runs_by_arm
+from tt_workbook.report.summary import runs_by_arm
 
 nc = "" if n_runs >= 10 else f"{n_runs} runs per method (paper: 10)"
 runs_per_curve = runs_by_arm(runs, ["benchmark", "optimizer"])   # seeds behind each mean curve, counted

@@ -37,7 +37,7 @@
 # The paper's own Fig. 3 curves (read from the vector drawing of its PDF) are drawn dotted over ours.
 # Their cost axis is shifted by +\\$0.00754 against Fig. 1's: Fig. 3 charges each initial sub-sampled
 # test in full, Fig. 1 (and our runs) as one snapshotted run; they are drawn shifted back
-# (`tt_core.data.paper_figures`). Read on that axis, the paper's own mean curves give exactly its
+# (`tt_workbook.studies.fig1_fig2.paper_figures`). Read on that axis, the paper's own mean curves give exactly its
 # savings (3.62x vs CMA-ES, 7.26x vs DIRECT): the paper read Fig. 3 off the *mean curves* and on
 # Fig. 1's cost axis.
 
@@ -53,22 +53,22 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from tt_core import experiments as ex
-from tt_core.analysis import savings as sv
-from tt_core.analysis import studies as study
-from tt_core.analysis import trajectories as tj
-from tt_core.analysis.scoring import score_initial_design
-from tt_core.apps.notebook import notebook_setup
-from tt_core.data import paper_figures as pf
+from tt_workbook import runs as ex
+from tt_workbook.studies.fig1_fig2 import savings as sv
+from tt_workbook.studies.filters_beta import analysis as study
+from tt_workbook.studies.fig1_fig2 import trajectories as tj
+from tt_workbook.studies.fig1_fig2.scoring import score_initial_design
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import studies
-from tt_core.plotting.paper import overlay_paper_curves
-from tt_core.plotting.studies import plot_study
-from tt_core.reporting import fig3_filters
-from tt_core.reporting import paper_values as pv
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.studies.filters_beta import specs as studies
+from tt_workbook.studies.fig1_fig2.paper_curves import overlay_paper_curves
+from tt_workbook.studies.filters_beta.figures import plot_study
+from tt_workbook.studies.filters_beta import rows as fig3_filters
+from tt_workbook import paper_values as pv
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig3", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
 out, plan, n_jobs = nb.out, nb.settings["plan"], nb.n_jobs
@@ -199,11 +199,11 @@ ordering_share.drop(columns="evidence")
 # is this workbook's choice: each note gives the verdict at 1.5x beside 2x and the factor where it flips.
 
 # %%
-from tt_core.reporting import unstated
+from tt_workbook.studies import unstated
 
 for line in fig3_filters.no_ratio_lines(ratios):  # savings without a row, and why
     print(line)
-from tt_core.reporting.summary import runs_by_arm
+from tt_workbook.report.summary import runs_by_arm
 
 runs_per_optimizer = metrics.groupby("optimizer")["seed"].nunique().to_dict()
 runs_per_filter = runs_by_arm(metrics, ["optimizer", "variant"])   # seeds per optimiser and filter, counted

@@ -26,7 +26,7 @@
 #   takes about two hours.
 #
 # The paper's numbers are minutes on a 32-core server (Intel Xeon Gold 6138, Python 3.6). This
-# workbook measures seconds with `tt_core.experiments.bench` (the same harness as `tt bench recommend`): for each
+# workbook measures seconds with `tt_workbook.bench` (the same harness as `tt bench recommend`): for each
 # setting it replays a seeded set of observations (the optimiser's own initial design, then random
 # untested pairs) into the optimiser, fits the models once on all but the last observation (untimed:
 # this is where the GP's MCMC burn-in happens), adds the last one and times **refit + filter +
@@ -57,11 +57,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.io import write_csv
-from tt_core.experiments import bench
-from tt_core.reporting import recommendation_time as rt
-from tt_core.reporting.summary import save_comparison
+from tt_workbook import bench
+from tt_workbook.studies.recommendation_time import rows as rt
+from tt_workbook.report.summary import save_comparison
 
 nb = notebook_setup(figures_dir, profile, "tables3_4", smoke)  # style, folder, the one profile table
 out = nb.out

@@ -34,7 +34,7 @@
 # The paper's own Fig. 4 curves (read from the vector drawing of its PDF: beta 1%, 10%, 20% and no
 # filter; the 50% curve could not be told apart in the drawing) are drawn dotted on the RNN panel,
 # shifted by -\\$0.00754 to Fig. 1's cost axis (Fig. 4 charges the initial tests in full,
-# `tt_core.data.paper_figures`).
+# `tt_workbook.studies.fig1_fig2.paper_figures`).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -47,19 +47,20 @@ n_jobs = 2
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core import experiments as ex
-from tt_core.analysis import studies as study
-from tt_core.analysis import trajectories as tj
-from tt_core.analysis.scoring import score_initial_design
-from tt_core.apps.notebook import notebook_setup
-from tt_core.data import paper_figures as pf
+from tt_workbook import runs as ex
+from tt_workbook.studies.filters_beta import analysis as study
+from tt_workbook.studies.fig1_fig2 import trajectories as tj
+from tt_workbook.studies.fig1_fig2.scoring import score_initial_design
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles, studies
-from tt_core.plotting.paper import overlay_paper_curves
-from tt_core.plotting.studies import plot_study
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.runs import profiles
+from tt_workbook.studies.filters_beta import specs as studies
+from tt_workbook.studies.fig1_fig2.paper_curves import overlay_paper_curves
+from tt_workbook.studies.filters_beta.figures import plot_study
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig4", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
 out, n_jobs = nb.out, nb.n_jobs
@@ -146,8 +147,8 @@ ordering_share.drop(columns="evidence")
 # %%
 from IPython.display import display
 
-from tt_core.experiments import authors as au
-from tt_core.experiments.authors_store import authors_specs
+from tt_workbook.authors import oracle as au
+from tt_workbook.authors.stored import authors_specs
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
@@ -175,10 +176,10 @@ if aruns is not None:
 # The authors' dH is a rounding residue (notebook 03), so running their code needs a model of it, and the paper
 # states none. Their answers under each residue model (`empirical`, `pos`, `zero`, `neg`), on the RNN (the
 # paper's Fig. 4 network) and the profile's residue seeds, all models on the same seeds: a claim whose answer
-# flips between models says so in its row's note (`tt_core.reporting.unstated.fig4_residue_notes`).
+# flips between models says so in its row's note (`tt_workbook.studies.unstated.fig4_residue_notes`).
 
 # %%
-from tt_core.reporting import unstated
+from tt_workbook.studies import unstated
 
 r_trend = pd.DataFrame(columns=["benchmark", "residue"])
 if aruns is not None and aus["range_seeds"] and "rnn" in networks and "rnn" in aus["benchmarks"]:
@@ -198,7 +199,7 @@ if aruns is not None and aus["range_seeds"] and "rnn" in networks and "rnn" in a
 # The paper's statements are qualitative (true/false here). It shows the RNN only; the CNN rows check
 # whether the statements carry over to the other network. The `authors` column answers the same question
 # with the authors' public code (the section above), and `side`, computed from the three answers, says
-# whether a difference is the workbook's own or one the authors' code shares (`tt_core.reporting.trimtuner_figs.fig4_rows`).
+# whether a difference is the workbook's own or one the authors' code shares (`tt_workbook.studies.fig1_fig2.rows.fig4_rows`).
 
 # %%
 rows = tf.fig4_rows(trend, ordering_share, authors_trend=a_trend if aruns is not None else pd.DataFrame())

@@ -30,9 +30,9 @@
 # sizes, relative to the former. It is 0 when the optimum needs the full data set, and undefined
 # (grey in the figures) when no full-data-set configuration is feasible.
 #
-# All values are computed by `tt_core.analysis.subsampling` from the measurements; the thesis'
-# numbers (`tt_core.reporting.paper_values`) appear only in the *paper* columns (tables built by
-# `tt_core.reporting.subsampling`). The thesis' third network
+# All values are computed by `tt_workbook.studies.nephele.subsampling` from the measurements; the thesis'
+# numbers (`tt_workbook.paper_values`) appear only in the *paper* columns (tables built by
+# `tt_workbook.studies.nephele.subsampling_rows`). The thesis' third network
 # (the MLP) is listed as "data not public".
 
 # %% tags=["parameters"]
@@ -54,14 +54,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from tt_core import plotting
-from tt_core.analysis import subsampling as ss
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook import plotting
+from tt_workbook.studies.nephele import subsampling as ss
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.reporting import paper_values as pv
-from tt_core.reporting import subsampling as report
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook import paper_values as pv
+from tt_workbook.studies.nephele import subsampling_rows as report
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 loaded = {name: load_benchmark(name) for name in benchmarks}

@@ -37,8 +37,8 @@
 # the optimum. As the thesis, we plot the 90th percentile over seeds of the CNO after each
 # exploration against the 90th percentile of the money (and time) spent up to it.
 #
-# Everything below is computed by `tt_core` (the budgeted optimisers, the replay driver, `tt_core.analysis.nephele`) from the authors' measurements; the thesis'
-# numbers (`tt_core.reporting.paper_values`) only fill the *paper* column at the end. The thesis' Multilayer
+# Everything below is computed by `tt_core` (the budgeted optimisers, the replay driver, `tt_workbook.studies.nephele.analysis`) from the authors' measurements; the thesis'
+# numbers (`tt_workbook.paper_values`) only fill the *paper* column at the end. The thesis' Multilayer
 # network (its Fig. 6.12) is not public, so only the CNN (Fig. 6.10) and RNN (Fig. 6.11) are shown.
 
 # %% tags=["parameters"]
@@ -64,13 +64,14 @@ from IPython.display import display
 
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core import experiments as ex
-from tt_core.analysis import nephele as nph
-from tt_core.apps.notebook import notebook_setup
-from tt_core.experiments import bench, profiles
-from tt_core.plotting import nephele as nplots
-from tt_core.reporting import nephele as report
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook import runs as ex
+from tt_workbook.studies.nephele import analysis as nph
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook import bench
+from tt_workbook.runs import profiles
+from tt_workbook.studies.nephele import figures as nplots
+from tt_workbook.studies.nephele import rows as report
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "nephele", smoke, width=None)  # style, folder, the one profile table
 out, settings = nb.out, nb.settings
@@ -251,8 +252,8 @@ projected
 # sizes of the optima the CNO is normalised by (§6.3, also checked in notebook 08).
 
 # %%
-from tt_core.reporting import paper_values as pv
-from tt_core.reporting import unstated
+from tt_workbook import paper_values as pv
+from tt_workbook.studies import unstated
 
 rows = [{"source": "thesis §6.3", "item": f"{r.network.upper()}: size of the optimum of Eq. 3.1 (images)",
          "paper": pv.SECTION_6_3[r.network]["optimum_size"], "workbook": r.optimum_size}

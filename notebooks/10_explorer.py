@@ -52,11 +52,11 @@
 #    for each: CEA pre-selects, the acquisition chooses.
 #
 # The default seed, 2, is the run of median final Accuracy_C among seeds 1-10 for TrimTuner-DT on the
-# RNN (`tt_core.experiments.summaries.typical_seed`): a typical run. Seeds 1 and 9 end on an incumbent
+# RNN (`tt_workbook.runs.summaries.typical_seed`): a typical run. Seeds 1 and 9 end on an incumbent
 # that costs more than the limit; notebook 03 shows all 10 seeds of every optimiser.
 #
-# Everything the widget does is a method of `tt_core.apps.explorer.ExplorerController`, and every
-# Step is one step of the replay driver behind `tt optimize` (`tt_core.experiments.replay.Replay`):
+# Everything the widget does is a method of `tt_workbook.apps.explorer.ExplorerController`, and every
+# Step is one step of the replay driver behind `tt optimize` (`tt_core.replay.driver.Replay`):
 # the same charging, phases and scores. The cells after the widget drive the same controller from code. When the notebook is executed without a browser
 # (papermill: CI, `tt reproduce`) no widget is built and these scripted steps are the run; they
 # save the panels to `figures/explorer.png`.
@@ -79,10 +79,10 @@ interactive = None  # None: build the widget only under a Jupyter front end (Tru
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from tt_core.apps.explorer import ExplorerController, build_widget, has_frontend
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook.apps.explorer import ExplorerController, build_widget, has_frontend
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.io import save_figure
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 first_steps = 6 if smoke else 14  # tests of the scripted run below, before the limit changes

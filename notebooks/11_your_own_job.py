@@ -44,11 +44,11 @@ max_time = None  # optional limit (s) on the training time of the recommended co
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from tt_core.apps.notebook import notebook_setup
-from tt_core.apps import own_job
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.apps import own_job
 from tt_core.data.io import save_figure, write_csv
 from tt_core.optimizers import make_optimizer
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=4, width=None).out  # style, display options, figures folder
 iterations = 6 if smoke else 16  # tests per optimisation run (the paper uses 44 on its larger space)
@@ -114,8 +114,8 @@ if grid is not None:
 # ## 4. Optimise
 #
 # The same optimisers as on the paper's benchmarks, through the same replay driver as `tt optimize`
-# (`tt_core.apps.own_job.optimize_job` builds the optimiser with `make_optimizer` and drives it with
-# `tt_core.experiments.replay.Replay`: `suggest` a (configuration, size), train it, `observe` the
+# (`tt_workbook.apps.own_job.optimize_job` builds the optimiser with `make_optimizer` and drives it with
+# `tt_core.replay.driver.Replay`: `suggest` a (configuration, size), train it, `observe` the
 # result). After each test the recommendation is scored by its full-size accuracy and cost
 # (Accuracy_C, Eq. 7); a recommendation not trained at full size yet is trained for that, outside
 # the optimisation budget.

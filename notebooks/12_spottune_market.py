@@ -22,11 +22,11 @@
 #
 # This notebook shows the market the simulation runs on:
 #
-# * **Table III**, the six instance types (`tt_core.spot.catalogue`), compared cell by cell with the paper;
+# * **Table III**, the six instance types (`tt_spotsim.catalogue`), compared cell by cell with the paper;
 # * **Fig. 1**, prices over the trace period. The paper's trace (the Kaggle data set "AWS Spot Pricing
 #   Market", us-east-1, 2017) has no stated license, so the workbook neither ships nor downloads it. Unless
 #   you put `us-east-1.csv` in `data/` (or `$TT_DATA_DIR`), every price below is from a **seeded synthetic
-#   2017-style market** (`tt_core.spot.market.synthetic_market`) and labelled so;
+#   2017-style market** (`tt_spotsim.market.synthetic_market`) and labelled so;
 # * how likely a bid a given margin above the price is crossed within the hour (what the revocation
 #   predictors learn), and the accuracy of the two simple predictors (the paper's RevPred and
 #   Tributary's LSTMs and Fig. 10 are in notebook 15).
@@ -46,9 +46,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.reporting.summary import save_comparison
-from tt_core.spot import catalogue, figures as F, market as M, traces as T, market_study as MS, report, simulator as S
+from tt_workbook.runs import profiles
+from tt_workbook.report.summary import save_comparison
+from tt_spotsim import catalogue, market as M, traces as T, simulator as S
+from tt_workbook.studies.spottune import figures as F, market_study as MS, rows as report
 
 pd.set_option("display.precision", 4)
 out = Path(figures_dir)
@@ -126,7 +127,7 @@ stats.pivot(index="type", columns="margin", values="p_revoked_within_hour")
 # Trained on the first 9 days, tested on the next 3, at maximum prices from Alg. 2 (the trimmed mean
 # price variation of the past hour). `empirical`: share of past windows crossed; `logistic`: logistic
 # regression on the paper's six features with class weights and Eq. 3 (reconstructed; see
-# `tt_core.spot.revocation`).
+# `tt_spotsim.revocation`).
 
 # %%
 scores = MS.predictor_scores(trace, fit_days=cfg["fit_days"], test_days=2 if smoke else 3)
@@ -138,7 +139,7 @@ scores.pivot(index="type", columns="predictor", values=["accuracy", "f1"])
 #
 # Table III is an *input*, not a result: its rows are **input checks**, the paper's printed values beside
 # an independent record of the same quantities (the 2017 `ec2instances.info` data set, typed with its
-# source in `tt_core.spot.catalogue`; it lists r3.xlarge as 30.5 GiB and \$0.333 where the paper prints 30 and
+# source in `tt_spotsim.catalogue`; it lists r3.xlarge as 30.5 GiB and \$0.333 where the paper prints 30 and
 # 0.33; the simulator uses the paper's values). §IV-F's largest checkpointable model is the paper's own
 # speed times the 120 s notice: a **consistency check** of the paper's arithmetic. Both kinds are counted
 # apart from the rows that agree or differ. The paper's Fig. 10 numbers are compared in notebook 15.

@@ -27,7 +27,7 @@
 #   only the top-$k$ to the end.
 #
 # Baselines (§IV-A4): every setting on its own **r4.large** (cheapest) or **m4.4xlarge** (fastest), never
-# revoked. The simulator is `tt_core.spot.simulator` (its docstring lists every reconstruction and
+# revoked. The simulator is `tt_spotsim.simulator` (its docstring lists every reconstruction and
 # assumption; the paper's Alg. 1 and Eqs. 1-3 were lost in its text).
 #
 # **What is substituted.** The paper's benchmarks and step times are not public: the job sets here are
@@ -57,11 +57,10 @@ import pandas as pd
 from IPython.display import display
 
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.reporting.summary import save_comparison
-from tt_core.spot import (earlycurve_study as ECS, figures as F, grids as G, intervals as IV, overhead as OH,
-                          readings as RD, report, sensitivity as SEN, settings_tables as STB, simulator as S,
-                          workloads as W)
+from tt_workbook.runs import profiles
+from tt_workbook.report.summary import save_comparison
+from tt_workbook.studies.spottune import earlycurve_study as ECS, figures as F, grids as G, intervals as IV, overhead as OH, readings as RD, rows as report, sensitivity as SEN, settings_tables as STB
+from tt_spotsim import simulator as S, workloads as W
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -267,7 +266,7 @@ fig8_shape["table"].drop(columns="method").round(3)
 # ## Would SpotTune still save money under the 2017 rule, or today?
 #
 # The paper combines per-second charging with price-driven revocation, which never existed at one time
-# (`tt_core.spot.rules`). `aws-2017`: each started hour charged at its start price, the provider's
+# (`tt_spotsim.rules`). `aws-2017`: each started hour charged at its start price, the provider's
 # partial hour free; `aws-today`: per second, no bidding, capacity interruptions (5 % a month assumed) on
 # a slowly moving synthetic market. Costs and JCTs relative to Single-Spot (cheapest), mean over job sets
 # of the seed-mean costs. (All settings of a job set are deployed at the same moment and see the same

@@ -16,7 +16,7 @@
 # # 14 - EarlyCurve: predicting a setting's final metric from part of its curve (Fig. 11, the top-3 claim)
 #
 # SpotTune stops every hyper-parameter setting after $\theta \times$ max steps and predicts its final
-# metric with **EarlyCurve** (Eqs. 4-7, reconstructed in `tt_core.spot.earlycurve`): the curve is cut into
+# metric with **EarlyCurve** (Eqs. 4-7, reconstructed in `tt_spotsim.earlycurve`): the curve is cut into
 # stages where the metric's change rate jumps above 0.5 after five steps below 0.01 (Eq. 7), and each stage
 # is fitted with $f(j) = 1 / (\beta_0 j^2 + \beta_1 j + \beta_2) + \beta_3$, $\beta \ge 0$, by
 # `scipy.optimize.least_squares` with bounds. The baseline (SLAQ, Optimus) fits one stage. The paper
@@ -40,9 +40,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.spot import earlycurve as ec, earlycurve_study as ECS, figures as F, grids as G, overhead as OH, report
-from tt_core.reporting.summary import save_comparison
+from tt_workbook.runs import profiles
+from tt_spotsim import earlycurve as ec
+from tt_workbook.studies.spottune import earlycurve_study as ECS, figures as F, grids as G, overhead as OH, rows as report
+from tt_workbook.report.summary import save_comparison
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -109,14 +110,14 @@ pd.DataFrame(rows)
 # %% [markdown]
 # ## A workload with known stages: does Eq. 7 find the learning-rate cuts?
 #
-# `staged/staged-digits` (`tt_core.spot.staged`) is trained here: SGD logistic regression on the bundled
+# `staged/staged-digits` (`tt_spotsim.staged`) is trained here: SGD logistic regression on the bundled
 # digits, one epoch per step, the learning rate cut once (by 10 or by 50) at a known epoch (8 or 12 of 24).
 # Below, per setting: the epoch of the cut, the stage starts Eq. 7 finds on the whole curve with the
 # paper's thresholds, and both fits' errors from the first θ of the steps (on a curve Eq. 7 leaves in one
 # stage both fits are the same fit).
 
 # %%
-from tt_core.spot import staged as ST
+from tt_spotsim import staged as ST
 
 staged = ECS.staged_boundaries(ST.generate(), theta) if cfg.get("staged") else pd.DataFrame()
 if len(staged):
@@ -147,7 +148,7 @@ topk.pivot(index="job_set", columns="theta", values="top3").astype(int)
 #
 # SpotTune learns each job's seconds per step on each type from its latest runs (Alg. 1); the paper
 # found the coefficient of variation (COV) of the step time across steps below 0.1. The step-time table
-# of the scikit-learn models (`tt_core/spot/step_times.csv`, measured once by `tt spot measure-step-times`,
+# of the scikit-learn models (`tt_spotsim/step_times.csv`, measured once by `tt spot measure-step-times`,
 # its conditions in its header) holds the CPU seconds of every step (gradient boosting only the fit's mean,
 # left out): their COV per setting, on the shared 2-core machine it was measured on, with steps of milliseconds.
 

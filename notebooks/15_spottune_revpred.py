@@ -19,8 +19,8 @@
 # the probability that the spot price rises above *b* within the next hour. The paper's predictor,
 # **RevPred** (§III-B), and the one it compares with, **Tributary's** (re-implemented by the SpotTune
 # authors), are LSTM networks trained on the price history; the baseline is a logistic regression on
-# the same six engineered features. This notebook builds the three (`tt_core.spot.revpred`,
-# `tt_core.spot.revocation`), reproduces Fig. 10 (a, b), accuracy and F1 per instance type on the test
+# the same six engineered features. This notebook builds the three (`tt_spotsim.revpred`,
+# `tt_spotsim.revocation`), reproduces Fig. 10 (a, b), accuracy and F1 per instance type on the test
 # days, and Fig. 10 (c), SpotTune's cost and PCR with each predictor plugged into the provisioner.
 #
 # * **Samples**: every minute with the 59 minutes before it (*history*: six features each) and the
@@ -58,10 +58,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import profiles
-from tt_core.reporting.summary import save_comparison
-from tt_core.spot import (figures as F, market as M, report, revpred_study as RS, settings_tables as STB,
-                          simulator as S)
+from tt_workbook.runs import profiles
+from tt_workbook.report.summary import save_comparison
+from tt_workbook.studies.spottune import figures as F, rows as report, revpred_study as RS, settings_tables as STB
+from tt_spotsim import market as M, simulator as S
 
 pd.set_option("display.precision", 3)
 out = Path(figures_dir)
@@ -130,7 +130,7 @@ scores[scores["bids"] == "algorithm2"].pivot(index="type", columns="predictor", 
 #
 # The synthetic 2017-style market is memoryless by construction: price levels are drawn afresh at each
 # change and spikes arrive at random, so a history-based predictor cannot beat one that sees only the
-# present minute. `synthetic-persistent` keeps its parameters but adds memory (`tt_core.spot.market`:
+# present minute. `synthetic-persistent` keeps its parameters but adds memory (`tt_spotsim.market`:
 # calm and volatile regimes switching as a Markov chain, spikes clustered in the volatile regime,
 # mean-reverting levels; the regime constants are assumptions, stated there, not fitted to the 2017 trace,
 # which is not available here). Below: the test log loss of a logistic regression on the present minute

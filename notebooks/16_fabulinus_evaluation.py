@@ -55,17 +55,17 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from tt_core import experiments as ex
-from tt_core.analysis import fabulinus as fab
-from tt_core.analysis import savings as sv
-from tt_core.analysis.trajectories import best_feasible_accuracy
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook import runs as ex
+from tt_workbook.studies.fabulinus import analysis as fab
+from tt_workbook.studies.fig1_fig2 import savings as sv
+from tt_workbook.studies.fig1_fig2.trajectories import best_feasible_accuracy
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
-from tt_core.plotting.fabulinus import plot_fabulinus_panels
-from tt_core.reporting import fabulinus as report
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.studies.fabulinus.figures import plot_fabulinus_panels
+from tt_workbook.studies.fabulinus import rows as report
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fabulinus", smoke, precision=6, width=None, max_colwidth=90)
 out, study = nb.out, nb.settings
@@ -199,12 +199,12 @@ ceiling_table
 # A row computed from fewer than 5 runs per compared method (counted from the runs above) is *too few runs*:
 # its agreement is recorded, but it is no verdict.
 # The factors are this workbook's choice: each factor row's note gives its verdict at 1.5x beside its own
-# factor and the factor where it flips (`tt_core.reporting.unstated`).
+# factor and the factor where it flips (`tt_workbook.studies.unstated`).
 
 # %%
-from tt_core.reporting import unstated
+from tt_workbook.studies import unstated
 
-from tt_core.reporting.summary import runs_by_arm
+from tt_workbook.report.summary import runs_by_arm
 
 n_runs = runs_by_arm(runs, ["benchmark", "optimizer"])   # seeds per network and method, counted from the runs
 rows = report.cost_rows(reduction, initial_reduction, expected, study["iterations"], mix=mix, ceiling=ceiling,

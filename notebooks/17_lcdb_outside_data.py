@@ -21,7 +21,7 @@
 # train times. Install it with `pip install -e '.[lcdb]'` (`make setup` does): a 68 MB download, 459 MB
 # installed. Without it this notebook says so and stops.
 #
-# **The setting, written down before any run** (`tt_core/data/lcdb.py`, `tt_core/analysis/outside_data.py`):
+# **The setting, written down before any run** (`tt_workbook/studies/outside_data/lcdb.py`, `tt_workbook/studies/outside_data/analysis.py`):
 #
 # * a configuration is a learner (LCDB runs each at its scikit-learn defaults); the fidelity is the
 #   training-set size, at the LCDB sizes nearest to the TrimTuner paper's five fractions (1/60, 1/10, 1/4,
@@ -53,14 +53,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from tt_core.analysis import outside_data as od
-from tt_core.apps.notebook import notebook_setup
-from tt_core.data import lcdb
+from tt_workbook.studies.outside_data import analysis as od
+from tt_workbook.apps.notebook import notebook_setup
+from tt_workbook.studies.outside_data import lcdb
 from tt_core.data.benchmarks import sha256_of
 from tt_core.data.io import save_figure, write_csv
-from tt_core.experiments import store
-from tt_core.plotting.claims import plot_claims
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.runs import store
+from tt_workbook.studies.outside_data.figures import plot_claims
+from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "lcdb", smoke, n_jobs=n_jobs)
 out, cfg = nb.out, nb.settings

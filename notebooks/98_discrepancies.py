@@ -28,9 +28,9 @@ smoke = False
 figures_dir = "../figures"
 
 # %%
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook.apps.notebook import notebook_setup
 from tt_core.data.io import write_csv
-from tt_core.reporting.discrepancies import discrepancies, status_counts
+from tt_workbook.report.discrepancies import discrepancies, status_counts
 
 out = notebook_setup(figures_dir, precision=6, width=200, max_colwidth=200).out  # style, display options, figures folder
 

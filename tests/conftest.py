@@ -33,7 +33,7 @@ def grid12():
 
 def tt_cli(capsys, *argv) -> tuple[int, str]:
     """Run ``tt ARGV`` in this process; its exit code and what it printed on stderr."""
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     try:
         code = main(list(argv))
@@ -60,7 +60,7 @@ def trajectory_rows(benchmark: str, optimizer: str, seed: int, **spec) -> dict:
     ``{column: list of values}``, wall-clock columns left out: what the trajectory checks store and compare."""
     from threadpoolctl import threadpool_limits
 
-    from tt_core.experiments.store import RunSpec
+    from tt_workbook.runs.store import RunSpec
 
     with threadpool_limits(limits=1, user_api="blas"):
         df = RunSpec(benchmark, optimizer, seed, **spec).run()

@@ -1,4 +1,4 @@
-"""tt_core.analysis.alpha_trace: the per-size trace of TrimTuner's acquisition, on a problem small enough to check by hand.
+"""tt_workbook.studies.fig1_fig2.alpha_trace: the per-size trace of TrimTuner's acquisition, on a problem small enough to check by hand.
 
 Toy benchmark: configurations a = 1..4 at sizes 10, 50, 100 (s~ = 0, 0.699, 1). TrimTuner's initial design
 is one configuration at the sub-sampled sizes 10 and 50. The acquisition's parts are given, not modelled:
@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-from tt_core.analysis.alpha_trace import measured_cause, summarise_traces, trace_run, true_cost_ratios
+from tt_workbook.studies.fig1_fig2.alpha_trace import measured_cause, summarise_traces, trace_run, true_cost_ratios
 from tt_core.data.benchmarks import benchmark_from_table
 from tt_core.acquisitions.per_cost import MedianCost, PerUnitCost
 from tt_core.optimizers import parts
@@ -121,7 +121,7 @@ def test_summary_of_a_known_acquisition(toy, known_acquisition):
 
 
 def test_tracing_does_not_change_the_run(toy):
-    from tt_core.experiments.replay import run_optimization
+    from tt_core.replay.driver import run_optimization
 
     plain = run_optimization(toy, "trimtuner-dt", seed=5, beta=1.0, iterations=8)
     trace, traced = trace_run(toy, seed=5, beta=1.0, iterations=8)
@@ -133,7 +133,7 @@ def test_tracing_does_not_change_the_run(toy):
 def test_an_observer_sees_every_choice_and_changes_nothing():
     """The one tracing hook (ModelBasedOptimizer.on_select): each BO step's observed choice is the test the
     run then makes, the kept rows index the candidates, and the trajectory is the one without observers."""
-    from tt_core.experiments.replay import Replay
+    from tt_core.replay.driver import Replay
 
     def run(with_observer: bool):
         replay = Replay.from_benchmark("rnn", "trimtuner-dt", seed=3)

@@ -14,15 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis import dataset as ds
-from tt_core.analysis import feasibility as fz
-from tt_core.analysis import subsampling as ss
-from tt_core.analysis.feasibility import feasibility, feasibility_table
+from tt_workbook.studies.dataset import analysis as ds
+from tt_workbook.studies.feasibility import analysis as fz
+from tt_workbook.studies.nephele import subsampling as ss
+from tt_workbook.studies.feasibility.analysis import feasibility, feasibility_table
 from tt_core.data.benchmarks import benchmark_from_table, load_benchmark, locate
-from tt_core.reporting import dataset as ds_report
-from tt_core.reporting import paper_values as pv
-from tt_core.reporting import subsampling as ss_report
-from tt_core.reporting.feasibility import comparison_rows, table2, table7_1
+from tt_workbook.studies.dataset import rows as ds_report
+from tt_workbook import paper_values as pv
+from tt_workbook.studies.nephele import subsampling_rows as ss_report
+from tt_workbook.studies.feasibility.rows import comparison_rows, table2, table7_1
 
 # ---------------------------------------------------------------------------------------------
 # A hand-checkable benchmark: 3 configurations (a = 1, 2, 3) x 2 sizes (10, 100 images)
@@ -351,13 +351,13 @@ def test_analysis_constants_match_the_papers():
 
 
 def test_analysis_does_not_import_reporting():
-    """Layering: tt_core.analysis sits below tt_core.reporting and must not import it."""
+    """Layering: tt_workbook.studies sits below tt_workbook.report and must not import it."""
     import ast
     from pathlib import Path
 
-    import tt_core.analysis
+    import tt_workbook.studies
 
-    for path in Path(tt_core.analysis.__file__).parent.glob("*.py"):
+    for path in Path(tt_workbook.studies.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
@@ -365,7 +365,7 @@ def test_analysis_does_not_import_reporting():
                 names = [a.name for a in node.names]
             else:
                 continue
-            assert not any(n.startswith("tt_core.reporting") for n in names), f"{path.name} imports {names}"
+            assert not any(n.startswith("tt_workbook.report") for n in names), f"{path.name} imports {names}"
 
 
 def test_reported_tolerance():
@@ -419,7 +419,7 @@ def test_summaries_and_curves(cnn):
 
 
 def test_comparison_rows_are_exact_for_counts(cnn, rnn):
-    from tt_core.reporting.summary import comparison
+    from tt_workbook.report.summary import comparison
     rows = comparison(ss_report.table6_2_comparison_rows(ss_report.table6_2([cnn, rnn]))
                       + ds_report.table1_comparison_rows(cnn))
     counts = rows[rows["item"].str.endswith("(count)") & rows["workbook"].notna()]

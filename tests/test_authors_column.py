@@ -8,9 +8,9 @@ import math
 
 import pandas as pd
 
-from tt_core.reporting.docs import results_markdown
-from tt_core.reporting.report import ReportNotebook, tidy, write_index
-from tt_core.reporting.summary import (SIDE_BOTH, SIDE_UNDETERMINED, SIDE_WORKBOOK, collect, comparison,
+from tt_workbook.report.docs import results_markdown
+from tt_workbook.report.report import ReportNotebook, tidy, write_index
+from tt_workbook.report.summary import (SIDE_BOTH, SIDE_UNDETERMINED, SIDE_WORKBOOK, collect, comparison,
                                        save_comparison, side_of, to_markdown)
 
 DEV = "the workbook's trees give an information gain, theirs give dH constant (fig1_authors_code.csv)"
@@ -119,7 +119,7 @@ def test_no_authors_column_without_authors_values():
 
 
 def test_fig1_rows_carry_the_authors_value():
-    from tt_core.reporting.trimtuner_figs import fig1_rows
+    from tt_workbook.studies.fig1_fig2.rows import fig1_rows
 
     stats = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "cost_per_test": 0.0023, "mean_s": 0.11},
                           {"benchmark": "rnn", "optimizer": "eic", "cost_per_test": 0.0046}])
@@ -152,7 +152,7 @@ def test_fig1_rows_carry_the_authors_value():
 
 
 def test_fig4_rows_side_by_hand():
-    from tt_core.reporting.trimtuner_figs import fig4_rows
+    from tt_workbook.studies.fig1_fig2.rows import fig4_rows
 
     trend = pd.DataFrame([{"benchmark": "rnn", "optimizer": "trimtuner-dt", "best_level": "beta 1%",
                            "spearman_rho": -0.3, "spearman_p": 0.04, "welch_p": 0.5, "no_filter_minus_beta10": -0.1,
@@ -171,7 +171,7 @@ def test_fig4_rows_side_by_hand():
 
 
 def test_fig2_rows_side_by_hand():
-    from tt_core.reporting.trimtuner_figs import fig2_rows
+    from tt_workbook.studies.fig1_fig2.rows import fig2_rows
 
     ours = pd.DataFrame([{"benchmark": "rnn", "method": "trimtuner-dt", "baseline": "eic", "target": 0.88,
                           "cost_method": 0.06, "cost_baseline": 0.6, "cost_ratio": 10.0,
@@ -199,8 +199,8 @@ def test_fig2_rows_side_by_hand():
 def test_dt_rows_without_an_authors_value_say_undetermined():
     """Table III-IV and Fig. 3 rows of TrimTuner-DT: the authors' code gives no value (not timed; no DIRECT or
     CMA-ES in it), so a difference is undetermined, named; rows of other optimisers get no side."""
-    from tt_core.reporting.recommendation_time import comparison_rows
-    from tt_core.reporting.trimtuner_figs import NO_AUTHORS_FILTERS, NO_AUTHORS_TIMES, dt_row_without_authors
+    from tt_workbook.studies.recommendation_time.rows import comparison_rows
+    from tt_workbook.studies.fig1_fig2.rows import NO_AUTHORS_FILTERS, NO_AUTHORS_TIMES, dt_row_without_authors
 
     t3 = pd.DataFrame([{"benchmark": "rnn", "setting": s, "median_s": m}
                        for s, m in (("trimtuner-gp", 1.0), ("trimtuner-dt", 0.5), ("fabolas", 1.0), ("eic", 0.05))])

@@ -19,8 +19,8 @@ import pytest
 
 from conftest import assert_one_line_error
 from conftest import tt_cli as _tt_cli
-from tt_core.experiments import authors as A
-from tt_core.experiments import authors_fetch as F
+from tt_workbook.authors import oracle as A
+from tt_workbook.authors import fetch as F
 
 SHARED = A.PROJECT_DIR.parent / "shared" / "authors_code"
 TREES = (A.TRIMTUNER_DIR, A.ROBO_DIR)

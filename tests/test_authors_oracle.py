@@ -13,8 +13,8 @@ import json
 import numpy as np
 import pytest
 
-from tt_core.cli import main as tt_main
-from tt_core.experiments import authors as A
+from tt_workbook.cli import main as tt_main
+from tt_workbook.authors import oracle as A
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_exact_mode_dh_is_a_constant_residue(oracle):
 def test_cli_json_and_store(oracle, tmp_path, capsys):
     """``tt authors run --json`` prints the tests in the authors' encoding; ``--store`` keeps the run in the
     run store as authors-dt, where a RunSpec of the same settings finds it valid and recomputes it equally."""
-    from tt_core.experiments.store import RunSpec, load_runs, read_run, run_one, stored_status
+    from tt_workbook.runs.store import RunSpec, load_runs, read_run, run_one, stored_status
 
     rc = tt_main(["authors", "run", "--benchmark", "rnn", "--seed", "2", "--residue", "zero", "--iterations", "6",
                   "--json", "--store", "--runs-dir", str(tmp_path)])
@@ -168,7 +168,7 @@ def test_failed_install_is_one_line(monkeypatch, tmp_path):
 
 
 def test_runspec_rejects_settings_the_authors_code_cannot_run():
-    from tt_core.experiments.store import RunSpec
+    from tt_workbook.runs.store import RunSpec
 
     with pytest.raises(ValueError, match="residue"):
         RunSpec("rnn", "authors-dt", 1, options=(("residue", "huge"),))

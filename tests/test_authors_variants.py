@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from tt_core.analysis.scoring import score_initial_design
-from tt_core.analysis.trajectories import time_to_target
+from tt_workbook.studies.fig1_fig2.scoring import score_initial_design
+from tt_workbook.studies.fig1_fig2.trajectories import time_to_target
 from tt_core.bo.constraints import Constraint
 from tt_core.bo.incumbent import find_tested_incumbent
-from tt_core.experiments.replay import run_optimization
+from tt_core.replay.driver import run_optimization
 
 
 class TableModel:
@@ -103,7 +103,7 @@ def test_paper_scoring_of_the_initial_design(rnn):
 def test_the_tree_reconstruction_is_dropped_for_the_oracle(rnn):
     """``trees="authors"`` (a reconstruction of their tree model) is gone: no variant of the study uses it, and
     asking for it names the oracle instead."""
-    from tt_core.analysis.variants import VARIANTS
+    from tt_workbook.studies.fig1_fig2.variants import VARIANTS
     from tt_core.optimizers.registry import make_optimizer
 
     assert not any(dict(opts).get("trees") for opts, _ in VARIANTS.values())
@@ -113,13 +113,13 @@ def test_the_tree_reconstruction_is_dropped_for_the_oracle(rnn):
 
 def test_variant_effects_score_an_authors_run_from_its_own_record(rnn):
     """The oracle's row of the variants table: an ``authors-dt`` trajectory (the reference run RNN seed 1,
-    empirical residue, read back through :func:`tt_core.experiments.authors.trajectory`) scored by
+    empirical residue, read back through :func:`tt_workbook.authors.oracle.trajectory`) scored by
     :func:`variant_effects`; the size mix, cost per BO test and total cost are recomputed here from the
     reference file's own tests, independently of the trajectory code."""
     import json
 
-    from tt_core.analysis.variants import variant_effects
-    from tt_core.experiments import authors as A
+    from tt_workbook.studies.fig1_fig2.variants import variant_effects
+    from tt_workbook.authors import oracle as A
 
     ref = A.reference_dir()
     if ref is None:

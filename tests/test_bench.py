@@ -1,4 +1,4 @@
-"""Tests of the recommendation-cost harness (tt_core.experiments.bench, ``tt bench recommend``)."""
+"""Tests of the recommendation-cost harness (tt_workbook.bench, ``tt bench recommend``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis import studies as study
-from tt_core.experiments import bench as B
-from tt_core.experiments import studies
+from tt_workbook.studies.filters_beta import analysis as study
+from tt_workbook import bench as B
+from tt_workbook.studies.filters_beta import specs as studies
 
 SETTINGS = ["trimtuner-dt", "trimtuner-dt:random:20%", "random"]
 
@@ -172,7 +172,7 @@ def test_own_policy_states_are_those_of_a_run_of_the_replay_driver(rnn):
     warm-up) is the 7th test of ``run_optimization`` with the same setting and seed. (A repeat refits again
     and draws the trees' seeds anew from the run's stream, so later repeats time the same state with other
     trees, as a run would at its next refit.)"""
-    from tt_core.experiments.replay import run_optimization
+    from tt_core.replay.driver import run_optimization
 
     traj = run_optimization(rnn, "trimtuner-dt", seed=2, iterations=7, beta=0.05, filter="cea")
     rows = B.measure_recommendation("trimtuner-dt:cea:5%", rnn, n_obs=6, seed=2, repeats=2, policy="own", warmup=0)
@@ -184,7 +184,7 @@ def test_own_policy_states_are_those_of_a_run_of_the_replay_driver(rnn):
 def test_a_replay_step_can_leave_the_refit_to_later(rnn):
     """``Replay.step(pair, refit=False)`` records the test and fits nothing; one ``refit()`` then gives the
     models a run that refits at every test has (the same next suggestion)."""
-    from tt_core.experiments.replay import Replay
+    from tt_core.replay.driver import Replay
 
     lazy, eager = (Replay.from_benchmark(rnn, "trimtuner-dt", seed=4) for _ in range(2))
     pairs = [tuple(map(int, p)) for p in lazy.optimizer.initial_pairs]
@@ -200,7 +200,7 @@ def test_a_replay_step_can_leave_the_refit_to_later(rnn):
 
 
 def test_cli(tmp_path, capsys):
-    from tt_core.cli import build_parser
+    from tt_workbook.cli import build_parser
 
     parser = build_parser()
     out = tmp_path / "b.csv"

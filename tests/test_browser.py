@@ -319,7 +319,7 @@ def _laptop_checks(page) -> dict:
     inside the notebook's visible area (not under JupyterLab's status bar); every text of the widget at
     least 10 px (computed CSS size); the panels' text at least 10 px as rendered (pt x dpi / 72 x shown
     width / natural width, from the PNG's own dpi and smallest text size). Returns what was measured."""
-    from tt_core.apps.explorer.widget import SMALLEST_TEXT_KEY
+    from tt_workbook.apps.explorer.widget import SMALLEST_TEXT_KEY
 
     # The notebook's scroller: the widget's top to the top of the visible area. JupyterLab's windowed notebook
     # may lay out again after a scroll (a busy machine: in CI the widget once ended 182 px above the viewport),
@@ -477,9 +477,9 @@ def test_report_and_notebook_pages_display_offline(tmp_path):
     import nbformat
     from playwright.sync_api import sync_playwright
 
-    from tt_core.reporting.notebook_html import notebook_to_html
-    from tt_core.reporting.report import ReportNotebook, write_index
-    from tt_core.reporting.summary import collect, comparison, save_comparison
+    from tt_workbook.report.notebook_html import notebook_to_html
+    from tt_workbook.report.report import ReportNotebook, write_index
+    from tt_workbook.report.summary import collect, comparison, save_comparison
 
     figs, out = tmp_path / "figures", tmp_path / "report"
     figs.mkdir()
@@ -527,7 +527,7 @@ def test_saving_a_notebook_in_jupyterlab_leaves_git_clean(tmp_path):
     exe = _needs_browser()
     conf = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
     assert conf.is_file() and "notebook_hygiene" in conf.read_text(), \
-        f"{conf} does not register the save hook: run `make setup` (or tt_core.apps.notebook_hygiene.install())"
+        f"{conf} does not register the save hook: run `make setup` (or tt_workbook.apps.notebook_hygiene.install())"
     if not (ROOT / ".git").exists():
         pytest.skip("browser test skipped: this checkout is not a git repository (nothing to keep clean)")
     clone = tmp_path / "clone"

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import experiments as ex
-from tt_core.experiments import checkpoint
-from tt_core.experiments import store
+from tt_workbook import runs as ex
+from tt_workbook.runs import checkpoint
+from tt_workbook.runs import store
 from tt_core.optimizers import available
 
 TIMES = ("overhead_s", "cumulative_wall")
@@ -92,11 +92,11 @@ def _crafted_checkpoint(spec, ckpt: Path, root: dict, arrays=None) -> None:
 
 @pytest.mark.parametrize("root", [
     {"t": "object", "i": 0, "module": "os", "class": "system", "fields": []},
-    {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay",
+    {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "Replay",
      "fields": [["measure", {"t": "method", "i": 1, "self": {"t": "fresh", "i": 2, "fp": None}, "name": "touch"}]]},
-    {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay",
+    {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "Replay",
      "fields": [["__class__", {"t": "fresh", "i": 1, "fp": None}]]},
-    {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "np.os.system", "fields": []},
+    {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "np.os.system", "fields": []},
 ])
 def test_a_checkpoint_naming_code_outside_tt_core_is_refused(root, tmp_path):
     spec = _spec("random")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tt_core.data.benchmarks import load_benchmark
-from tt_core.cli import main
+from tt_workbook.cli import main
 
 
 def _json(capsys, argv):
@@ -129,7 +129,7 @@ def test_every_optimizer_runs_through_tt_runs(tmp_path, capsys):
         code = main(["runs", "--benchmarks", "rnn", "--optimizers", *group, "--seeds", "1", "--iterations", str(n),
                      "--runs-dir", str(tmp_path), "--json"])
         assert code == 0
-    from tt_core import experiments as ex
+    from tt_workbook import runs as ex
 
     stored = sorted(p.parent.name for p in tmp_path.glob("rnn/*/seed1.parquet"))
     assert len(stored) == len(names)
@@ -174,8 +174,8 @@ def test_runs_profile_is_narrowed_by_the_given_flags_not_silently_ignored(tmp_pa
                  "--seeds", "3", "--runs-dir", str(tmp_path), "--report", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["runs"] + out["missing"] == 1
-    from tt_core import experiments as ex
-    from tt_core.cli.runs import narrow_specs
+    from tt_workbook import runs as ex
+    from tt_workbook.cli.runs import narrow_specs
     import argparse
 
     args = argparse.Namespace(benchmarks=["rnn"], optimizers=["eic", "ei"], seeds=[2, 3], profile="paper",

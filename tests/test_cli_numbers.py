@@ -7,9 +7,9 @@ import re
 
 import pandas as pd
 
-from tt_core.cli import main
-from tt_core.cli.optimize import readable
-from tt_core.experiments.summaries import money, plain
+from tt_workbook.cli import main
+from tt_workbook.cli.optimize import readable
+from tt_workbook.runs.summaries import money, plain
 
 
 def _micro_csv(tmp_path) -> str:

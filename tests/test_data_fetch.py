@@ -107,7 +107,7 @@ def test_pinned_sizes_and_sha256_are_those_of_the_files():
 
 
 def test_hiding_shared_leaves_it_out_of_every_search(monkeypatch, tmp_path):
-    from tt_core.data import paper_figures
+    from tt_workbook.studies.fig1_fig2 import paper_figures
 
     monkeypatch.delenv("TT_DATA_DIR", raising=False)
     monkeypatch.setenv("TT_DATA_NO_SHARED", "0")
@@ -137,7 +137,7 @@ def test_a_command_fetches_from_a_file_mirror_once_with_its_size(bare, mirror, m
 
 
 def test_reproduce_fetches_every_benchmark_before_any_notebook_runs(bare, mirror, monkeypatch, capsys):
-    from tt_core.reporting import reproduce
+    from tt_workbook.report import reproduce
 
     monkeypatch.setenv("TT_DATA_URL", _template(mirror))
     seen = []
@@ -221,7 +221,7 @@ def test_a_bad_mirror_template_is_one_line(bare, monkeypatch, capsys, template, 
 
 
 def test_commands_fetch_only_the_registered_benchmarks_they_load(bare, monkeypatch, tmp_path):
-    from tt_core.cli import needed_benchmarks, parser_for
+    from tt_workbook.cli import needed_benchmarks, parser_for
 
     def needed(*argv):
         return needed_benchmarks(parser_for(list(argv)).parse_args(list(argv)))
@@ -247,7 +247,7 @@ def test_a_copy_with_nothing_beside_it_fetches_and_runs(tmp_path, mirror):
     cwd.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("TT_DATA_DIR", "TT_DATA_NO_SHARED", "TT_DATA_URL")}
     env.update(PYTHONPATH=str(ws), TT_DATA_URL=_template(mirror), OPENBLAS_NUM_THREADS="1")
-    argv = [sys.executable, "-m", "tt_core.cli", "optimize", "--benchmark", "rnn", "--optimizer", "random",
+    argv = [sys.executable, "-m", "tt_workbook.cli", "optimize", "--benchmark", "rnn", "--optimizer", "random",
             "--seed", "2", "--iterations", "6"]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-3000:]

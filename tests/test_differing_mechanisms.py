@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.reporting import unstated
-from tt_core.reporting.summary import names_mechanism
-from tt_core.spot import earlycurve_study as ECS, report
-from tt_core.spot.workloads import job_set
+from tt_workbook.studies import unstated
+from tt_workbook.report.summary import names_mechanism
+from tt_workbook.studies.spottune import earlycurve_study as ECS, rows as report
+from tt_spotsim.workloads import job_set
 
 
 # --------------------------------------------------------------------------- SpotTune: JCT ordering

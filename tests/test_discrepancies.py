@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tt_core.reporting.discrepancies import discrepancies, status_counts
-from tt_core.reporting.summary import NO_CAUSE_YET, comparison, save_comparison
+from tt_workbook.report.discrepancies import discrepancies, status_counts
+from tt_workbook.report.summary import NO_CAUSE_YET, comparison, save_comparison
 
 
 MECHANISM = "seed 3 draws its initial design at the smallest size only, so its tests cost less (fig_x.csv)"

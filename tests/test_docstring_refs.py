@@ -15,7 +15,9 @@ import re
 from pathlib import Path
 
 
-PACKAGE = Path(__file__).resolve().parent.parent / "tt_core"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "tt_core"
+PACKAGES = ("tt_core", "tt_spotsim", "tt_workbook")
 ROLE = re.compile(r":(func|class|mod|meth|data|attr|exc):`([^`<>]+?)`")
 
 #: References in modules owned by work in progress elsewhere, with the reason they are left.
@@ -34,7 +36,7 @@ def resolves(target: str, modname: str, is_package: bool, source: str, role: str
     target = target.lstrip("~")
     if target.startswith("."):
         target = (modname if is_package else modname.rsplit(".", 1)[0]) + target
-    for full in ([target] if target.startswith("tt_core") else [f"{modname}.{target}", target]):
+    for full in ([target] if target.startswith(PACKAGES) else [f"{modname}.{target}", target]):
         parts = full.split(".")
         for i in range(len(parts), 0, -1):
             try:
@@ -53,8 +55,8 @@ def resolves(target: str, modname: str, is_package: bool, source: str, role: str
 
 
 def references():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE.parent)
+    for path in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")):
+        rel = path.relative_to(ROOT)
         modname = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
         source = path.read_text(encoding="utf-8")
         for m in ROLE.finditer(source):
@@ -75,7 +77,7 @@ def test_the_resolver_on_known_cases():
 def test_every_docstring_reference_resolves():
     stale = []
     for path, modname, source, role, target in references():
-        rel = path.relative_to(PACKAGE).as_posix()
+        rel = path.relative_to(ROOT).as_posix()
         if (rel, target) not in ALLOWED and not resolves(target, modname, path.name == "__init__.py", source, role):
-            stale.append(f"tt_core/{rel}: :{role}:`{target}`")
+            stale.append(f"{rel}: :{role}:`{target}`")
     assert not stale, "docstring references to names that do not exist:\n" + "\n".join(stale)

@@ -1,10 +1,10 @@
-"""EIc/USD mechanism trace (tt_core.analysis.eic_usd): hand-checked arithmetic and one short replay."""
+"""EIc/USD mechanism trace (tt_workbook.studies.fig1_fig2.eic_usd): hand-checked arithmetic and one short replay."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis import eic_usd
+from tt_workbook.studies.fig1_fig2 import eic_usd
 
 
 def test_step_record_by_hand():
@@ -37,7 +37,7 @@ def test_step_record_rejects_bad_costs():
 
 
 def test_trace_replays_the_same_run():
-    from tt_core.experiments.replay import run_optimization
+    from tt_core.replay.driver import run_optimization
 
     t = eic_usd.trace_run("rnn", 1, iterations=7)
     assert list(t["iteration"]) == [5, 6, 7]  # 4 Latin-hypercube tests, then BO
@@ -50,7 +50,7 @@ def test_trace_replays_the_same_run():
 
 
 def test_fig1_rows_append_the_mechanism():
-    from tt_core.reporting.trimtuner_figs import fig1_rows
+    from tt_workbook.studies.fig1_fig2.rows import fig1_rows
 
     stats = pd.DataFrame({"benchmark": ["rnn"] * 3, "optimizer": ["trimtuner-dt", "eic", "eic-usd"],
                           "cost_per_test": [0.002, 0.03, 0.029], "mean_s": [0.1, 1.0, 1.0]})

@@ -5,9 +5,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tt_core.experiments.estimate import (benchmarked_seconds, cpu_text, describe, estimate, pace, stored_run_seconds,
+from tt_workbook.runs.estimate import (benchmarked_seconds, cpu_text, describe, estimate, pace, stored_run_seconds,
                                           time_left, wall_text)
-from tt_core.experiments.store import RunSpec, read_run, run_one
+from tt_workbook.runs.store import RunSpec, read_run, run_one
 
 
 def _store(runs, spec, **times):

@@ -2,7 +2,7 @@
 
 The controller is driven exactly as the widget drives it; stored runs are looked up in a temporary
 folder so that results do not depend on what ``runs/`` holds. Every registered optimiser works in it,
-through the one replay driver (``tt_core.experiments.replay.Replay``).
+through the one replay driver (``tt_core.replay.driver.Replay``).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from tt_core.apps.explorer import (  # noqa: E402
+from tt_workbook.apps.explorer import (  # noqa: E402
     COST_TRAJECTORY_COLUMNS,
     TRAJECTORY_COLUMNS,
     ExplorerController,
     build_widget,
 )
-from tt_core.experiments.replay import Replay  # noqa: E402
+from tt_core.replay.driver import Replay  # noqa: E402
 from tt_core.optimizers import Recommendation, available  # noqa: E402
 from tt_core.optimizers.registry import spec  # noqa: E402
 
@@ -235,7 +235,7 @@ def test_top_candidates_have_cea_and_acquisition(rnn, tmp_path):
 
 
 def test_figure_and_baseline_sources(rnn, tmp_path):
-    from tt_core.experiments.store import RunSpec, run_one
+    from tt_workbook.runs.store import RunSpec, run_one
 
     ctl = make(rnn, tmp_path, "random", iterations=6)
     ctl.run(4)
@@ -325,7 +325,7 @@ def test_beta_and_filter_only_for_model_based_optimizers(rnn, tmp_path):
 
 
 def test_budgeted_optimizers_stop_when_the_budget_is_spent(rnn, tmp_path):
-    from tt_core.experiments.store import RunSpec, run_one
+    from tt_workbook.runs.store import RunSpec, run_one
 
     ctl = make(rnn, tmp_path, "nephele", iterations=5, budget=1.2, min_accuracy=0.9, max_time=200.0)
     assert ctl.limits == {"max_cost": None, "budget": 1.2, "min_accuracy": 0.9, "max_time": 200.0}
@@ -375,7 +375,7 @@ def test_widget_disables_what_does_not_apply(rnn, tmp_path):
 
 
 def test_limit_grid_known_values():
-    from tt_core.apps.explorer.widget import limit_grid
+    from tt_workbook.apps.explorer.widget import limit_grid
 
     assert limit_grid(0.011, 0.031, keep=[0.02]) == [0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04]
     assert limit_grid(150, 150) == [150.0]
@@ -450,7 +450,7 @@ def test_widget_messages_handled_on_two_threads_take_turns(rnn, tmp_path, monkey
     import threading
     import time
 
-    import tt_core.apps.explorer.widget as widget_module
+    import tt_workbook.apps.explorer.widget as widget_module
 
     ctl = make(rnn, tmp_path, "random", iterations=6, compute_baseline=False)
     ui = build_widget(ctl, k=3)
@@ -497,7 +497,7 @@ def test_widget_says_what_it_is_doing_and_why_a_run_ended(rnn, tmp_path):
 
 
 def test_panel_titles_match_the_optimizer(rnn, tmp_path):
-    from tt_core.apps.explorer.panels import candidates_title
+    from tt_workbook.apps.explorer.panels import candidates_title
 
     eic = make(rnn, tmp_path, "eic", iterations=8)
     eic.run(6)
@@ -520,7 +520,7 @@ def test_step_disables_the_buttons_drops_clicks_and_says_the_first_step_compiles
     the process that fits models (TrimTuner's second test) says that it compiles the kernels."""
     import threading
 
-    import tt_core.apps.explorer.controller as controller_module
+    import tt_workbook.apps.explorer.controller as controller_module
 
     monkeypatch.setitem(controller_module._PROCESS, "models_fitted", False)  # as in a fresh kernel
     monkeypatch.setattr("tt_core.models.jit.AVAILABLE", True)
@@ -596,8 +596,8 @@ def test_widget_panels_are_laptop_sized_with_text_of_10_pixels(rnn, tmp_path):
     from matplotlib.text import Text
     from PIL import Image
 
-    from tt_core.apps.explorer.widget import SMALLEST_TEXT_KEY
-    from tt_core.plotting.style import use_style
+    from tt_workbook.apps.explorer.widget import SMALLEST_TEXT_KEY
+    from tt_workbook.plotting.style import use_style
 
     use_style()
     ctl = make(rnn, tmp_path, "trimtuner-dt", iterations=8)

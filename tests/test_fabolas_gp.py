@@ -205,7 +205,7 @@ def test_cross_posteriors_closed_form_and_cache_follows_the_state():
     check(gp, X[:20], y[:20])
     import json
 
-    from tt_core.experiments import checkpoint
+    from tt_workbook.runs import checkpoint
 
     text, _ = checkpoint.encode(gp)
     fields = [name for name, _ in json.loads(text)["root"]["fields"]]

@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import norm
 
 from tt_core.acquisitions.trimtuner import TrimTunerAcquisition
-from tt_core.analysis import fabulinus as fab
+from tt_workbook.studies.fabulinus import analysis as fab
 from tt_core.bo.constraints import Constraint
 from tt_core.bo.design import random_configs, subsampled_configs
 from tt_core.bo.incumbent import select_incumbent
@@ -205,7 +205,7 @@ def test_cost_ceiling_by_hand():
 
 
 def test_a_reduction_beyond_the_cost_ceiling_names_the_measurements_as_cause():
-    from tt_core.reporting import fabulinus as freport
+    from tt_workbook.studies.fabulinus import rows as freport
 
     # Fabulinus $5 per run, EI $20; a thesis reduction of 90% needs EI to spend 5 / 0.1 = $50, more than the
     # ceiling of $40 (at most 1 - 5/40 = 87.5%); 70% would need $16.7, which the ceiling allows
@@ -230,9 +230,9 @@ def _runs_seeds(n_fab: int, n_eic: int):
 
 
 def test_rows_from_fewer_than_five_runs_per_method_are_no_verdict():
-    from tt_core.reporting import fabulinus as freport
-    from tt_core.reporting import paper_values as pv
-    from tt_core.reporting.summary import comparison, runs_by_arm
+    from tt_workbook.studies.fabulinus import rows as freport
+    from tt_workbook import paper_values as pv
+    from tt_workbook.report.summary import comparison, runs_by_arm
 
     def rows(n_fab, n_eic):
         runs = _runs_seeds(n_fab, n_eic)

@@ -1,4 +1,4 @@
-"""Notebook 05's paper-vs-workbook rows (tt_core.reporting.fig3_filters), from hand-made tables."""
+"""Notebook 05's paper-vs-workbook rows (tt_workbook.studies.filters_beta.rows), from hand-made tables."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pandas as pd
 
-from tt_core.reporting import fig3_filters as f3
-from tt_core.reporting.summary import NO_CAUSE_YET, comparison
+from tt_workbook.studies.filters_beta import rows as f3
+from tt_workbook.report.summary import NO_CAUSE_YET, comparison
 
 NAN = float("nan")
 RAW_COLUMNS = ["optimizer", "filter", "variant", "search", "cost_per_test_x_cea", "share_full_size",
@@ -123,7 +123,7 @@ def _metrics(optimizer, seeds_by_filter):
 
 
 def test_three_seeds_a_filter_are_too_few_runs_and_five_a_verdict():
-    from tt_core.reporting.summary import runs_by_arm
+    from tt_workbook.report.summary import runs_by_arm
 
     o = "trimtuner-gp"
     args = (_curve_ratios(o), _ratios(o, 10), _levels(o), _ordering(o), pd.DataFrame(columns=RAW_COLUMNS), {o: 10})

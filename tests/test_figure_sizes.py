@@ -17,11 +17,16 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from tt_core.apps import own_job, tour  # noqa: E402
-from tt_core.plotting import authors_code, claims, fabulinus, figures, nephele, paper, seed_bands, studies  # noqa: E402
-from tt_core.plotting.style import use_style  # noqa: E402
-from tt_core.spot import figures as spot  # noqa: E402
-from tt_core.spot.traces import PriceTrace  # noqa: E402
+from tt_workbook.apps import own_job, tour  # noqa: E402
+from tt_workbook.plotting import authors_code, figures, seed_bands
+from tt_workbook.studies.outside_data import figures as claims
+from tt_workbook.studies.fabulinus import figures as fabulinus
+from tt_workbook.studies.nephele import figures as nephele
+from tt_workbook.studies.fig1_fig2 import paper_curves as paper
+from tt_workbook.studies.filters_beta import figures as studies  # noqa: E402
+from tt_workbook.plotting.style import use_style  # noqa: E402
+from tt_workbook.studies.spottune import figures as spot  # noqa: E402
+from tt_spotsim.traces import PriceTrace  # noqa: E402
 
 #: A 1280 x 720 laptop screen less JupyterLab's menu, tab and status bars (~70 px): the largest image, in px.
 SCREEN = (1280, 650)
@@ -266,7 +271,7 @@ FIGURES = {
     # notebook 17 (was 3.2 in per claim: 1920 px wide for its six claims)
     "lcdb_claims_3_sets": lambda: claims.plot_claims(_claims(3), title="TrimTuner's claims on LCDB (quick profile)"),
     "lcdb_claims_29_sets": lambda: claims.plot_claims(_claims(29), title="TrimTuner's claims on LCDB (full profile)"),
-    # tt_core/apps/tour.py (notebook 00; tour_surrogates was 1214 x 911 px, tour_cea 1311 px wide)
+    # tt_workbook/apps/tour.py (notebook 00; tour_surrogates was 1214 x 911 px, tour_cea 1311 px wide)
     "tour_space": lambda: tour.search_space([_tour_bench("cnn"), _tour_bench("rnn")]).figure,
     "tour_subsampling": lambda: tour.subsampling_scatter([_tour_bench("cnn"), _tour_bench("rnn")]).figure,
     "tour_surrogates": lambda: tour.surrogates(_tour_bench(), n_random=20, gp_burnin=10).figure,
@@ -297,10 +302,10 @@ FIGURES = {
     "cno_curves": lambda: nephele.plot_cno_curves(_cno(), "cnn", targets=(10,), floor=2.0),
     "lookahead_curves": lambda: nephele.plot_lookahead_curves(_cno(), BENCHES),
     "fabulinus_panels": lambda: fabulinus.plot_fabulinus_panels(_fabulinus(), "cnn", reference=0.9),
-    # tt_core/apps/own_job.py (notebook 11)
+    # tt_workbook/apps/own_job.py (notebook 11)
     "own_job_grid": lambda: own_job.plot_grid(_own_job()[0], 5e-5),
     "own_job_runs": lambda: own_job.plot_runs(_own_job()[1], _own_job()[2], 5e-5, _own_job()[0]),
-    # tt_core/spot/figures.py (notebooks 12-15)
+    # tt_workbook/studies/spottune/figures.py (notebooks 12-15)
     "spot_fig1": lambda: spot.fig1_prices(_trace()),
     "spot_revocation": lambda: spot.fig_revocation(pd.DataFrame(
         [{"type": t, "margin": m, "p_revoked_within_hour": 1 / (1 + 10 * m)} for t in TYPES

@@ -13,11 +13,11 @@ import nbformat
 import pandas as pd
 import pytest
 
-from tt_core import cli
-from tt_core.reporting import docs, reproduce
-from tt_core.reporting.notebook_html import notebook_to_html
-from tt_core.reporting.report import ReportNotebook, card_counts, card_line, tidy, write_index
-from tt_core.reporting.summary import collect, comparison, save_comparison
+from tt_workbook import cli
+from tt_workbook.report import docs, reproduce
+from tt_workbook.report.notebook_html import notebook_to_html
+from tt_workbook.report.report import ReportNotebook, card_counts, card_line, tidy, write_index
+from tt_workbook.report.summary import collect, comparison, save_comparison
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +65,7 @@ def _check_row():
 def test_cards_count_each_kind_apart_and_each_claim_once(tmp_path):
     import pandas as pd
 
-    from tt_core.reporting.report import notebook_card
+    from tt_workbook.report.report import notebook_card
 
     save_comparison(pd.concat([_rows(), _check_row()], ignore_index=True), "03_fig1", tmp_path)
     save_comparison(_rows().iloc[[4]], "04_fig2", tmp_path)  # the not-comparable row, checked by 04 as well
@@ -117,7 +117,7 @@ def _nb(path, code):
 def test_reproduce_only_some_notebooks_reports_those_and_shows_no_absolute_path(tmp_path, monkeypatch):
     nbdir, figs, out = tmp_path / "nbs", tmp_path / "figs", tmp_path / "out"
     nbdir.mkdir()
-    write = ("from tt_core.reporting.summary import comparison, save_comparison\n"
+    write = ("from tt_workbook.report.summary import comparison, save_comparison\n"
              "save_comparison(comparison([{'source': 's', 'item': '{stem} n (count)', 'paper': 2, 'workbook': 2}]), "
              "'{stem}', figures_dir)\nprint(figures_dir)")
     for stem in ("01_a", "02_b"):
@@ -229,7 +229,7 @@ def test_the_committed_results_doc_has_one_generated_block_and_no_commit_hashes(
 def test_the_readme_opens_with_the_results_pages_sentence_and_the_headline_figure():
     """The README's first screen answers "does it reproduce?": the report's sentence for the counts of
     docs/results.md's generated block, then the headline figure (the tour's headline_seeds.png, committed)."""
-    from tt_core.reporting.report import HEADLINE_FIGURE, verdict_sentence
+    from tt_workbook.report.report import HEADLINE_FIGURE, verdict_sentence
 
     readme = (ROOT / "README.md").read_text()
     opening = readme[:readme.index("\n## ")]
@@ -269,7 +269,7 @@ def test_version_and_light_top_level_help(capsys):
         cli.main(["--version"])
     assert stop.value.code == 0 and capsys.readouterr().out.strip() == "tt (TrimTuner Workbook) 0.1.0"
     assert cli.parser_for(["--help"]).format_help() == cli.build_parser().format_help()
-    code = ("import sys\nfrom tt_core.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom tt_workbook.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('pandas', 'scipy', 'sklearn', 'numpy') if m in sys.modules), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
@@ -292,7 +292,7 @@ def test_fetch_says_already_present_and_downloads_nothing(tmp_path):
 
 def test_recommendation_sentence_states_the_configuration_and_each_limit():
     from tt_core.data.benchmarks import load_benchmark
-    from tt_core.experiments.summaries import recommendation_sentence
+    from tt_workbook.runs.summaries import recommendation_sentence
 
     bench = load_benchmark("rnn")
     row = bench.full_size().iloc[81]
@@ -312,7 +312,7 @@ def test_recommendation_sentence_states_the_configuration_and_each_limit():
 
 
 def test_runs_sentence_gives_the_final_score_per_network_and_optimizer():
-    from tt_core.experiments.summaries import final_scores, runs_sentence
+    from tt_workbook.runs.summaries import final_scores, runs_sentence
 
     runs = pd.DataFrame({
         "benchmark": ["rnn"] * 4 + ["cnn"] * 2, "optimizer": ["eic"] * 4 + ["nephele"] * 2,
@@ -328,7 +328,7 @@ def test_runs_sentence_gives_the_final_score_per_network_and_optimizer():
 
 
 def test_run_labels_are_readable():
-    from tt_core.experiments.store import RunSpec
+    from tt_workbook.runs.store import RunSpec
 
     assert RunSpec("rnn", "trimtuner-dt", 3, beta=0.01).label == "rnn trimtuner-dt beta 0.01 seed 3"
     assert RunSpec("cnn", "fabolas", 1, options=(("init_design", "random"), ("n_init", 9))).label == "cnn fabolas seed 1"
@@ -337,7 +337,7 @@ def test_run_labels_are_readable():
 
 # ------------------------------------------------------------------------------------------- teaching defaults
 def test_median_seed_is_the_lower_middle_run():
-    from tt_core.experiments.summaries import median_seed
+    from tt_workbook.runs.summaries import median_seed
 
     # ten final scores as TrimTuner-DT's on the RNN look: two unlucky runs, a cluster at the top
     scores = {1: 0.352, 2: 0.977, 3: 0.980, 4: 0.975, 5: 0.980, 6: 0.980, 7: 0.947, 8: 0.980, 9: 0.283, 10: 0.980}
@@ -360,7 +360,7 @@ def _parameter(notebook: str, name: str):
 @pytest.mark.slow
 def test_the_teaching_notebooks_default_to_the_typical_seed():
     """The tour's, the explorer's and the README's default run is the median of 10 by the stated rule."""
-    from tt_core.experiments.summaries import TYPICAL_SEED_RULE, typical_seed
+    from tt_workbook.runs.summaries import TYPICAL_SEED_RULE, typical_seed
 
     seed, scores = typical_seed(**TYPICAL_SEED_RULE)
     ranked = sorted(scores, key=lambda s: (scores[s], s))
@@ -403,7 +403,7 @@ def pd_concat_rows():
 
 
 def test_results_doc_says_which_causes_name_no_mechanism():
-    from tt_core.reporting.docs import results_markdown
+    from tt_workbook.report.docs import results_markdown
 
     rows = comparison([{"source": "SpotTune claims", "item": "JCT between the baselines", "paper": True,
                         "workbook": False, "cause": "measured in spottune_fig7_revpred.csv (jct_h columns)"},
@@ -422,7 +422,7 @@ def test_claims_on_outside_data_are_counted_apart_in_the_cards_the_sentence_the_
     tt summary's closing line."""
     import pandas as pd
 
-    from tt_core.reporting.report import headline, totals, verdict_sentence
+    from tt_workbook.report.report import headline, totals, verdict_sentence
 
     rows = pd.concat([_rows(), _outside_rows()], ignore_index=True)
     save_comparison(rows, "17_lcdb", tmp_path / "figs")
@@ -473,7 +473,7 @@ def test_claims_on_outside_data_are_counted_apart_in_the_cards_the_sentence_the_
 def test_a_results_page_generated_before_outside_data_existed_counts_none():
     """A generated block without the outside-data line (docs/results.md as committed before it) reads 0 there; a
     block that lacks another group's line is still refused."""
-    from tt_core.reporting.report import GROUPS
+    from tt_workbook.report.report import GROUPS
 
     lines = [f"- {i + 1} {label}: 1 agree" for i, (g, label, _) in enumerate(GROUPS) if g != "outside data"]
     got = docs.block_totals("\n".join([docs.BEGIN, *lines, docs.END]))

@@ -14,9 +14,9 @@ import warnings
 import pandas as pd
 import pytest
 
-from tt_core import experiments as ex
+from tt_workbook import runs as ex
 from conftest import assert_one_line_error, tt_cli
-from tt_core.cli import main
+from tt_workbook.cli import main
 from tt_core.data.benchmarks import load_benchmark, locate
 
 HEADER = "lr,depth,size,accuracy,cost\n"
@@ -43,7 +43,7 @@ def _trimtuner_csv(tmp_path, mutate, name="rnn_bad.csv") -> str:
 @pytest.fixture
 def two_cpus(monkeypatch):
     """The bounds of --jobs on a machine with 2 usable CPUs, whatever runs the tests."""
-    monkeypatch.setattr("tt_core.experiments.store.usable_cpus", lambda: 2)
+    monkeypatch.setattr("tt_workbook.runs.store.usable_cpus", lambda: 2)
 
 
 # ------------------------------------------------------------------------------- 3. --jobs
@@ -291,7 +291,7 @@ def test_an_interrupted_optimize_does_not_promise_stored_runs(capsys, monkeypatc
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("tt_core.experiments.replay.run_optimization", interrupted)
+    monkeypatch.setattr("tt_core.replay.driver.run_optimization", interrupted)
     code, err = _tt(capsys, "optimize", "--benchmark", "rnn", "--optimizer", "random", "--seed", "1")
     assert code == 130 and err.strip() == "tt: interrupted"
 
@@ -300,7 +300,7 @@ def test_an_interrupted_grid_says_how_to_resume(tmp_path, capsys, monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("tt_core.experiments.run_grid", interrupted)
+    monkeypatch.setattr("tt_workbook.runs.run_grid", interrupted)
     code, err = _tt(capsys, "runs", "--benchmarks", "rnn", *RUN1, "--runs-dir", str(tmp_path))
     assert code == 130 and "run the same command again to resume" in err
 
@@ -375,8 +375,8 @@ def test_a_bare_benchmark_name_never_means_a_file_in_the_working_directory(tmp_p
 
 
 def test_the_horizon_bound_is_the_optimisers_own_and_holds_from_python_too():
-    from tt_core import cli
-    from tt_core.experiments.replay import run_optimization
+    from tt_workbook import cli
+    from tt_core.replay.driver import run_optimization
     from tt_core.optimizers.budgeted import MAX_HORIZON
 
     assert cli.optimize.MAX_HORIZON == MAX_HORIZON == 4
@@ -385,7 +385,7 @@ def test_the_horizon_bound_is_the_optimisers_own_and_holds_from_python_too():
 
 
 def test_run_grid_checks_every_setting_before_the_first_run(tmp_path):
-    from tt_core import experiments as ex
+    from tt_workbook import runs as ex
 
     good = ex.RunSpec("rnn", "random", 1, iterations=4)
     bad = ex.RunSpec("rnn", "nephele", 1, iterations=None, options=(("horizon", 99),))

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core import experiments as ex
-from tt_core.experiments import authors as A
-from tt_core.experiments import checkpoint as C
-from tt_core.experiments import store
+from tt_workbook import runs as ex
+from tt_workbook.authors import oracle as A
+from tt_workbook.runs import checkpoint as C
+from tt_workbook.runs import store
 
 SHARED = A.PROJECT_DIR.parent / "shared" / "authors_code"
 TREES = (A.TRIMTUNER_DIR, A.ROBO_DIR)
@@ -39,7 +39,7 @@ TIMEOUT = 120
 
 def tt_subprocess(*argv, cwd=None, env=None) -> tuple[int, str]:
     """``tt ARGV`` in a fresh process, killed after :data:`TIMEOUT` s (the test then fails, never hangs)."""
-    done = subprocess.run([sys.executable, "-m", "tt_core.cli", *map(str, argv)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "tt_workbook.cli", *map(str, argv)], capture_output=True, text=True,
                           timeout=TIMEOUT, cwd=cwd or A.PROJECT_DIR, env=env,
                           stdin=subprocess.DEVNULL)
     return done.returncode, done.stderr
@@ -116,7 +116,7 @@ def test_the_harness_itself_refuses_a_tree_with_unpinned_files_before_importing_
     marker = tmp_path / "ran"
     (code / A.ROBO_DIR / "emcee.py").write_bytes(_injected(marker))
     manifest = tmp_path / "pinned.json"
-    from tt_core.experiments.authors_manifest import FILES
+    from tt_workbook.authors.manifest import FILES
 
     manifest.write_text(json.dumps({t: FILES[t] for t in TREES}))
     done = subprocess.run([sys.executable, "-s", str(A.HARNESS), "--code", str(code), "--manifest", str(manifest),
@@ -133,7 +133,7 @@ def test_the_harness_gets_a_private_copy_a_private_folder_and_a_minimal_environm
     """What ``tt authors run`` hands the harness, seen by a stand-in for subprocess.run: a copy holding exactly
     the pinned files (not the installed tree), a working folder of its own (not the caller's), and no variable
     of the caller's environment but PATH and HOME."""
-    from tt_core.experiments.authors_manifest import FILES
+    from tt_workbook.authors.manifest import FILES
 
     code = _tree_copy(tmp_path)
     (code / A.TRIMTUNER_DIR / "trimtuner" / "__pycache__").mkdir()   # Python's own cache: ignored, not copied
@@ -282,7 +282,7 @@ def test_fetch_from_a_fifo_url_is_one_line_and_never_blocks(tmp_path):
 def test_fetch_of_an_archive_with_an_inflating_member_never_holds_it(tmp_path, monkeypatch):
     """A 64 MiB member of zeros (about 64 kB compressed) beside the pinned files: installed without reading it
     into memory; and refused, without reading it, when the members add up to more than the bound."""
-    from tt_core.experiments import authors_fetch as F
+    from tt_workbook.authors import fetch as F
 
     class Zeros(io.RawIOBase):
         def __init__(self, n):
@@ -299,7 +299,7 @@ def test_fetch_of_an_archive_with_an_inflating_member_never_holds_it(tmp_path, m
 
     from test_authors_fetch import _archive
 
-    from tt_core.experiments.authors_fetch import SOURCES
+    from tt_workbook.authors.fetch import SOURCES
 
     src = tmp_path / "mirror"
     _archive(src, A.TRIMTUNER_DIR)
@@ -410,7 +410,7 @@ def test_a_huge_string_scalar_is_refused_before_allocating(tmp_path):
     """A 780-byte-like checkpoint declaring a ``<U500000000`` scalar (2 GB) in its state, and one declaring it
     as an array member: both refused, allocating a small multiple of the file."""
     spec = _spec()
-    root = {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay",
+    root = {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "Replay",
             "fields": [["x", {"t": "npscalar", "dtype": "<U500000000", "v": "a"}]]}
     ckpt = _checkpoint(tmp_path, spec, root=root)
     _not_used(spec, ckpt, "dtype <U500000000", "for a value of at most 4 bytes")
@@ -453,7 +453,7 @@ def test_deeply_nested_json_is_refused_without_recursion(tmp_path, where):
 
 
 @pytest.mark.parametrize("root, words", [
-    ({"t": "dict", "i": 0, "v": []}, "its root is a dict, not the run's replay (tt_core.experiments.replay.Replay)"),
+    ({"t": "dict", "i": 0, "v": []}, "its root is a dict, not the run's replay (tt_core.replay.driver.Replay)"),
     ([1, 2], "its root is a list"),
     ({"t": "object", "i": 0, "module": "tt_core.bo.history", "class": "History", "fields": []},
      "its root is tt_core.bo.history.History, not the run's replay"),
@@ -465,7 +465,7 @@ def test_a_root_that_is_not_the_runs_replay_is_refused(tmp_path, root, words):
 
 
 def _replay_with(field):
-    return {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay",
+    return {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "Replay",
             "fields": [["x", field]]}
 
 
@@ -473,11 +473,11 @@ def _replay_with(field):
     # a tt_core class a replay of a random search never holds (a model of another optimiser, the run store's spec)
     ({"t": "object", "i": 1, "module": "tt_core.models.matern_gp", "class": "MaternGP", "fields": []},
      "tt_core.models.matern_gp.MaternGP, which a replay of this run does not hold"),
-    ({"t": "object", "i": 1, "module": "tt_core.experiments.store", "class": "RunSpec", "fields": []},
-     "tt_core.experiments.store.RunSpec, which a replay of this run does not hold"),
+    ({"t": "object", "i": 1, "module": "tt_workbook.runs.store", "class": "RunSpec", "fields": []},
+     "tt_workbook.runs.store.RunSpec, which a replay of this run does not hold"),
     # a module whose import runs code (the tt command itself): refused by name, never imported
-    ({"t": "object", "i": 1, "module": "tt_core.cli.__main__", "class": "sys", "fields": []},
-     "tt_core.cli.__main__.sys, which a replay of this run does not hold"),
+    ({"t": "object", "i": 1, "module": "tt_workbook.cli.__main__", "class": "sys", "fields": []},
+     "tt_workbook.cli.__main__.sys, which a replay of this run does not hold"),
     # a method the replay's class has but a replay never binds
     ({"t": "method", "i": 1, "self": {"t": "ref", "i": 0}, "name": "run"},
      "binds the method Replay.run, which a replay of this run does not hold"),
@@ -491,10 +491,10 @@ def _replay_with(field):
 ])
 def test_a_state_may_build_only_what_a_replay_of_that_run_holds(tmp_path, field, words):
     spec = _spec()
-    before = "tt_core.cli.__main__" in sys.modules
+    before = "tt_workbook.cli.__main__" in sys.modules
     ckpt = _checkpoint(tmp_path, spec, root=_replay_with(field), arrays={"a0.npy": _npy(np.arange(3.0))})
     _not_used(spec, ckpt, words)
-    assert ("tt_core.cli.__main__" in sys.modules) == before
+    assert ("tt_workbook.cli.__main__" in sys.modules) == before
 
 
 def test_the_allow_list_comes_from_the_spec():
@@ -505,7 +505,7 @@ def test_the_allow_list_comes_from_the_spec():
     dt, dt_methods = C.allowed_types(ex.RunSpec("rnn", "trimtuner-dt", 2).replay())
     models = {("tt_core.models.trees", "ExtraTreesEnsemble"), ("tt_core.models.size_offset", "SizeOffset")}
     assert models <= set(dt) and not models & set(rnd)
-    assert ("tt_core.experiments.replay", "Replay") in rnd and ("tt_core.experiments.store", "RunSpec") not in dt
+    assert ("tt_core.replay.driver", "Replay") in rnd and ("tt_workbook.runs.store", "RunSpec") not in dt
     assert all(name != "run" for _, name in dt_methods)
 
 
@@ -520,7 +520,7 @@ def test_a_crafted_checkpoint_leaves_the_run_correct(tmp_path):
     """The whole path: a run whose checkpoint is crafted warns once and computes the same trajectory as a run
     without one."""
     spec = _spec()
-    _checkpoint(tmp_path, spec, root=_replay_with({"t": "object", "i": 1, "module": "tt_core.experiments.store",
+    _checkpoint(tmp_path, spec, root=_replay_with({"t": "object", "i": 1, "module": "tt_workbook.runs.store",
                                                    "class": "RunSpec", "fields": []}))
     with pytest.warns(UserWarning, match="checkpoint not used because it names the class"):
         path = ex.run_one(spec, tmp_path / "runs")
@@ -532,7 +532,7 @@ def test_a_crafted_checkpoint_leaves_the_run_correct(tmp_path):
 
 # =============================================================================== 3. regular files only
 def _fifo_checkpoint_reader(path: Path) -> str:
-    return ("import sys\nfrom tt_core.experiments import checkpoint as C\n"
+    return ("import sys\nfrom tt_workbook.runs import checkpoint as C\n"
             f"try:\n    C.read({str(path)!r})\nexcept C.CheckpointError as e:\n    print(e)\n")
 
 
@@ -585,7 +585,7 @@ def test_a_fifo_benchmark_csv_is_one_line_and_never_blocks(tmp_path):
     os.mkfifo(fifo)
     code_, err = tt_subprocess("optimize", "--benchmark", fifo, "--optimizer", "random", "--seed", "1", "--iterations", "4")
     assert_one_line_error(code_, err, str(fifo), "is not a regular file (a FIFO")
-    from tt_core.experiments.bench import read_bench_csv
+    from tt_workbook.bench import read_bench_csv
     from tt_core.data.io import NotAFileError
 
     with pytest.raises(NotAFileError, match=r"bench_recommend table '.*bench.csv' is not a regular file \(a FIFO\); give"):
@@ -629,7 +629,7 @@ def test_a_replay_with_missing_or_mistyped_fields_is_refused(tmp_path):
     """A root of the right class whose fields a replay's code reads are missing (AttributeError when the run
     resumed) or of another type: refused when loaded, the run computed from the start."""
     spec = _spec()
-    root = {"t": "object", "i": 0, "module": "tt_core.experiments.replay", "class": "Replay", "fields": []}
+    root = {"t": "object", "i": 0, "module": "tt_core.replay.driver", "class": "Replay", "fields": []}
     _not_used(spec, _checkpoint(tmp_path, spec, root=root), "its Replay lacks the field 'optimizer'")
     part = spec.replay()
     for _ in range(3):
@@ -666,7 +666,7 @@ def test_a_fifo_where_the_checkpoint_belongs_never_blocks_the_run(tmp_path):
     code = f"""
 import os, warnings
 from tt_core import experiments as ex
-from tt_core.experiments import store
+from tt_workbook.runs import store
 spec = ex.RunSpec("rnn", "random", 2, iterations=8)
 ckpt = store.checkpoint_path(spec, {str(tmp_path / "runs")!r})
 ckpt.parent.mkdir(parents=True)

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core.reporting import reproduce
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook.report import reproduce
+from tt_workbook.report.summary import comparison, save_comparison
 
 
 def _row(**kw) -> dict:
@@ -132,7 +132,7 @@ def test_docs_results_on_a_fifo_status_json_does_not_block(tmp_path):
 
     folder = _report(tmp_path / "quick")
     os.mkfifo(folder / "status.json")
-    done = subprocess.run([sys.executable, "-m", "tt_core.cli", "docs", "results", "--report", str(folder), "--out",
+    done = subprocess.run([sys.executable, "-m", "tt_workbook.cli", "docs", "results", "--report", str(folder), "--out",
                            str(tmp_path / "r.md")], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert_one_line_error(done.returncode, done.stderr, "status.json", "is not a regular file (a FIFO)")
@@ -207,7 +207,7 @@ def test_summary_grep_on_numbers_in_item_and_source(tmp_path, capsys):
     'Can only use .str accessor with string values'; now they are text and match."""
     figs = _figures(tmp_path)
     (figs / "summary_05_fig3_filters.csv").write_text("source,item,paper,workbook,status\n7,42,1,1,agrees\n")
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     assert main(["summary", "--figures", str(figs), "--grep", "^42$"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -236,7 +236,7 @@ def test_run_folder_json_nested_too_deep_or_a_fifo_counts_as_absent(tmp_path):
     import subprocess
     import sys
 
-    from tt_core.reporting import notebook_times as nt
+    from tt_workbook.report import notebook_times as nt
 
     (tmp_path / "status.json").write_text("[" * 100000 + "]" * 100000)
     (tmp_path / "report.json").write_text('{"profile": ' + "[" * 100000 + "]" * 100000 + "}")
@@ -247,7 +247,7 @@ def test_run_folder_json_nested_too_deep_or_a_fifo_counts_as_absent(tmp_path):
     fifo.mkdir()
     os.mkfifo(fifo / "status.json")
     os.mkfifo(fifo / "report.json")
-    code = ("from tt_core.reporting import notebook_times as nt; import sys; "
+    code = ("from tt_workbook.report import notebook_times as nt; import sys; "
             "print(nt.read_status(sys.argv[1] + '/status.json'), nt.earlier_times(sys.argv[1], 'quick'))")
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
@@ -348,7 +348,7 @@ def test_out_is_checked_before_any_work_and_nothing_is_created(tmp_path, capsys,
 def test_the_report_after_a_run_leaves_out_a_malformed_summary_csv_with_a_warning(tmp_path):
     """`tt reproduce` writes its report after every notebook ran: a malformed summary_*.csv in figures/ (another
     notebook's, or a crafted one) costs its rows, with one warning naming it, not the report."""
-    from tt_core.reporting.summary import collect
+    from tt_workbook.report.summary import collect
 
     figs = _figures(tmp_path)
     (figs / "summary_05_fig3_filters.csv").write_text("x,y\n1,2\n")
@@ -360,7 +360,7 @@ def test_the_report_after_a_run_leaves_out_a_malformed_summary_csv_with_a_warnin
 
 
 def test_a_summary_csv_larger_than_any_notebook_writes_is_named_unread(tmp_path, capsys, monkeypatch):
-    from tt_core.reporting import summary
+    from tt_workbook.report import summary
 
     figs = _figures(tmp_path)
     monkeypatch.setattr(summary, "MAX_SUMMARY_BYTES", 2**20)
@@ -380,7 +380,7 @@ def test_a_report_folder_whose_summary_csv_is_a_folder(tmp_path, capsys):
 
 def test_results_markdown_refuses_not_run_as_text():
     """The API too: a string of names is not split into its characters ("a, ,, b")."""
-    from tt_core.reporting.docs import results_markdown
+    from tt_workbook.report.docs import results_markdown
 
     with pytest.raises(ValueError, match="not_run must be a list of notebook names, got 'a, b'"):
         results_markdown(comparison([_row()]), "quick", [], not_run="a, b")
@@ -419,7 +419,7 @@ def test_summary_grep_with_exponential_backtracking_stops_at_its_bound(tmp_path,
     one line naming --grep and the fix. With no rows at all, --grep says to run first."""
     import time
 
-    from tt_core.cli import summary as cli_summary
+    from tt_workbook.cli import summary as cli_summary
 
     figs = _figures(tmp_path, rows=[_row(item="a" * 60 + "!")])
     monkeypatch.setattr(cli_summary, "GREP_SECONDS", 1)

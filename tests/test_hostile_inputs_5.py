@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core.spot import market as M, traces as T
-from tt_core.spot.catalogue import CATALOGUE, SpotError
+from tt_spotsim import market as M, traces as T
+from tt_spotsim.catalogue import CATALOGUE, SpotError
 
 TYPES = list(CATALOGUE)
 SIMULATE = ("spot", "simulate", "--workload", "cnn/t2.small-x8", "--seed", "1")
@@ -199,7 +199,7 @@ def test_a_job_set_csv_outside_its_ranges_names_line_and_range(tmp_path, capsys,
 
 def test_a_job_set_csv_with_a_quoted_setting_over_two_lines_counts_lines(tmp_path):
     from tt_core.data.io import csv_row_lines
-    from tt_core.spot.workloads import read_job_csv
+    from tt_spotsim.workloads import read_job_csv
 
     p = tmp_path / "q.csv"
     p.write_text('setting,step,metric,seconds\n\n"a\nlr=0.1",1,1.0,30\n"a\nlr=0.1",2,-1,30\n')
@@ -211,7 +211,7 @@ def test_a_job_set_csv_with_a_quoted_setting_over_two_lines_counts_lines(tmp_pat
 # ======================================================================== archives of many tiny members
 def test_a_checkpoint_of_many_tiny_members_is_refused_from_its_directory(tmp_path):
     """100,000 empty members took 7 s of CPU to check and load; past MAX_MEMBERS it is refused on its directory."""
-    from tt_core.experiments import checkpoint as C
+    from tt_workbook.runs import checkpoint as C
 
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.zeros(0, np.uint8))
@@ -225,7 +225,7 @@ def test_a_checkpoint_of_many_tiny_members_is_refused_from_its_directory(tmp_pat
 
 
 def test_an_authors_archive_of_many_tiny_members_is_refused(tmp_path):
-    from tt_core.experiments import authors_fetch as A
+    from tt_workbook.authors import fetch as A
 
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
@@ -343,7 +343,7 @@ def test_csv_row_lines_skips_blank_lines_before_the_header(tmp_path):
 
 def test_optimize_refuses_beta_with_no_filter(capsys):
     """``--filter none`` keeps every candidate, so a ``--beta`` beside it would be silently ignored: refused."""
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     code = main(["optimize", "--benchmark", "rnn", "--optimizer", "trimtuner-dt", "--filter", "none", "--beta", "0.2",
                  "--seed", "1", "--iterations", "5"])

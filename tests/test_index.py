@@ -10,7 +10,7 @@ import pytest
 
 import tt_core
 
-ROLE = re.compile(r":(func|class|meth|mod):`~?(tt_core(?:\.\w+)*)`")
+ROLE = re.compile(r":(func|class|meth|mod):`~?((?:tt_core|tt_spotsim|tt_workbook)(?:\.\w+)*)`")
 ENTRY = re.compile(r"^(Eqs?|Alg)\. ([\d.]+)(?:-([\d.]+))?,", re.MULTILINE)
 
 #: What the index must cover, per document (section title -> labels).
@@ -53,7 +53,7 @@ def _resolve(dotted: str):
         try:
             obj = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name is not None and module_name.startswith(exc.name) and exc.name.startswith("tt_core"):
+            if exc.name is not None and module_name.startswith(exc.name) and exc.name.startswith(("tt_core", "tt_spotsim", "tt_workbook")):
                 continue  # not a module: an attribute path below a shorter prefix
             raise
         for attr in parts[i:]:

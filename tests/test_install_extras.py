@@ -5,10 +5,10 @@ setup`` installs everything it installed before, and environment.yml has pyproje
 Read as text (tomllib, ast, lines): nothing is imported or installed. The known answers are written here by
 hand: which distribution provides a module, which distributions the install had before the extras.
 
-The core modules, stated: ``tt_core/__init__.py``; the packages data, models, bo, acquisitions, optimizers; of
-experiments the replay driver, the metrics and what ``tt runs`` uses (the store and its package, profiles,
-schedule, checkpoint, estimate, summaries); of cli the entry point, common, extras, optimize and runs; and every
-tt_core module any of these imports at module level (e.g. the other cli modules, which the entry point imports).
+The core modules, stated: the library ``tt_core`` whole (data, models, bo, acquisitions, optimizers, integrations,
+replay); of the harness what ``tt runs`` uses (the store and its package, profiles, schedule, checkpoint, estimate,
+summaries) and of its cli the entry point, common, extras, optimize and runs; and every module of the three packages
+any of these imports at module level (e.g. the other cli modules, which the entry point imports).
 """
 
 from __future__ import annotations
@@ -27,12 +27,15 @@ else:  # pytest needs tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "tt_core"
+OURS = ("tt_core", "tt_spotsim", "tt_workbook")
 
-CORE_PACKAGES = ("data", "models", "bo", "acquisitions", "optimizers")
-CORE_MODULES = ("__init__.py", "experiments/__init__.py", "experiments/replay.py", "experiments/metrics.py",
-                "experiments/store.py", "experiments/profiles.py", "experiments/schedule.py",
-                "experiments/checkpoint.py", "experiments/estimate.py", "experiments/summaries.py",
-                "cli/__init__.py", "cli/common.py", "cli/extras.py", "cli/optimize.py", "cli/runs.py")
+CORE_PACKAGES = ("tt_core/data", "tt_core/models", "tt_core/bo", "tt_core/acquisitions", "tt_core/optimizers",
+                 "tt_core/integrations", "tt_core/replay")
+CORE_MODULES = ("tt_core/__init__.py", "tt_workbook/runs/__init__.py", "tt_workbook/runs/store.py",
+                "tt_workbook/runs/profiles.py", "tt_workbook/runs/schedule.py", "tt_workbook/runs/checkpoint.py",
+                "tt_workbook/runs/estimate.py", "tt_workbook/runs/summaries.py", "tt_workbook/cli/__init__.py",
+                "tt_workbook/cli/common.py", "tt_workbook/cli/extras.py", "tt_workbook/cli/optimize.py",
+                "tt_workbook/cli/runs.py")
 
 #: The core install, by hand: what the library, `tt optimize` and `tt runs` need (measured with every other
 #: package made unimportable: see pyproject.toml).
@@ -114,7 +117,7 @@ def _imports(path):
                 found.extend((a.name, not lazy, child.lineno) for a in child.names)
             elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
                 found.append((child.module, not lazy, child.lineno))
-                if child.module == "tt_core" or child.module.startswith("tt_core."):
+                if child.module.split(".")[0] in OURS:
                     found.extend((f"{child.module}.{a.name}", not lazy, child.lineno) for a in child.names)
             walk(child, inner)
 
@@ -123,7 +126,7 @@ def _imports(path):
 
 
 def _module_file(dotted):
-    """tt_core.a.b -> its file (a module or a package's __init__), None for a name inside a module."""
+    """tt_core.a.b (or tt_workbook..., tt_spotsim...) -> its file (a module or a package's __init__), None for a name inside a module."""
     base = ROOT.joinpath(*dotted.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
@@ -133,8 +136,8 @@ def _module_file(dotted):
 
 def _core_files():
     """The stated core modules and every tt_core module they import at module level, transitively."""
-    todo = [PACKAGE / m for m in CORE_MODULES]
-    todo += [p for pkg in CORE_PACKAGES for p in sorted((PACKAGE / pkg).glob("*.py"))]
+    todo = [ROOT / m for m in CORE_MODULES]
+    todo += [p for pkg in CORE_PACKAGES for p in sorted((ROOT / pkg).glob("*.py"))]
     files = set()
     while todo:
         path = todo.pop()
@@ -142,7 +145,7 @@ def _core_files():
             continue
         files.add(path)
         for name, module_level, _ in _imports(path):
-            if module_level and name.split(".")[0] == "tt_core":
+            if module_level and name.split(".")[0] in OURS:
                 target = _module_file(name)
                 if target is not None:
                     todo.append(target)
@@ -150,7 +153,7 @@ def _core_files():
 
 
 def _third_party(files):
-    std = set(sys.stdlib_module_names) | {"__future__", "tt_core"}
+    std = set(sys.stdlib_module_names) | {"__future__", *OURS}
     for path in sorted(files):
         for name, module_level, line in _imports(path):
             top = name.split(".")[0]
@@ -159,12 +162,13 @@ def _third_party(files):
 
 
 def test_core_modules_exist_and_the_closure_reaches_the_store():
-    missing = [m for m in CORE_MODULES if not (PACKAGE / m).is_file()]
+    missing = [m for m in CORE_MODULES if not (ROOT / m).is_file()]
     assert not missing, f"stated core modules missing (moved? update CORE_MODULES): {missing}"
-    files = {p.relative_to(PACKAGE).as_posix() for p in _core_files()}
+    files = {p.relative_to(ROOT).as_posix() for p in _core_files()}
     # the cli entry point imports every command module at module level: they are core too
-    assert {"cli/reproduce.py", "cli/spot.py", "models/fabolas_gp.py", "experiments/store.py"} <= files
-    assert not any(f.startswith(("plotting/", "apps/")) for f in files), sorted(files)
+    assert {"tt_workbook/cli/reproduce.py", "tt_workbook/cli/spot.py", "tt_core/models/fabolas_gp.py",
+            "tt_workbook/runs/store.py"} <= files
+    assert not any(f.startswith(("tt_workbook/plotting/", "tt_workbook/apps/", "tt_workbook/studies/")) for f in files), sorted(files)
 
 
 def test_the_core_install_is_the_measured_set():
@@ -200,7 +204,7 @@ def test_the_extras_are_imported_only_inside_functions_and_each_is_declared():
 
 
 def test_the_cli_names_the_extras_of_pyproject():
-    from tt_core.cli.extras import COMMAND_EXTRAS, EXTRAS, message
+    from tt_workbook.cli.extras import COMMAND_EXTRAS, EXTRAS, message
 
     optional = _pyproject()["project"]["optional-dependencies"]
     for extra, modules in EXTRAS.items():
@@ -265,7 +269,7 @@ def test_environment_yml_has_pyprojects_floors_and_extras():
                                                  (["spot", "data"], "torch", "nn"),
                                                  (["runs", "--report"], "distributed", "cluster")])
 def test_a_missing_extra_is_one_line(argv, module, extra, monkeypatch, capsys):
-    from tt_core import cli
+    from tt_workbook import cli
 
     def meet_missing(args):  # the command meets a module of an extra that is not installed
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)
@@ -278,7 +282,7 @@ def test_a_missing_extra_is_one_line(argv, module, extra, monkeypatch, capsys):
 
 
 def test_tt_reproduce_names_the_notebooks_extra_before_it_starts(monkeypatch, capsys):
-    from tt_core import cli
+    from tt_workbook import cli
 
     monkeypatch.setitem(sys.modules, "papermill", None)  # as if it were not installed
     monkeypatch.setattr(cli, "fetch_missing", lambda args: pytest.fail("fetched data before naming the extra"))
@@ -288,7 +292,7 @@ def test_tt_reproduce_names_the_notebooks_extra_before_it_starts(monkeypatch, ca
 
 
 def test_a_missing_module_of_no_extra_is_not_hidden(monkeypatch):
-    from tt_core import cli
+    from tt_workbook import cli
 
     monkeypatch.setattr(cli.extras, "COMMAND_EXTRAS", {"reproduce": ("notebooks", ("not_a_module_xyz",))})
     with pytest.raises(ModuleNotFoundError):

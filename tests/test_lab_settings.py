@@ -2,7 +2,7 @@
 
 JupyterLab's own settings reader (``jupyterlab_server.settings_utils.get_settings``, what the server answers
 the browser with) is asked for the notification plugin's settings of an environment set up by
-:func:`tt_core.apps.lab_settings.install`."""
+:func:`tt_workbook.apps.lab_settings.install`."""
 
 import json
 import sys
@@ -11,7 +11,7 @@ from pathlib import Path
 from jupyterlab.commands import get_app_dir
 from jupyterlab_server.settings_utils import get_settings
 
-from tt_core.apps import lab_settings
+from tt_workbook.apps import lab_settings
 
 PLUGIN = "@jupyterlab/apputils-extension:notification"
 SCHEMAS = str(Path(get_app_dir()) / "schemas")

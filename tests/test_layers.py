@@ -1,13 +1,13 @@
-"""The package's layers: each module imports only from its own layer or the layers below (no cycle).
+"""The packages' layers: each module imports only from its own layer or the layers below (no cycle).
 
-:data:`LAYER_ORDER` is the one written order (docs/design.md and the package docstring state it, and a
-test checks that they do); a comma joins layers of the same rank.
+Three packages, in this order (each imports only from itself and the packages before it):
+:data:`PACKAGE_ORDER`. Inside each, its folders (or, for the flat :mod:`tt_spotsim`, its modules) sit in
+layers: :data:`LAYER_ORDER` (the library; docs/design.md and the package docstring state it, and a test
+checks that they do), :data:`SPOTSIM_LAYERS` and :data:`WORKBOOK_ORDER`. A comma joins layers of the
+same rank.
 
-A system's sub-package (``tt_core/spot/``, SpotTune) spans several layers: :data:`SUBPACKAGES` maps each
-of its modules to the layer it belongs to, and the same rule applies to it module by module.
-
-The imports are read from the source with ``ast`` (module-level and function-level imports alike), so
-a lazy import inside a function counts too.
+The imports are read from the source with ``ast`` (module-level and function-level imports alike), so a
+lazy import inside a function counts too; ``from pkg import module`` counts as an import of the module.
 """
 
 from __future__ import annotations
@@ -18,95 +18,132 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "tt_core"
-#: The layers from the bottom up: each imports only from its own rank or the ranks before it.
-LAYER_ORDER = "data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli"
-RANK = {name: rank for rank, level in enumerate(LAYER_ORDER.split(" < ")) for name in level.split(", ")}
-#: Sub-packages whose modules sit in different layers: package -> {module: layer}. Every module of the
-#: package must be listed (``__init__`` is the package docstring and imports nothing).
-SUBPACKAGES = {
-    "spot": {"__init__": "data", "catalogue": "data", "rules": "data", "traces": "data", "market": "data", "workloads": "data", "curves": "data",
-             "step_times": "data", "curve_losses": "data", "shipped": "data", "measuring": "analysis",
-             "history": "data", "staged": "data", "revocation": "models", "revpred": "models", "earlycurve": "models", "provisioner": "optimizers", "simulator": "experiments",
-             "grids": "analysis", "intervals": "analysis", "earlycurve_study": "analysis",
-             "streams": "data",
-             "market_study": "analysis", "revpred_study": "analysis", "sensitivity": "analysis", "overhead": "analysis",
-             "settings_tables": "analysis", "timing": "analysis", "readings": "analysis", "report": "reporting", "figures": "plotting"},
-    # adapters to other tools' loops: the Optuna sampler drives an optimiser over a data-layer space
-    "integrations": {"__init__": "data", "optuna": "optimizers"},
+PACKAGES = ("tt_core", "tt_spotsim", "tt_workbook")
+#: The library, SpotTune's simulator, the workbook's harness.
+PACKAGE_ORDER = "tt_core < tt_spotsim < tt_workbook"
+#: The library's folders from the bottom up.
+LAYER_ORDER = "data < models, bo < acquisitions < optimizers, integrations < replay"
+#: SpotTune's simulator (one flat package): each module's layer, from the bottom up.
+SPOTSIM_ORDER = "data < models < provisioner < simulator < measuring"
+SPOTSIM_LAYERS = {
+    "__init__": "data", "catalogue": "data", "rules": "data", "streams": "data", "traces": "data", "history": "data",
+    "market": "data", "workloads": "data", "curves": "data", "step_times": "data", "curve_losses": "data",
+    "shipped": "data", "staged": "data",
+    "revocation": "models", "revpred": "models", "earlycurve": "models",
+    "provisioner": "provisioner", "simulator": "simulator",
+    # making the shipped tables trains the curves: above them, run only by an explicit command
+    "measuring": "measuring",
+}
+#: The harness's folders (``bench`` is a module) from the bottom up; the paper studies share one rank.
+WORKBOOK_ORDER = "paper_values, plotting < runs, authors < bench < report < studies < apps < cli"
+#: Imports allowed against :data:`WORKBOOK_ORDER`, each with its reason: (importing module, imported module).
+WORKBOOK_EXCEPTIONS = {
+    # the run-time table's grid of every notebook's runs reads the filter/beta study's run lists
+    ("tt_workbook.runs.run_times", "tt_workbook.studies.filters_beta.specs"),
 }
 
 
-def _layer(module: str) -> str | None:
-    parts = module.split(".")
-    if len(parts) > 1 and parts[0] == "tt_core" and parts[1] in SUBPACKAGES:
-        return SUBPACKAGES[parts[1]].get(parts[2] if len(parts) > 2 else "__init__", "data")
-    return parts[1] if len(parts) > 1 and parts[0] == "tt_core" else None
+def _ranks(order: str) -> dict[str, int]:
+    return {name: rank for rank, level in enumerate(order.split(" < ")) for name in level.split(", ")}
+
+
+RANK = _ranks(LAYER_ORDER)
+PACKAGE_RANK = _ranks(PACKAGE_ORDER)
+SPOTSIM_RANK = _ranks(SPOTSIM_ORDER)
+WORKBOOK_RANK = _ranks(WORKBOOK_ORDER)
+
+
+def _name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    return ".".join(rel.parts[:-1] if path.name == "__init__.py" else rel.parts)
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    pkg = list(rel.parts[:-1]) if path.name != "__init__.py" else list(rel.parts[:-1])
+    """``(line, dotted name)`` of every import of one of :data:`PACKAGES`; ``from a.b import c`` gives
+    ``a.b.c`` (a module or a name in ``a.b``: :func:`_target` tells which)."""
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg[: len(pkg) - (node.level - 1)]
-                name = ".".join(base + ([node.module] if node.module else []))
-            else:
-                name = node.module or ""
-            # "from tt_core.spot import history" imports the module tt_core.spot.history: each imported name is
-            # kept under its package, and the cycle test resolves it to a module or to the package's __init__
-            if name == "tt_core" or name.startswith("tt_core."):
-                out += [(node.lineno, f"{name}.{a.name}") for a in node.names]
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".")[0] in PACKAGES:
+                out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
         elif isinstance(node, ast.Import):
-            out += [(node.lineno, a.name) for a in node.names if a.name.startswith("tt_core.")]
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] in PACKAGES]
     return out
 
 
-def _modules():
-    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE)
+def _modules() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
+
+
+KNOWN = {_name(p) for p in _modules()}
+
+
+def _target(mod: str) -> str | None:
+    """The module a dotted import names: itself, else the module (or package) that holds the name."""
+    while mod and mod not in KNOWN:
+        mod = mod.rsplit(".", 1)[0] if "." in mod else ""
+    return mod or None
+
+
+def _place(module: str) -> tuple[int, int]:
+    """(package rank, layer rank inside the package) of a module."""
+    parts = module.split(".")
+    pkg = parts[0]
+    if len(parts) == 1:
+        return PACKAGE_RANK[pkg], -1
+    if pkg == "tt_core":
+        return PACKAGE_RANK[pkg], RANK[parts[1]]
+    if pkg == "tt_spotsim":
+        return PACKAGE_RANK[pkg], SPOTSIM_RANK[SPOTSIM_LAYERS[parts[1]]]
+    return PACKAGE_RANK[pkg], WORKBOOK_RANK[parts[1]]
 
 
 def test_every_module_belongs_to_a_layer():
-    top = sorted(p.name for p in PACKAGE.iterdir() if p.suffix == ".py" and p.name != "__init__.py")
-    assert top == [], f"modules outside the layers: {top}"
-    dirs = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
-    assert set(dirs) <= set(RANK) | set(SUBPACKAGES), f"unknown layer folder(s): {sorted(set(dirs) - set(RANK))}"
-    for sub, layers in SUBPACKAGES.items():
-        found = {p.stem for p in (PACKAGE / sub).glob("*.py")}
-        assert found == set(layers), (f"tt_core/{sub}: modules without a layer {sorted(found - set(layers))}, "
-                                      f"listed but missing {sorted(set(layers) - found)} (edit SUBPACKAGES)")
-        assert not [d for d in (PACKAGE / sub).iterdir() if d.is_dir() and d.name != "__pycache__"]
-        assert set(layers.values()) <= set(RANK)
+    core = ROOT / "tt_core"
+    assert sorted(p.name for p in core.glob("*.py")) == ["__init__.py"], "tt_core: modules outside the layers"
+    dirs = {p.name for p in core.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert dirs == set(RANK), f"tt_core: folders {sorted(dirs)} vs layers {sorted(RANK)} (edit LAYER_ORDER)"
+    spot = {p.stem for p in (ROOT / "tt_spotsim").glob("*.py")}
+    assert spot == set(SPOTSIM_LAYERS), (f"tt_spotsim: modules without a layer {sorted(spot - set(SPOTSIM_LAYERS))}, "
+                                         f"listed but missing {sorted(set(SPOTSIM_LAYERS) - spot)} (edit SPOTSIM_LAYERS)")
+    assert not [d for d in (ROOT / "tt_spotsim").iterdir() if d.is_dir() and d.name != "__pycache__"]
+    assert set(SPOTSIM_LAYERS.values()) == set(SPOTSIM_RANK)
+    wb = ROOT / "tt_workbook"
+    found = {p.stem for p in wb.iterdir() if (p.suffix == ".py" and p.name != "__init__.py")
+             or (p.is_dir() and p.name != "__pycache__")}
+    assert found == set(WORKBOOK_RANK), f"tt_workbook: {sorted(found)} vs layers {sorted(WORKBOOK_RANK)} (edit WORKBOOK_ORDER)"
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_imports_from_a_layer_above(path):
-    own = path.relative_to(PACKAGE).parts[0]
-    if own in SUBPACKAGES:
-        own = SUBPACKAGES[own][path.stem]
-    upward = [(line, mod) for line, mod in _imports(path)
-              if _layer(mod) in RANK and RANK[_layer(mod)] > RANK[own]]
-    assert not upward, f"{path.relative_to(PACKAGE)} ({own}) imports from above: {upward}"
+    own = _name(path)
+    mine = _place(own)
+    upward = []
+    for line, dotted in _imports(path):
+        t = _target(dotted)
+        if t is None or t == own or (own, t) in WORKBOOK_EXCEPTIONS:
+            continue
+        theirs = _place(t)
+        if theirs[0] > mine[0] or (theirs[0] == mine[0] and theirs[1] > mine[1] and mine[1] >= 0):
+            upward.append((line, t))
+    assert not upward, f"{path.relative_to(ROOT)} imports from above: {upward}"
 
 
-def test_no_import_cycle_between_modules():
-    """Depth-first search over the module graph (edges: module -> imported tt_core module)."""
-    graph = {}
-    for p in PACKAGE.rglob("*.py"):
-        rel = p.relative_to(PACKAGE.parent).with_suffix("")
-        name = ".".join(rel.parts[:-1] if p.name == "__init__.py" else rel.parts)
-        graph[name] = {m for _, m in _imports(p)}
-    known = set(graph)
+def test_the_exceptions_are_still_needed():
+    """An exception no longer used is removed, so the list shows only what is left to untangle."""
+    used = {(_name(p), t) for p in _modules() for _, d in _imports(p) if (t := _target(d))}
+    assert WORKBOOK_EXCEPTIONS <= used, f"exceptions no longer needed: {sorted(WORKBOOK_EXCEPTIONS - used)}"
 
-    def target(mod):  # "tt_core.x.y" may name a module or a symbol in module (or package) "tt_core.x"
-        while mod and mod not in known:
-            mod = mod.rsplit(".", 1)[0] if "." in mod else ""
-        return mod or None
 
-    edges = {m: {t for d in deps if (t := target(d)) and t != m and not m.startswith(t + ".")}
-             for m, deps in graph.items()}
+def _graph() -> dict[str, set[str]]:
+    edges = {}
+    for p in _modules():
+        m = _name(p)
+        edges[m] = {t for _, d in _imports(p) if (t := _target(d)) and t != m and not m.startswith(t + ".")}
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[str]:
     state, stack, cycles = {}, [], []
 
     def visit(m):
@@ -123,7 +160,21 @@ def test_no_import_cycle_between_modules():
     for m in sorted(edges):
         if m not in state:
             visit(m)
+    return cycles
+
+
+def test_no_import_cycle_between_modules():
+    """Depth-first search over the module graph (edges: module -> imported module of the three packages)."""
+    cycles = _cycles(_graph())
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_search_sees_from_package_import_module(tmp_path):
+    """A hand-made circle written as ``from pkg import module`` (the form that hid one before) is found."""
+    assert _target("tt_spotsim.market") == "tt_spotsim.market"
+    assert _target("tt_spotsim.market.PriceTrace") == "tt_spotsim.market"
+    edges = {"tt_spotsim.market": {_target("tt_spotsim.history")}, "tt_spotsim.history": {_target("tt_spotsim.market")}}
+    assert _cycles(edges) == ["tt_spotsim.history -> tt_spotsim.market -> tt_spotsim.history"]
 
 
 def _one_line(text: str) -> str:
@@ -134,7 +185,8 @@ def test_the_layer_order_is_written_once():
     """docs/design.md and the package docstring state :data:`LAYER_ORDER` word for word."""
     import tt_core
 
-    assert RANK["data"] == 0 and RANK["models"] == RANK["bo"] == 1 and max(RANK, key=RANK.get) == "cli"
+    assert RANK["data"] == 0 and RANK["models"] == RANK["bo"] == 1 and max(RANK, key=RANK.get) == "replay"
     design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
-    assert f"`{LAYER_ORDER}`" in design.splitlines(), "docs/design.md: give the layer order on a line of its own"
+    for order in (LAYER_ORDER, PACKAGE_ORDER, WORKBOOK_ORDER):
+        assert f"`{order}`" in design.splitlines(), f"docs/design.md: give the order {order!r} on a line of its own"
     assert LAYER_ORDER in _one_line(tt_core.__doc__), "tt_core/__init__.py: state the layer order as LAYER_ORDER"

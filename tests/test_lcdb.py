@@ -1,4 +1,4 @@
-"""LCDB outside data: the converter (tt_core/data/lcdb.py) and the claims (tt_core/analysis/outside_data.py).
+"""LCDB outside data: the converter (tt_workbook/studies/outside_data/lcdb.py) and the claims (tt_workbook/studies/outside_data/analysis.py).
 
 Hand-made slices and curves with answers worked out by hand; one value of the real lcdb table recomputed by
 scanning its lines (skipped when the lcdb extra is not installed)."""
@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis import outside_data as od
-from tt_core.data import lcdb
+from tt_workbook.studies.outside_data import analysis as od
+from tt_workbook.studies.outside_data import lcdb
 from tt_core.data.benchmarks import load_benchmark, sha256_of
 
 ANCHORS = [16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1000]
@@ -186,6 +186,6 @@ def test_summary_rows_count_the_data_sets_where_each_claim_holds():
                                "6: 1.25 [1.1, 1.5] holds; 9: 0.5 [0.25, 0.75] fails (an easy target); 4 runs per arm")
     assert rows[1]["note"].startswith("holds on 0 of 3 data sets;")
     assert "9: -0.1 [-0.2, -0.05] fails (small sizes mislead); 5 runs per arm" in rows[1]["note"]
-    from tt_core.reporting.summary import comparison
+    from tt_workbook.report.summary import comparison
 
     assert comparison(rows)["status"].tolist() == ["outside data", "outside data"]

@@ -1,4 +1,4 @@
-"""The linter: ``ruff check tt_core tests`` with the rules of ``[tool.ruff]`` in pyproject.toml (pyflakes:
+"""The linter: ``ruff check tt_core tt_spotsim tt_workbook tests`` with the rules of ``[tool.ruff]`` in pyproject.toml (pyflakes:
 unused imports and variables, undefined names; pycodestyle's errors and warnings). ``make test`` (and so
 ``.ci/run``) runs it with the rest of the suite; ruff comes with the ``test`` extra."""
 
@@ -40,4 +40,4 @@ def test_the_configured_rules_catch_an_unused_import_and_an_undefined_name(tmp_p
 
 def test_the_package_and_the_tests_pass_the_linter():
     done = _check("--output-format", "concise", "tt_core", "tests")
-    assert done.returncode == 0, f"ruff check tt_core tests found problems:\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0, f"ruff check tt_core tt_spotsim tt_workbook tests found problems:\n{done.stdout}{done.stderr}"

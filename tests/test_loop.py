@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import experiments as ex
+from tt_workbook import runs as ex
 from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
-from tt_core.experiments.replay import run_optimization
+from tt_core.replay.driver import run_optimization
 from tt_core.data.objectives import CallableObjective
 from tt_core.optimizers import available, make_optimizer
 
@@ -31,7 +31,7 @@ def test_a_run_pins_blas_to_one_thread_and_restores_it(rnn):
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from tt_core.data.objectives import ReplayObjective
-    from tt_core.experiments.replay import Replay
+    from tt_core.replay.driver import Replay
 
     def blas_threads():
         return sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
@@ -62,8 +62,8 @@ def test_trimtuner_gp_resumed_from_a_checkpoint_continues_the_same_mcmc_chain(rn
     """A checkpoint (the data-only state of the Replay) taken mid-run continues the GP's MCMC chain
     exactly: the resumed run's tests, incumbents and final hyperparameter samples equal those of an
     uninterrupted run."""
-    from tt_core.experiments import checkpoint
-    from tt_core.experiments.replay import Replay
+    from tt_workbook.runs import checkpoint
+    from tt_core.replay.driver import Replay
 
     whole = Replay.from_benchmark(rnn, "trimtuner-gp", seed=5)
     ref = whole.run(9)
@@ -160,7 +160,7 @@ def test_runner_stores_atomically_resumes_and_keeps_metadata(tmp_path):
 def test_wall_time_report_splits_the_stored_run_seconds_by_optimizer(tmp_path, capsys):
     import json
 
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     argv = ["runs", "--benchmarks", "rnn", "--optimizers", "random", "eic-usd", "--seeds", "1", "2",
             "--iterations", "6", "--runs-dir", str(tmp_path)]
@@ -206,7 +206,7 @@ def test_parallel_backends_give_the_same_results(tmp_path):
 @pytest.mark.slow
 def test_trimtuner_dt_reaches_good_feasible_configs_cheaper_than_eic(tmp_path):
     """Issue check on the real data (3 seeds, both networks, 44 iterations)."""
-    from tt_core.analysis.trajectories import time_to_target
+    from tt_workbook.studies.fig1_fig2.trajectories import time_to_target
 
     specs = ex.grid(["cnn", "rnn"], ["trimtuner-dt", "eic"], [1, 2, 3])
     runs = ex.ensure_runs(specs, tmp_path, n_jobs=2, progress=False)

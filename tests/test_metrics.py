@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tt_core.data.benchmarks import load_benchmark
-from tt_core.experiments.metrics import accuracy_c, accuracy_c_thesis, cno
+from tt_core.replay.metrics import accuracy_c, accuracy_c_thesis, cno
 from tt_core.data.objectives import CallableObjective, ReplayObjective
 
 

@@ -11,16 +11,16 @@ import pytest
 
 from tt_core.acquisitions.trimtuner import gauss_hermite_normal
 from tt_core.data.benchmarks import benchmark_from_table, load_benchmark
-from tt_core import experiments as ex
+from tt_workbook import runs as ex
 from tt_core.acquisitions.ei import constrained_cost_ei, lognormal_expected_improvement
-from tt_core.analysis.nephele import cost_to_reach, iteration_curves, percentile
+from tt_workbook.studies.nephele.analysis import cost_to_reach, iteration_curves, percentile
 from tt_core.bo.constraints import predicted_feasible
 from tt_core.bo.design import latin_hypercube
 from tt_core.data.benchmarks import price_per_second
 from tt_core.data.space import ConfigSpace
-from tt_core.experiments.metrics import optimum
-from tt_core.experiments.profiles import settings as profile_settings
-from tt_core.experiments.replay import run_optimization
+from tt_core.replay.metrics import optimum
+from tt_workbook.runs.profiles import settings as profile_settings
+from tt_core.replay.driver import run_optimization
 from tt_core.optimizers import Exhausted, Problem, constraints_for, make_optimizer
 
 TIMING_COLUMNS = ["overhead_s", "cumulative_wall"]
@@ -368,7 +368,7 @@ def test_lynceus_takes_the_lookahead_options_but_not_the_size_choice(toy):
 
 def test_initial_budget_check_by_hand():
     """B_init / mean cost on a table whose costs are set by hand: 4 configurations x 2 sizes."""
-    from tt_core.analysis.nephele import initial_budget_check
+    from tt_workbook.studies.nephele.analysis import initial_budget_check
 
     rows = [{"vm": vm, "n": 1, "lr": 0.1, "batch": b, "size": size, "accuracy": 0.9, "time": 10.0,
              "cost": cost} for (vm, b, size, cost) in [("a", 16, 10, 0.1), ("a", 16, 100, 1.0), ("a", 32, 10, 0.2),
@@ -386,7 +386,7 @@ def test_projected_time_and_the_overhead_the_thesis_ratio_needs(monkeypatch):
     """Hand-made: h = 0 runs train 1000 s and make 10 recommendations of 1 s; h = 1 runs train 1000 s and
     make 10 recommendations of 5 s. Projected ratio (1000 + 50) / (1000 + 10); the thesis' 2.34 needs
     w = (2.34 * 1010 - 1000) / 10 = 136.34 s per h = 1 recommendation."""
-    import tt_core.reporting.nephele as rn
+    import tt_workbook.studies.nephele.rows as rn
 
     look = pd.DataFrame({"benchmark": ["cnn", "cnn"], "horizon": [0, 1], "recommendations": [20, 20], "runs": [2, 2],
                          "exploration_time_s": [1000.0, 1000.0]})
@@ -406,7 +406,7 @@ def test_equal_spend_curves_by_hand():
     Medians (q = 50) of two seeds: inf where one run has not explored yet, else the mean of the two."""
     import pandas as pd
 
-    from tt_core.analysis.nephele import equal_spend_curves
+    from tt_workbook.studies.nephele.analysis import equal_spend_curves
 
     rows = []
     for seed, costs, cno, space in ((1, [1, 2, 4], [5, 3, 1], [4, 2, 1]), (2, [2, 4], [4, 2], [3, 1])):
@@ -427,8 +427,8 @@ def test_best_case_cause_spreads_the_ratio_over_the_spend_grid():
     comes at spend 3 (CNO 8 vs 2); one of three within 3.0 +- 25%."""
     import pandas as pd
 
-    from tt_core.reporting.nephele import best_case_cause
-    from tt_core.reporting.summary import names_mechanism
+    from tt_workbook.studies.nephele.rows import best_case_cause
+    from tt_workbook.report.summary import names_mechanism
 
     piv = pd.DataFrame({"lynceus": [4.0, 6.0, 8.0, 9.0], "nephele": [2.0, 2.0, 2.0, float("inf")]},
                        index=[1.0, 2.0, 3.0, 4.0])

@@ -1,4 +1,4 @@
-"""Notebook 09's thesis-vs-workbook rows (tt_core.reporting.nephele) count the runs behind each compared optimiser
+"""Notebook 09's thesis-vs-workbook rows (tt_workbook.studies.nephele.rows) count the runs behind each compared optimiser
 or horizon: from fewer than 5 a row is *too few runs* (its agreement still recorded). Hand-made run tables."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tt_core.reporting import nephele as rn
-from tt_core.reporting.summary import comparison
+from tt_workbook.studies.nephele import rows as rn
+from tt_workbook.report.summary import comparison
 
 OPTIMA = pd.DataFrame([{"network": "rnn", "cno_floor_full_size": 2.0}])
 

@@ -1,10 +1,10 @@
-"""Seed resampling of the thesis-§6.4 rows (tt_core.reporting.nephele.seed_intervals / with_seed_causes)."""
+"""Seed resampling of the thesis-§6.4 rows (tt_workbook.studies.nephele.rows.seed_intervals / with_seed_causes)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.reporting import nephele as report
+from tt_workbook.studies.nephele import rows as report
 
 ITEM = "CNN: a made-up ratio (ratio)"
 
@@ -121,7 +121,7 @@ def _runs_by_hand():
 
 
 def test_values_at_spend_by_hand():
-    from tt_core.analysis.nephele import values_at_spend
+    from tt_workbook.studies.nephele.analysis import values_at_spend
 
     d = _runs_by_hand()
     lyn = d[(d["optimizer"] == "lynceus")]
@@ -133,7 +133,7 @@ def test_values_at_spend_by_hand():
 
 
 def test_shared_start_by_hand():
-    from tt_core.analysis.nephele import shared_start
+    from tt_workbook.studies.nephele.analysis import shared_start
 
     st = shared_start(_runs_by_hand(), 2.0, q=50.0).set_index("optimizer")
     # Nephele: seed 1 reaches CNO <= 2 at its last initial test ($1.0), seed 2 only with its BO test ($1.1)

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tt_core.apps.notebook_hygiene import HOOK, install, strip_notebook, strip_on_save
+from tt_workbook.apps.notebook_hygiene import HOOK, install, strip_notebook, strip_on_save
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """The notebook profiler's tables from hand-made profile rows (known answers; no notebook is run)."""
 
-from tt_core.reporting.notebook_profile import markdown_table, top_functions
+from tt_workbook.report.notebook_profile import markdown_table, top_functions
 
 ROWS = [  # file, line, function, calls, own CPU s, cumulative CPU s
     ["/x/tt_core/experiments/store.py", 591, "run_grid", 2, 0.1, 50.0],
@@ -13,7 +13,7 @@ ROWS = [  # file, line, function, calls, own CPU s, cumulative CPU s
 
 def test_top_functions_rank_own_cumulative_and_all_tottime():
     top = top_functions(ROWS, n=2)
-    assert [r["function"] for r in top["top_cumulative"]] == ["tt_core/experiments/store.py:591(run_grid)",
+    assert [r["function"] for r in top["top_cumulative"]] == ["tt_workbook/runs/store.py:591(run_grid)",
                                                                "tt_core/models/trees.py:172(fit)"]
     assert [r["function"] for r in top["top_tottime"]] == ["tree/_classes.py:226(_fit)",
                                                            "<built-in method builtins.isinstance>"]
@@ -28,14 +28,14 @@ def test_markdown_table_one_row_per_notebook_and_total():
             {"notebook": "16_fabulinus_evaluation", "ok": False, "cpu_s": 20.0, "wall_s": 60.0, "load_1min": 9.0}]
     lines = markdown_table(recs).splitlines()
     assert len(lines) == 5
-    assert lines[2] == ("| `09_nephele_optimizer` | 100 | 300 | 8.0 | tt_core/experiments/store.py:591(run_grid) 50.0 | "
+    assert lines[2] == ("| `09_nephele_optimizer` | 100 | 300 | 8.0 | tt_workbook/runs/store.py:591(run_grid) 50.0 | "
                         "tree/_classes.py:226(_fit) 12.0 |")
     assert lines[3].startswith("| `16_fabulinus_evaluation` (failed) | 20 | 60 | 9.0 |")
     assert lines[4] == "| total | 120 | 360 | | | |"
 
 
 def test_collapsed_rows_from_py_spy_stacks_by_hand():
-    from tt_core.reporting.notebook_profile import collapsed_rows
+    from tt_workbook.report.notebook_profile import collapsed_rows
 
     lines = [  # py-spy's raw format: frames outermost first, the sample count last
         'process 7:"python -m ipykernel";<module> (/k/nb.py:1);run (/x/tt_core/store.py:10);fit (/x/tt_core/trees.py:5) 30\n',
@@ -56,7 +56,7 @@ def test_collapsed_rows_from_py_spy_stacks_by_hand():
 
 
 def test_comparison_table_cpu_before_after_and_shares_of_samples():
-    from tt_core.reporting.notebook_profile import comparison_table
+    from tt_workbook.report.notebook_profile import comparison_table
 
     before = [{"notebook": "09_nephele_optimizer", "ok": True, "cpu_s": 200.0, "profiled_s": 400.0,
                "top_cumulative": [{"function": "tt_core/a.py:1(run)", "cumtime_s": 300.0}],

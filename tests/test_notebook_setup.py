@@ -1,11 +1,11 @@
-"""The notebooks' shared setup (tt_core.apps.notebook.notebook_setup)."""
+"""The notebooks' shared setup (tt_workbook.apps.notebook.notebook_setup)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from tt_core.apps.notebook import notebook_setup
+from tt_workbook.apps.notebook import notebook_setup
 
 
 def test_setup_makes_the_folder_and_reads_the_study(tmp_path):

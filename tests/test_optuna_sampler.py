@@ -1,6 +1,6 @@
 """The Optuna sampler (issue 37, item 4), with the real ``optuna`` package and an SQLite storage.
 
-The second path to each answer is the library's own loop (:func:`tt_core.experiments.replay.run_optimization`)
+The second path to each answer is the library's own loop (:func:`tt_core.replay.driver.run_optimization`)
 with the same seed on the same measurements: the sampler must propose the same tests, although its
 optimiser hears every result back through Optuna's trial storage (the trial's value and user attributes).
 """
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from tt_core.data.benchmarks import benchmark_from_table
-from tt_core.experiments.replay import run_optimization
+from tt_core.replay.driver import run_optimization
 from tt_core.integrations.optuna import MISSING, TrimTunerSampler, require_optuna
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

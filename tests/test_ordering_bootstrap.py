@@ -1,4 +1,4 @@
-"""Bootstrap share of the paper's Fig. 3 / Fig. 4 orderings (tt_core.analysis.studies.ordering_bootstrap).
+"""Bootstrap share of the paper's Fig. 3 / Fig. 4 orderings (tt_workbook.studies.filters_beta.analysis.ordering_bootstrap).
 
 Known answers: levels whose every run has the same value give a share of exactly 1 or 0; with 2 runs
 per level each level has 4 equally likely resamples, so the exact share is a count over all
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tt_core.analysis.studies import beta_trend, ordering_bootstrap
+from tt_workbook.studies.filters_beta.analysis import beta_trend, ordering_bootstrap
 
 B = 20000
 

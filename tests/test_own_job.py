@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.apps.own_job import (DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, plot_runs,
+from tt_workbook.apps.own_job import (DEFAULT_VMS, PAPER_FRACTIONS, DigitsJob, make_space, optimize_job, plot_runs,
                                  price_table)
 from tt_core.data.objectives import CallableObjective, Measurement
-from tt_core.experiments.replay import Replay
+from tt_core.replay.driver import Replay
 from tt_core.optimizers import Recommendation, make_optimizer
 
 

@@ -11,7 +11,7 @@ import pytest
 from tt_core.data import paper_defaults as D
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "tt_core"
+PACKAGES = ("tt_core", "tt_spotsim", "tt_workbook")
 PAPERS = ROOT.parent / "shared" / "papers"
 
 #: A default typed again: the literal patterns the defaults were written as before they had a name.
@@ -31,19 +31,19 @@ PATTERNS = [
     r"\bINITIAL_BUDGETS\s*=",
 ]
 #: Modules that may not import tt_core: the authors' harness runs in their own environment.
-OUTSIDE = {"experiments/authors_harness.py"}
+OUTSIDE = {"tt_workbook/authors/harness.py"}
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "data/paper_defaults.py" or rel in OUTSIDE or rel.startswith("apps/explorer/"):
+    for path in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "tt_core/data/paper_defaults.py" or rel in OUTSIDE or rel.startswith("tt_workbook/apps/explorer/"):
             continue
         yield rel, path.read_text(encoding="utf-8")
 
 
 def test_no_module_types_a_paper_default_again():
-    found = [f"tt_core/{rel}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+    found = [f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
              for rel, text in _modules() for p in PATTERNS for m in re.finditer(p, text)]
     assert not found, "a paper default typed again (use tt_core.data.paper_defaults):\n" + "\n".join(found)
 
@@ -80,7 +80,7 @@ def test_the_values_as_the_papers_state_them():
 
 
 def test_the_command_line_states_the_defaults(capsys):
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     with pytest.raises(SystemExit):
         main(["optimize", "--help"])

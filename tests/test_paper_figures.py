@@ -1,4 +1,4 @@
-"""The paper's figure data (tt_core.data.paper_figures): found like the CSVs, absent without error."""
+"""The paper's figure data (tt_workbook.studies.fig1_fig2.paper_figures): found like the CSVs, absent without error."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tt_core.data import benchmarks
-from tt_core.data import paper_figures as pf
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 
 needs_figures = pytest.mark.skipif(pf.locate() is None, reason="paper figure data not available")
 

@@ -122,7 +122,7 @@ def test_reference_runs_identical_under_emulated_cpus():
 def test_only_wall_clock_columns_are_left_out():
     """The columns a machine may change are the wall-clock ones, and only those: a run's every other column
     is compared above."""
-    from tt_core.experiments.store import RunSpec
+    from tt_workbook.runs.store import RunSpec
 
     df = RunSpec("rnn", "random", 1, iterations=5).run()
     assert set(df.columns) - set(trajectory_rows("rnn", "random", 1, iterations=5)) == set(WALL_COLUMNS)

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from tt_core.reporting import recommendation_time as rt
+from tt_workbook.studies.recommendation_time import rows as rt
 
 
 def _summary():
@@ -22,7 +22,7 @@ def test_table3_ratios_to_eic():
 
 
 def test_comparison_rows_by_hand(monkeypatch):
-    from tt_core.experiments import bench
+    from tt_workbook import bench
 
     summary = _summary()
     labels = set(summary["setting"])
@@ -82,7 +82,7 @@ def test_fantasy_cause_reports_the_median_counts_at_common_states():
 
 
 def test_a_ratio_timed_at_one_state_only_is_not_comparable():
-    from tt_core.reporting.summary import comparison
+    from tt_workbook.report.summary import comparison
 
     summary = _summary()
     t3 = rt.table3(summary)
@@ -104,7 +104,7 @@ def test_a_ratio_timed_at_one_state_only_is_not_comparable():
 
 
 def test_a_table4_ratio_timed_at_one_state_only_is_not_comparable(monkeypatch):
-    from tt_core.experiments import bench
+    from tt_workbook import bench
 
     summary = _summary()
     monkeypatch.setitem(bench.SETTING_GROUPS, "table4", [type("S", (), {"label": lab})() for lab in set(summary["setting"])])
@@ -190,7 +190,7 @@ def test_timing_rows_get_the_interval_verdict_not_the_point_one():
     assert "trimtuner-dt 2 s CPU / 4 s wall" in row["note"] and "load average 0.50-0.50" in row["note"]
     table = rt.timing_comparison([row])
     assert table.iloc[0]["agrees"] is None and table.iloc[0]["status"] == "timing"
-    from tt_core.reporting.summary import comparison
+    from tt_workbook.report.summary import comparison
 
     assert comparison([row]).iloc[0]["agrees"] is None  # the summary reads the row's verdict too
     # without the noisy repeat, the interval is the point 2 (inside the band) and the row agrees
@@ -202,7 +202,7 @@ def test_timing_rows_get_the_interval_verdict_not_the_point_one():
 
 
 def test_cea_faster_claim_from_intervals(monkeypatch):
-    from tt_core.experiments import bench
+    from tt_workbook import bench
 
     summary = _summary()
     monkeypatch.setitem(bench.SETTING_GROUPS, "table4", [type("S", (), {"label": lab})() for lab in set(summary["setting"])])

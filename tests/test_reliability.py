@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core import experiments as ex
+from tt_workbook import runs as ex
 from conftest import assert_one_line_error, tt_cli
-from tt_core.cli import main
+from tt_workbook.cli import main
 from tt_core.data.benchmarks import locate
 
 HEADER = "lr,depth,size,accuracy,cost\n"
@@ -239,7 +239,7 @@ def test_runs_of_other_code_are_reused_and_of_another_results_version_recomputed
     path = spec.path(tmp_path)
     stamp = path.stat().st_mtime_ns
     assert ex.read_run(path)[1]["results_version"] == tt_core.RESULTS_VERSION
-    monkeypatch.setattr("tt_core.experiments.store.code_hash", lambda: "other-code")
+    monkeypatch.setattr("tt_workbook.runs.store.code_hash", lambda: "other-code")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ex.run_grid([spec], tmp_path, progress=False)
@@ -270,7 +270,7 @@ GRID = ["--benchmarks", "rnn", "--optimizers", "trimtuner-dt", "eic", "random", 
 
 
 def _tt_proc(*argv, **kw):
-    return subprocess.Popen([sys.executable, "-m", "tt_core.cli", *argv], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "tt_workbook.cli", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -323,7 +323,7 @@ def _wait_for(predicate, timeout=120.0):
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_mid_run_with_the_identical_trajectory(tmp_path):
-    from tt_core.experiments import checkpoint
+    from tt_workbook.runs import checkpoint
 
     spec = ex.RunSpec("rnn", "trimtuner-dt", 2, iterations=16)
     reference = _decisions(ex.run_one(spec, tmp_path / "ref"))
@@ -340,7 +340,7 @@ def test_a_killed_run_resumes_mid_run_with_the_identical_trajectory(tmp_path):
     # the child checkpoints after every test and pauses 0.5 s after each checkpoint, so that a checkpoint
     # with 8 or more tests is on disk for seconds however fast the machine (the store's own throttle,
     # once a second, could let a fast run finish before one with 8 tests appears)
-    code = ("import time; from tt_core import experiments as ex; from tt_core.experiments import store as S; "
+    code = ("import time; from tt_core import experiments as ex; from tt_workbook.runs import store as S; "
             "S.CHECKPOINT_INTERVAL_S = 0.0; S.CHECKPOINT_COST_RATIO = 0.0; save = S._save_checkpoint; "
             "S._save_checkpoint = lambda *a: (save(*a), time.sleep(0.5)); "
             f"ex.run_one(ex.RunSpec('rnn', 'trimtuner-dt', 2, iterations=16), {str(runs)!r})")

@@ -5,9 +5,9 @@ import re
 import nbformat
 import pytest
 
-from tt_core.reporting.notebook_html import math_to_svg, notebook_to_html, typeset_markdown
-from tt_core.reporting.report import ReportNotebook, format_like, headline, tidy, totals, write_index
-from tt_core.reporting.summary import collect, comparison, save_comparison
+from tt_workbook.report.notebook_html import math_to_svg, notebook_to_html, typeset_markdown
+from tt_workbook.report.report import ReportNotebook, format_like, headline, tidy, totals, write_index
+from tt_workbook.report.summary import collect, comparison, save_comparison
 
 
 @pytest.mark.parametrize("value, paper, text", [
@@ -192,7 +192,7 @@ def test_report_opens_with_one_sentence_and_the_headline_figure(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from tt_core.reporting.report import HEADLINE_FIGURE, verdict_sentence
+    from tt_workbook.report.report import HEADLINE_FIGURE, verdict_sentence
 
     sentence = ("Of the papers' 7 claims, 4 could be compared at the papers' settings: 1 is reproduced and 3 differ "
                 "(1 with a measured cause, 2 not yet); 3 could not be compared (1 run at another setting than the "
@@ -237,6 +237,6 @@ def test_report_opens_with_one_sentence_and_the_headline_figure(tmp_path):
                         "are counted apart."),
 ])
 def test_the_first_sentence_names_what_could_not_be_compared_only_when_there_is_some(counts, sentence):
-    from tt_core.reporting.report import verdict_sentence
+    from tt_workbook.report.report import verdict_sentence
 
     assert verdict_sentence(counts) == sentence

@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from tt_core.reporting import reproduce
+from tt_workbook.report import reproduce
 
 
 def _nb(path, code):
@@ -20,7 +20,7 @@ def _nb(path, code):
 def test_runner_reports_failures_and_writes_index(tmp_path, monkeypatch):
     nbdir = tmp_path / "nbs"
     nbdir.mkdir()
-    _nb(nbdir / "a_ok.ipynb", "from pathlib import Path\nfrom tt_core.reporting.summary import comparison, save_comparison\n"
+    _nb(nbdir / "a_ok.ipynb", "from pathlib import Path\nfrom tt_workbook.report.summary import comparison, save_comparison\n"
         "save_comparison(comparison([{'source': 's', 'item': 'n (count)', 'paper': 2, 'workbook': 1 + 1}]), 'a_ok', figures_dir)")
     _nb(nbdir / "b_fail.ipynb", "raise RuntimeError('deliberate failure')")
     _nb(nbdir / "c_ok.ipynb", "x = 1")
@@ -74,7 +74,7 @@ def test_runner_silences_the_kernel_tcp_warning_only(tmp_path, monkeypatch, capf
 def test_paper_profile_cells_are_not_cut_at_an_hour():
     """papermill's execution_timeout is per cell; the paper profile's grid cells (thesis ch. 7: 80 runs of
     100 tests in one `ensure_runs`) run longer than an hour on 2 cores, so that profile gets no limit."""
-    from tt_core.reporting.reproduce import default_timeout
+    from tt_workbook.report.reproduce import default_timeout
 
     assert default_timeout("paper") is None and default_timeout("quick") == 3600
     with pytest.raises(ValueError, match="known profiles"):

@@ -1,4 +1,4 @@
-"""`tt reproduce`'s expected seconds per notebook and its ETA (tt_core.reporting.notebook_times), with
+"""`tt reproduce`'s expected seconds per notebook and its ETA (tt_workbook.report.notebook_times), with
 hand-computed answers; the shipped table against the totals docs/performance.md states."""
 
 import json
@@ -7,9 +7,9 @@ import math
 import nbformat
 import pytest
 
-from tt_core.reporting import notebook_times as nt
-from tt_core.reporting import reproduce
-from tt_core.reporting.notebook_times import Expected
+from tt_workbook.report import notebook_times as nt
+from tt_workbook.report import reproduce
+from tt_workbook.report.notebook_times import Expected
 
 
 def _csv(path, text):

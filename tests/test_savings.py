@@ -1,4 +1,4 @@
-"""Fig. 2 statistics (tt_core.analysis.savings) and the initial-design check (tt_core.analysis.initial_design).
+"""Fig. 2 statistics (tt_workbook.studies.fig1_fig2.savings) and the initial-design check (tt_workbook.studies.fig1_fig2.initial_design).
 
 Independent known answers: the paper's own Fig. 2 bar heights, reproduced from the paper's own Fig. 1
 curves (both read from the PDF); hand-computed cases; a Monte Carlo check of the hypergeometric formula.
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis.initial_design import design_hits, good_configs, uniform_hit_probability
-from tt_core.analysis.savings import READINGS, curve_savings, first_reach, mean_curve, savings_readings
-from tt_core.analysis.trajectories import best_feasible_accuracy
-from tt_core.data import paper_figures as pf
+from tt_workbook.studies.fig1_fig2.initial_design import design_hits, good_configs, uniform_hit_probability
+from tt_workbook.studies.fig1_fig2.savings import READINGS, curve_savings, first_reach, mean_curve, savings_readings
+from tt_workbook.studies.fig1_fig2.trajectories import best_feasible_accuracy
+from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 
 needs_figures = pytest.mark.skipif(pf.locate() is None, reason="paper figure data not available")

@@ -5,8 +5,8 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tt_core.experiments.schedule import expected_seconds, longest_first, stored_wall_seconds
-from tt_core.experiments.store import RunSpec
+from tt_workbook.runs.schedule import expected_seconds, longest_first, stored_wall_seconds
+from tt_workbook.runs.store import RunSpec
 
 
 def _store(runs, spec, wall):
@@ -48,8 +48,8 @@ def test_no_store_uses_guesses_only(tmp_path):
 def test_runs_of_the_authors_code_are_ordered_without_the_registry(tmp_path):
     """authors-dt is not a registered optimiser: it gets its own guess (a 44-test run: a subprocess of
     about 15-20 s), between the GP methods' and the trees', not an 'unknown optimizer' error."""
-    from tt_core.experiments.schedule import expected_seconds
-    from tt_core.experiments.store import RunSpec
+    from tt_workbook.runs.schedule import expected_seconds
+    from tt_workbook.runs.store import RunSpec
 
     specs = [RunSpec("rnn", "random", 1), RunSpec("rnn", "authors-dt", 1), RunSpec("rnn", "trimtuner-gp", 1)]
     assert expected_seconds(specs, tmp_path) == [1.0, 20.0, 60.0]

@@ -7,7 +7,7 @@ import pytest
 
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.seeds import check_seed
-from tt_core.experiments.store import RunSpec
+from tt_workbook.runs.store import RunSpec
 from tt_core.optimizers import make_optimizer
 
 MESSAGE = "seed must be a non-negative integer (same seed, same run)"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tt_core.experiments import profiles
-from tt_core.experiments.store import profile_specs
-from tt_core.reporting.settings import settings_table
+from tt_workbook.runs import profiles
+from tt_workbook.runs.store import profile_specs
+from tt_workbook.runs.settings import settings_table
 
 
 def test_paper_profile_is_the_papers_setup():

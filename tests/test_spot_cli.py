@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tt_core.cli import main
+from tt_workbook.cli import main
 
 KEYS = {"cost", "charged", "refunded", "jct_s", "pcr", "steps_total", "steps_free", "top1", "top3", "approaches"}
 

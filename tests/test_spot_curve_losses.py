@@ -1,4 +1,4 @@
-"""Losses of the curves trained here (tt_core.spot.curve_losses): seed 1's are read from the shipped table,
+"""Losses of the curves trained here (tt_spotsim.curve_losses): seed 1's are read from the shipped table,
 trained once, so the same seed gives the same curves and the same SpotTune numbers with other BLAS
 kernels (OpenBLAS' Prescott instead of the machine's default), where training them again does not;
 cached curves made with trained losses are recomputed; re-training is an explicit command."""
@@ -19,7 +19,7 @@ import pytest
 
 from conftest import assert_one_line_error, tt_cli
 from tt_core.data import entries
-from tt_core.spot import curve_losses as CL, curves as C, measuring, staged as ST, step_times as STT
+from tt_spotsim import curve_losses as CL, curves as C, measuring, staged as ST, step_times as STT
 
 #: What a subprocess runs: the quick LoR and GBTR curves and the staged workload into a fresh cache, then
 #: `tt spot simulate` on those three workloads, and one LoR setting that diverges (eta0 = 1) trained
@@ -28,9 +28,9 @@ SCRIPT = textwrap.dedent("""
     import contextlib, io, json, sys
     from pathlib import Path
     from threadpoolctl import threadpool_info
-    import tt_core.spot.curves as C
-    from tt_core.spot import staged as ST
-    from tt_core.cli import main
+    import tt_spotsim.curves as C
+    from tt_spotsim import staged as ST
+    from tt_workbook.cli import main
     root = Path(sys.argv[1])
     C.cache_root = lambda: root
     tables = C.generate(("lor", "gbtr"), "quick", 1, progress=False)
@@ -197,7 +197,7 @@ def test_bad_loss_table_input_is_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_data_list_names_the_loss_table_in_use(tmp_path, capsys, monkeypatch):
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     def loss_row():
         assert main(["spot", "data", "list", "--json"]) == 0

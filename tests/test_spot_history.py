@@ -1,4 +1,4 @@
-"""Post-2017 price histories (tt_core.spot.history): the aws-spot-price-history format as user files."""
+"""Post-2017 price histories (tt_spotsim.history): the aws-spot-price-history format as user files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core.spot import history as H, market as M
-from tt_core.spot.catalogue import SpotError
+from tt_spotsim import history as H, market as M
+from tt_spotsim.catalogue import SpotError
 
 #: Flat prices (USD/h) and vCPUs per type; step times 240 s / vCPUs (as test_spot_cli's flat trace).
 FLAT = {"r4.large": (0.04, 2), "r3.xlarge": (0.12, 4), "r4.xlarge": (0.10, 4), "m4.2xlarge": (0.12, 8),
@@ -103,7 +103,7 @@ def test_simulate_on_a_history_with_todays_rules_by_hand(tmp_path, capsys):
              for s in range(4) for k in range(1, 11)]
     jobs = tmp_path / "jobs.csv"
     jobs.write_text("\n".join(rows) + "\n")
-    from tt_core.cli import main
+    from tt_workbook.cli import main
 
     code = main(["spot", "simulate", "--workload", str(jobs), "--prices", str(path), "--billing", "aws-today",
                  "--predictor", "empirical", "--fit-days", "1", "--theta", "1", "--json"])

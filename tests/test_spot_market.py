@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.spot import catalogue, market, traces, rules
-from tt_core.spot.catalogue import SpotError
-from tt_core.spot.traces import PriceTrace
+from tt_spotsim import catalogue, market, traces, rules
+from tt_spotsim.catalogue import SpotError
+from tt_spotsim.traces import PriceTrace
 
 
 def trace(**prices) -> PriceTrace:
@@ -240,7 +240,7 @@ def test_the_past_hour_helps_on_the_persistent_market_only():
     """A logistic regression with the past hour's features against one on the present minute only (log loss,
     Alg. 2 maximum prices, fit 9 days, test 3): on the persistent market the history helps; on the memoryless
     one (levels drawn afresh, spikes at random) it does not (it only adds noise)."""
-    from tt_core.spot import revpred_study as RS
+    from tt_workbook.studies.spottune import revpred_study as RS
 
     gain = {style: float(np.mean([RS.history_value(market.synthetic_market(s, days=12.1, style=style))["gain"].mean()
                                   for s in (1, 2, 3)])) for style in ("2017", "persistent")}

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tt_core.spot import earlycurve as E
-from tt_core.spot import market, traces, revocation as R
-from tt_core.spot.catalogue import SpotError
-from tt_core.spot.traces import PriceTrace
+from tt_spotsim import earlycurve as E
+from tt_spotsim import market, traces, revocation as R
+from tt_spotsim.catalogue import SpotError
+from tt_spotsim.traces import PriceTrace
 
 
 def periodic_trace(hours=48):

@@ -1,5 +1,5 @@
 """Figs 7/9 with each predictor in the loop, the predictors' calibration in the loop, and Fig. 8's shape
-claims with seed intervals (tt_core.spot.readings): hand-made grids with hand-computed answers, a Monte
+claims with seed intervals (tt_workbook.studies.spottune.readings): hand-made grids with hand-computed answers, a Monte
 Carlo calibration check with known rates, and the rows naming their reading."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.spot import intervals as I, readings as RD, report
+from tt_workbook.studies.spottune import intervals as I, readings as RD, rows as report
 
 
 def theta_grid(costs: dict, seeds=(1, 2, 3), noise=None):

@@ -1,4 +1,4 @@
-"""RevPred and Tributary's predictor (tt_core.spot.revpred): the data set against hand-computed windows and
+"""RevPred and Tributary's predictor (tt_spotsim.revpred): the data set against hand-computed windows and
 labels, a planted rule learned well above chance, same seed same weights, the weight cache, and a clear
 error for a trace too short for one window."""
 
@@ -14,10 +14,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the nn extra (torch==2.13.0) is not installed")
 
-from tt_core.cli import main  # noqa: E402
-from tt_core.spot import market, traces, revocation as R, revpred as RP  # noqa: E402
-from tt_core.spot.catalogue import SpotError  # noqa: E402
-from tt_core.spot.traces import PriceTrace  # noqa: E402
+from tt_workbook.cli import main  # noqa: E402
+from tt_spotsim import market, traces, revocation as R, revpred as RP  # noqa: E402
+from tt_spotsim.catalogue import SpotError  # noqa: E402
+from tt_spotsim.traces import PriceTrace  # noqa: E402
 
 TINY = RP.NetSettings(hidden=4, epochs=1, batch_size=64, stride=10, seed=3)
 
@@ -157,7 +157,7 @@ def test_weight_cache_is_reused_only_when_it_matches(tmp_path):
 
 
 def test_lstm_predictors_follow_the_interface_and_plug_into_the_provisioner():
-    from tt_core.spot.provisioner import Provisioner
+    from tt_spotsim.provisioner import Provisioner
 
     tr = market.synthetic_market(2, types=["r4.large", "r3.xlarge"], days=1)
     for kind in RP.KINDS:
@@ -240,7 +240,7 @@ SPLIT_CFG = {"fit_days": 9.0, "test_days": 3.0, "test_stride": 1, "seed": 1, "de
 
 
 def test_a_real_trace_is_split_at_the_papers_dates():
-    from tt_core.spot import revpred_study as RS
+    from tt_workbook.studies.spottune import revpred_study as RS
 
     # 2017-04-26 12:00 to 2017-05-08 02:00 UTC: 11 days 14 h = 16680 minutes
     start = pd.Timestamp("2017-04-26 12:00", tz="UTC")
@@ -349,7 +349,7 @@ def test_fig10_shows_an_undefined_f1_as_na_not_zero():
     import matplotlib
 
     matplotlib.use("Agg")
-    from tt_core.spot import figures as F
+    from tt_workbook.studies.spottune import figures as F
 
     rows = [{"type": t, "predictor": p, "bids": "random", "accuracy": 0.9,
              "f1": float("nan") if (t, p) == ("r3.xlarge", "tributary") else 0.6}

@@ -1,4 +1,4 @@
-"""RevPred's and Tributary's LSTM weights (tt_core.spot.revpred): Fig. 10's quick-profile networks are
+"""RevPred's and Tributary's LSTM weights (tt_spotsim.revpred): Fig. 10's quick-profile networks are
 trained once and shipped (revpred_weights.pt, its sha256 in revpred_weights.json), so notebooks 13 and 15
 and `tt spot predictors` give the same numbers with PyTorch's non-vectorised kernels
 (ATEN_CPU_CAPABILITY=default, oneDNN at SSE4.1, OpenBLAS' Prescott kernels) as with the machine's default
@@ -22,8 +22,9 @@ from conftest import assert_one_line_error, tt_cli
 
 pytest.importorskip("torch")
 
-from tt_core.experiments import profiles  # noqa: E402
-from tt_core.spot import revpred as RP, revpred_study as RS  # noqa: E402
+from tt_workbook.runs import profiles  # noqa: E402
+from tt_spotsim import revpred as RP
+from tt_workbook.studies.spottune import revpred_study as RS  # noqa: E402
 
 #: What a subprocess runs, with a fresh weight cache: `tt spot predictors` on two types (Fig. 10 (a, b) from
 #: the shipped weights), RevPred's outputs through both inference paths, and one small network trained
@@ -34,10 +35,10 @@ SCRIPT = textwrap.dedent("""
     from pathlib import Path
     import numpy as np
     import torch
-    import tt_core.spot.revpred as RP
-    from tt_core.experiments import profiles
-    from tt_core.spot import revpred_study as RS
-    from tt_core.cli import main
+    import tt_spotsim.revpred as RP
+    from tt_workbook.runs import profiles
+    from tt_spotsim import revpred_study as RS
+    from tt_workbook.cli import main
     root = Path(sys.argv[1])
     RP.cache_root = lambda: root
     buf = io.StringIO()
@@ -55,7 +56,7 @@ SCRIPT = textwrap.dedent("""
     single = [pred.probability("r4.large", float(b), float(t) * 60) for b, t in zip(bids[:200], m[:200])]
     # SpotTune with each predictor in the loop (notebook 13's main reading, notebook 15's Fig. 10 (c)) on the
     # LoR and staged workloads (curves from the shipped loss table), one submission seed
-    from tt_core.spot import grids as G
+    from tt_spotsim import grids as G
     full = RS.revpred_market(cfg, "synthetic", 1)
     fitted = RS.fig10_predictors(full, cfg, names=("revpred", "tributary"))
     spot_cfg = profiles.settings("quick", "spottune")
@@ -175,7 +176,7 @@ def test_logistic_fit_is_rounded_to_float32_and_its_output_summed_exactly():
 
     import numpy as np
 
-    from tt_core.spot import market as M, revocation as R
+    from tt_spotsim import market as M, revocation as R
 
     trace = M.market("synthetic", seed=2, days=3.0)
     pred = R.LogisticPredictor(stride=10).fit(trace, until=2 * 86400)

@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from tt_core.spot import market, traces, simulator as S, workloads as W
-from tt_core.spot.catalogue import SpotError
-from tt_core.spot.traces import PriceTrace
-from tt_core.spot.provisioner import Provisioner, SpeedTable, expected_hour_cost, step_cost
-from tt_core.spot.rules import Rules
+from tt_spotsim import market, traces, simulator as S, workloads as W
+from tt_spotsim.catalogue import SpotError
+from tt_spotsim.traces import PriceTrace
+from tt_spotsim.provisioner import Provisioner, SpeedTable, expected_hour_cost, step_cost
+from tt_spotsim.rules import Rules
 
 
 class Constant:
@@ -125,7 +125,7 @@ def test_hourly_billing_stop_counts_the_checkpoint_and_saves_an_hour():
     assert tl["steps_kept"].tolist() == [57, 43] and list(tl["reason"]) == ["hourly", "finished"]
     assert tl["end"].tolist() == pytest.approx([3580.0, 6420.0]) and tl["launch"].tolist() == pytest.approx([0.0, 3580.0])
     assert res.summary["charged"] == pytest.approx(2 * 0.12)
-    from tt_core.spot.rules import bill
+    from tt_spotsim.rules import bill
     assert bill(tr, "r4.large", 0.0, 60 + 59 * 60 + 100.0, revoked=False, rule="aws-2017").charged == pytest.approx(0.24)
     assert bill(tr, "r4.large", 3700.0, 3700 + 160 + 41 * 60 + 100.0, revoked=False,
                 rule="aws-2017").charged == pytest.approx(0.12)
@@ -184,7 +184,7 @@ def test_capacity_interruption_rate_matches_the_exponential_law():
     make every deployment with at least 59 steps to go last exactly an hour unless interrupted."""
     from dataclasses import replace
 
-    from tt_core.spot.rules import rules as get_rules
+    from tt_spotsim.rules import rules as get_rules
 
     lam = 0.5
     today = replace(get_rules("aws-today"), name="today-fast", hazard_per_hour={"r4.large": lam})
@@ -277,7 +277,7 @@ def test_checkpoint_overhead_from_the_records():
     """One job, 100 steps of 60 s on r4.large (2 vCPUs), a 1000 MB model, a flat market: ready at 60 s, 59 steps
     to the hour boundary, a checkpoint at the 2-vCPU speed; the second deployment restores it (as long) and
     runs the other 41 steps, then checkpoints again: overhead 3 checkpoints / 6000 s of training."""
-    from tt_core.spot import overhead as OH
+    from tt_workbook.studies.spottune import overhead as OH
 
     tr = hand_trace(r4_large=[0.12] * 400)
     js = one_job(100, model_mb=1000.0)

@@ -1,12 +1,13 @@
-"""The staged workload (tt_core.spot.staged): real step-decay training whose stages Eq. 7 must find."""
+"""The staged workload (tt_spotsim.staged): real step-decay training whose stages Eq. 7 must find."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tt_core.spot import earlycurve as ec, earlycurve_study as ECS, staged as ST
-from tt_core.spot.catalogue import SpotError
+from tt_spotsim import earlycurve as ec, staged as ST
+from tt_workbook.studies.spottune import earlycurve_study as ECS
+from tt_spotsim.catalogue import SpotError
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +95,9 @@ def test_job_set_is_single_threaded(trained):
 
 
 def test_profiles_add_the_staged_workload_with_its_own_speed_model(trained, monkeypatch):
-    from tt_core.experiments import profiles
-    from tt_core.spot import curves as C, grids as G
+    from tt_workbook.runs import profiles
+    from tt_spotsim import curves as C
+    from tt_workbook.studies.spottune import grids as G
 
     root, _ = trained
     monkeypatch.setattr(C, "cache_root", lambda: root)          # the module's trained cache, no retraining

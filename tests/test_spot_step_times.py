@@ -1,4 +1,4 @@
-"""Step times of the curves trained here (tt_core.spot.step_times): read from the shipped table, never
+"""Step times of the curves trained here (tt_spotsim.step_times): read from the shipped table, never
 measured while the curves are trained, so the same seed gives the same SpotTune numbers beside a busy
 core and with other BLAS kernels; cached curves made with other step times are recomputed; re-measuring
 is an explicit command."""
@@ -19,7 +19,7 @@ import pytest
 
 from conftest import assert_one_line_error, tt_cli
 from tt_core.data import entries
-from tt_core.spot import curves as C, staged as ST, step_times as STT
+from tt_spotsim import curves as C, staged as ST, step_times as STT
 
 #: What a subprocess runs: the quick curves (all, or told "simulate": LoR's and GBTR's) and the staged
 #: workload into a fresh cache, then (told "simulate") `tt spot simulate` on those three workloads; prints
@@ -27,9 +27,9 @@ from tt_core.spot import curves as C, staged as ST, step_times as STT
 SCRIPT = textwrap.dedent("""
     import contextlib, io, json, sys
     from pathlib import Path
-    import tt_core.spot.curves as C
-    from tt_core.spot import staged as ST
-    from tt_core.cli import main
+    import tt_spotsim.curves as C
+    from tt_spotsim import staged as ST
+    from tt_workbook.cli import main
     root = Path(sys.argv[1])
     C.cache_root = lambda: root
     tables = C.generate(("lor", "gbtr") if sys.argv[2] == "simulate" else C.ALGORITHMS, "quick", 1, progress=False)

@@ -9,8 +9,9 @@ import os
 import pandas as pd
 import pytest
 
-from tt_core.experiments.study_tables import TableSpec, ensure_table, table_status
-from tt_core.spot import catalogue, grids as G, simulator as S, workloads as W
+from tt_workbook.runs.study_tables import TableSpec, ensure_table, table_status
+from tt_spotsim import catalogue, simulator as S, workloads as W
+from tt_workbook.studies.spottune import grids as G
 
 TYPES = list(catalogue.CATALOGUE)
 #: the hand-made price file is not the published one (the loader says so)
@@ -122,8 +123,8 @@ def test_table_entries_follow_the_run_stores_rules(tmp_path):
 
 
 def test_the_overhead_study_is_stored_per_model_size_and_seed(tmp_path, monkeypatch):
-    from tt_core.experiments.profiles import settings
-    from tt_core.spot import overhead as OH
+    from tt_workbook.runs.profiles import settings
+    from tt_workbook.studies.spottune import overhead as OH
 
     cfg = settings("quick", "spottune", smoke=True)
     plain = OH.overhead_study(cfg, [1], model_mb=(100.0, 1024.0))

@@ -8,9 +8,10 @@ import zlib
 import numpy as np
 import pytest
 
-from tt_core.experiments.profiles import settings
-from tt_core.spot import grids as G, market as M, simulator as S
-from tt_core.spot.streams import PURPOSES, entropy, spot_rng
+from tt_workbook.runs.profiles import settings
+from tt_workbook.studies.spottune import grids as G
+from tt_spotsim import market as M, simulator as S
+from tt_spotsim.streams import PURPOSES, entropy, spot_rng
 
 #: purpose, keys -> the entropy the modules passed to numpy.random.default_rng before (typed by hand)
 BEFORE = [

@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.experiments.profiles import settings
-from tt_core.spot import (earlycurve_study as ECS, grids as G, intervals as IV, market, traces, market_study as MS,
-                          overhead as OH, report, revpred_study as RS, sensitivity as SEN, timing as TM,
-                          workloads as W)
+from tt_workbook.runs.profiles import settings
+from tt_workbook.studies.spottune import earlycurve_study as ECS, grids as G, intervals as IV, market_study as MS, overhead as OH, rows as report, revpred_study as RS, sensitivity as SEN, timing as TM
+from tt_spotsim import market, traces, workloads as W
 
 
 def hand_grid():
@@ -252,7 +251,7 @@ def test_sensitivity_sweep_on_the_smoke_profile():
     # a 5 GB model: every baseline run ends with one checkpoint of 5120 MB at the type's speed (§IV-F,
     # interpolated), 100 MB in the profile's setting: the fastest baseline's JCT grows by the difference
     fast = sweep[sweep["approach"] == "single-fastest"].groupby("setting")["jct_s"].mean()
-    from tt_core.spot import simulator as S
+    from tt_spotsim import simulator as S
     assert fast["5120 MB"] - fast["Alg. 2 margin"] == pytest.approx((5120 - 100) / S.checkpoint_speed(16))
     # no start-up: the cheapest baseline's JCT shrinks by the profile's 60 s
     cheap = sweep[sweep["approach"] == "single-cheapest"].groupby("setting")["jct_s"].mean()
@@ -350,7 +349,7 @@ def test_step_time_cov_by_hand(monkeypatch):
 
 
 def test_spottune_rows_count_the_seeds_of_the_approaches_they_compare():
-    from tt_core.reporting.summary import comparison
+    from tt_workbook.report.summary import comparison
 
     # two job sets; every approach simulated on seeds 1-5, except Single-Spot (fastest): seeds 1-3 on job set b
     approaches = ("single-cheapest", "single-fastest", "spottune-1", "spottune-0.7")

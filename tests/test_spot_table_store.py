@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.experiments import study_tables as ST
-from tt_core.spot import catalogue, grids as G, simulator as S, workloads as W
+from tt_workbook.runs import study_tables as ST
+from tt_spotsim import catalogue, simulator as S, workloads as W
+from tt_workbook.studies.spottune import grids as G
 
 TYPES = list(catalogue.CATALOGUE)
 SETTINGS = S.Settings(predictor="empirical", fit_days=1.0, offset_hours=2.0)
@@ -110,8 +111,8 @@ def test_one_changed_price_is_another_key_and_the_first_entry_stays(tmp_path, co
 
 
 def test_the_sensitivity_sweep_twice_in_one_store_computes_once(tmp_path, counted):
-    from tt_core.experiments.profiles import settings
-    from tt_core.spot import sensitivity as SEN
+    from tt_workbook.runs.profiles import settings
+    from tt_workbook.studies.spottune import sensitivity as SEN
 
     cfg = settings("quick", "spottune", smoke=True)             # one job set, one seed
     assert (cfg["parallel_fraction"], cfg["model_mb"], cfg["bid"]) == (0.9, 100.0, "algorithm2")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tt_core.data.benchmarks import load_benchmark
-from tt_core.spot import curves as C, workloads as W
-from tt_core.spot.catalogue import SpotError
+from tt_spotsim import curves as C, workloads as W
+from tt_spotsim.catalogue import SpotError
 
 
 def test_speed_model_by_hand():

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from tt_core.data.objectives import ReplayObjective
-from tt_core.experiments.replay import Replay
+from tt_core.replay.driver import Replay
 from tt_core.optimizers import make_optimizer
 
 

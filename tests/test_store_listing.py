@@ -1,8 +1,8 @@
-"""The run store's public listing (tt_core.experiments.store.list_runs), on a hand-made folder."""
+"""The run store's public listing (tt_workbook.runs.store.list_runs), on a hand-made folder."""
 
 from __future__ import annotations
 
-from tt_core.experiments.store import RunSpec, list_runs
+from tt_workbook.runs.store import RunSpec, list_runs
 
 
 def test_lists_run_files_by_benchmark_variant_and_seed_number(tmp_path):

@@ -26,8 +26,8 @@ WALL_COLUMNS = ("overhead_s", "cumulative_wall")
 
 def _specs() -> dict:
     """``{key: RunSpec}`` of the fixed set (built lazily: RunSpec checks its optimiser)."""
-    from tt_core.experiments.profiles import FABULINUS_OPTIONS
-    from tt_core.experiments.store import RunSpec, cost_grid
+    from tt_workbook.runs.profiles import FABULINUS_OPTIONS
+    from tt_workbook.runs.store import RunSpec, cost_grid
 
     out = {}
     # the Nephele study as notebook 09 runs it: until the budget is spent (default budgets)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tt_core.reporting.summary import agree, comparison
+from tt_workbook.report.summary import agree, comparison
 
 
 def test_agree_rules():
@@ -38,7 +38,7 @@ def test_status_and_cause():
 def test_collect_completes_old_tables(tmp_path):
     import pandas as pd
 
-    from tt_core.reporting.summary import collect
+    from tt_workbook.report.summary import collect
 
     pd.DataFrame({"source": ["s", "s", "s"], "item": ["a", "b", "c"], "paper": [1, 1, 1], "workbook": [1, 2, None],
                   "agrees": [True, False, None], "note": ["", "", ""]}).to_csv(tmp_path / "summary_old.csv", index=False)
@@ -50,7 +50,7 @@ def test_collect_completes_old_tables(tmp_path):
 def test_deduplicate_keeps_one_row_per_item_and_value_and_lists_its_notebooks():
     import pandas as pd
 
-    from tt_core.reporting.summary import deduplicate
+    from tt_workbook.report.summary import deduplicate
 
     rows = pd.DataFrame([
         {"source": "S", "item": "x", "paper": 3.0, "workbook": 0.1 + 0.2, "status": "agrees", "notebook": "13_a"},
@@ -83,7 +83,7 @@ def test_input_and_consistency_checks_are_their_own_statuses():
 
 
 def test_every_kind_of_row_has_its_status_and_still_records_its_match():
-    from tt_core.reporting.summary import check_outcome, kind_of
+    from tt_workbook.report.summary import check_outcome, kind_of
 
     df = comparison([
         {"source": "s", "item": "a count in the measurements", "paper": 288, "workbook": 288, "check": "data"},
@@ -110,7 +110,7 @@ def test_every_kind_of_row_has_its_status_and_still_records_its_match():
 def test_a_claim_tested_on_outside_data_is_a_kind_of_its_own():
     """Notebook 17's rows: a paper's claim on other data, counted apart; paper = data sets studied, workbook = those
     where it holds; what it found is read from the two counts (3 of 3: all; 1 of 3: some; 0 of 2: none)."""
-    from tt_core.reporting.summary import OUTSIDE, check_outcome, kind_of, outside_outcome
+    from tt_workbook.report.summary import OUTSIDE, check_outcome, kind_of, outside_outcome
 
     df = comparison([
         {"source": "TrimTuner on outside data (LCDB)", "item": "Fig. 2: data sets where it holds", "paper": 3,
@@ -164,7 +164,7 @@ def test_fewer_than_five_runs_per_arm_is_no_verdict():
      "of notebook 16): both share the initial sampling, so the BO tests' sizes decide", True),
 ])
 def test_a_cause_names_a_mechanism_and_its_evidence(cause, ok):
-    from tt_core.reporting.summary import names_mechanism
+    from tt_workbook.report.summary import names_mechanism
 
     assert names_mechanism(cause)[0] is ok
 
@@ -173,9 +173,9 @@ def test_the_causes_the_workbook_writes_name_a_mechanism():
     """The rewritten causes of thesis Table 6.1 and of SpotTune's theta = 1 vs cheapest pass the rule."""
     import pandas as pd
 
-    from tt_core.reporting.nephele import table_6_1_rows
-    from tt_core.reporting.summary import names_mechanism
-    from tt_core.spot.report import refund_cause
+    from tt_workbook.studies.nephele.rows import table_6_1_rows
+    from tt_workbook.report.summary import names_mechanism
+    from tt_workbook.studies.spottune.rows import refund_cause
 
     # SpotTune (θ=1.0) vs Single-Spot (cheapest) on one workload of two job sets (weights 1/2 each):
     # usage 0.30 and 0.50 -> 0.40; cheapest 0.20 and 0.20 -> 0.20 (2.00x); refunded 10% and 30% -> 20%;
@@ -219,11 +219,12 @@ def test_the_tours_rows_are_notebook_01_02_rows_counted_there(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from tt_core.apps import tour
+    from tt_workbook.apps import tour
     from tt_core.data.benchmarks import load_benchmark
-    from tt_core.reporting import dataset, feasibility
-    from tt_core.reporting.report import card_counts, notebook_card, tidy
-    from tt_core.reporting.summary import collect, save_comparison
+    from tt_workbook.studies.dataset import rows as dataset
+    from tt_workbook.studies.feasibility import rows as feasibility
+    from tt_workbook.report.report import card_counts, notebook_card, tidy
+    from tt_workbook.report.summary import collect, save_comparison
 
     save_comparison(comparison(tour.comparison_rows(tour.search_space(["cnn", "rnn"]))), "00_tour", tmp_path)
     save_comparison(comparison([r for b in ("cnn", "rnn") for r in dataset.table1_comparison_rows(load_benchmark(b))]),
@@ -247,8 +248,8 @@ def test_spottune_pcr_cause_decomposes_the_ratio_by_hand():
     (cheapest): PCR 1 / 1.0 = 1.0 vs 1 / 1.6 = 0.625, a ratio 1.60 = 1 / (1.25 x 0.5)."""
     import pandas as pd
 
-    from tt_core.reporting.summary import names_mechanism
-    from tt_core.spot.report import pcr_cause
+    from tt_workbook.report.summary import names_mechanism
+    from tt_workbook.studies.spottune.rows import pcr_cause
 
     per = pd.DataFrame([{"job_set": "sklearn/svm#1", "approach": a, "cost": c, "jct_h": j, "pcr": 1 / (c * j)}
                         for a, c, j in (("spottune-1", 0.5, 2.0), ("single-cheapest", 0.4, 4.0),
@@ -263,7 +264,7 @@ def test_spottune_pcr_cause_decomposes_the_ratio_by_hand():
 def test_runs_are_counted_per_arm_and_the_fewest_decides():
     import pandas as pd
 
-    from tt_core.reporting.summary import fewest_runs, runs_by_arm
+    from tt_workbook.report.summary import fewest_runs, runs_by_arm
 
     # seeds 1, 2, 2, 3 of a (3 distinct); 1, 1 of b (1); a seed repeated over iterations counts once
     runs = pd.DataFrame({"benchmark": "rnn", "optimizer": ["a", "a", "a", "a", "b", "b"], "seed": [1, 2, 2, 3, 1, 1]})
@@ -286,7 +287,7 @@ def test_a_row_without_a_workbook_value_keeps_its_status_whatever_its_runs():
 
 def test_a_row_resting_on_measured_seconds_is_a_timing_row():
     """as_timing: counted as a timing (its agreement recorded), the setting that differs kept in the note."""
-    from tt_core.reporting.summary import as_timing, comparison
+    from tt_workbook.report.summary import as_timing, comparison
 
     row = as_timing({"source": "s", "item": "overhead (minutes)", "paper": 6.0, "workbook": 0.5, "factor": 2.0,
                      "not_comparable": "another machine", "note": "measured", "runs_per_arm": 2})

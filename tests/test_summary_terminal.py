@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core import cli
-from tt_core.reporting.summary import comparison, save_comparison
+from tt_workbook import cli
+from tt_workbook.report.summary import comparison, save_comparison
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 LONG_CAUSE = ("the initial sampling draws configurations until five dollars are spent, so five dollars buy "
@@ -70,7 +70,7 @@ def test_summary_into_a_closed_pipe_is_quiet(tmp_path):
     prints nothing on stderr (once: "tt: error: Broken pipe: (check the path and try again)", exit 2)."""
     figs = _figures(tmp_path, n=2000)
     env = {**os.environ, "COLUMNS": "100", "PYTHONPATH": str(ROOT)}
-    script = f'{sys.executable} -m tt_core.cli summary --figures "{figs}" 2>"{tmp_path / "err"}" | head -1; ' \
+    script = f'{sys.executable} -m tt_workbook.cli summary --figures "{figs}" 2>"{tmp_path / "err"}" | head -1; ' \
              'echo "tt=${PIPESTATUS[0]}"'
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT,
                           stdin=subprocess.DEVNULL)
@@ -83,7 +83,7 @@ def test_summary_into_a_closed_pipe_is_quiet(tmp_path):
 def test_a_broken_pipe_that_is_not_stdout_is_still_an_error(capsys, monkeypatch):
     """Only a closed standard output is quiet: a BrokenPipeError of a command's own pipe (a worker) stays one
     error line with exit code 2."""
-    from tt_core.cli import summary
+    from tt_workbook.cli import summary
 
     def broken(args):
         raise BrokenPipeError(32, "Broken pipe")
@@ -103,7 +103,7 @@ def test_every_command_is_quiet_on_a_pipe_closed_before_it_writes(tmp_path, argv
     r, w = os.pipe()
     os.close(r)
     try:
-        done = subprocess.run([sys.executable, "-m", "tt_core.cli", *[a.format(figs=figs) for a in argv]], stdout=w,
+        done = subprocess.run([sys.executable, "-m", "tt_workbook.cli", *[a.format(figs=figs) for a in argv]], stdout=w,
                               stderr=subprocess.PIPE, text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:

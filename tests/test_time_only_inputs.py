@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from conftest import assert_one_line_error, tt_cli
-from tt_core.cli import main
+from tt_workbook.cli import main
 from tt_core.data.benchmarks import TIME_PRICE_PER_HOUR, BenchmarkError, load_benchmark
-from tt_core.experiments.replay import run_optimization
+from tt_core.replay.driver import run_optimization
 
 
 def _table() -> pd.DataFrame:

@@ -1,11 +1,11 @@
-"""The tour's step 5: the median and band over seeds (:func:`tt_core.analysis.trajectories.seed_band`) on hand-made
+"""The tour's step 5: the median and band over seeds (:func:`tt_workbook.studies.fig1_fig2.trajectories.seed_band`) on hand-made
 runs, and the step's numbers against runs replayed independently."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tt_core.analysis.trajectories import seed_band
+from tt_workbook.studies.fig1_fig2.trajectories import seed_band
 
 
 def test_band_of_ten_single_step_runs_is_their_median_and_interpolated_deciles():
@@ -56,8 +56,8 @@ def test_step_5_numbers_are_those_of_the_runs_replayed_one_by_one(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from tt_core.apps import tour
-    from tt_core.experiments.replay import run_optimization
+    from tt_workbook.apps import tour
+    from tt_core.replay.driver import run_optimization
 
     opts, seeds = ["trimtuner-dt", "random"], [1, 2, 3]
     step = tour.incumbent_progress("rnn", opts, seed=3, seeds=seeds, iterations=6, runs_dir=tmp_path,

@@ -1,13 +1,13 @@
-"""Rows of notebooks 03-05/07 (tt_core.reporting.trimtuner_figs): hand-made cases."""
+"""Rows of notebooks 03-05/07 (tt_workbook.studies.fig1_fig2.rows): hand-made cases."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from tt_core.reporting import trimtuner_figs as tf
-from tt_core.reporting.settings import settings_table
-from tt_core.reporting.summary import comparison
+from tt_workbook.studies.fig1_fig2 import rows as tf
+from tt_workbook.runs.settings import settings_table
+from tt_workbook.report.summary import comparison
 
 
 def test_paper_step_costs_by_hand():
@@ -55,7 +55,7 @@ def test_fig2_rows_mark_a_baseline_that_never_reaches_the_target():
 
 
 def test_test_costs_by_variant_by_hand():
-    from tt_core.analysis.studies import test_costs
+    from tt_workbook.studies.filters_beta.analysis import test_costs
 
     rows = []
     # CEA: BO tests of $1, $1, $4 at sizes 1000, 1000, 60000; DIRECT: $6, $6 at 60000; an initial test is ignored
@@ -82,7 +82,7 @@ def test_paper_step_costs_per_variant_by_hand():
 
 
 def test_share_of_tests_over_the_cost_limit_by_hand():
-    from tt_core.analysis.trajectories import exploration_stats
+    from tt_workbook.studies.fig1_fig2.trajectories import exploration_stats
 
     runs = pd.DataFrame({"benchmark": "rnn", "optimizer": "eic-usd", "seed": 1, "iteration": [1, 2, 3, 4],
                          "phase": ["init", "bo", "bo", "bo"], "cost": [0.5, 0.01, 0.03, 0.05],
@@ -94,7 +94,7 @@ def test_share_of_tests_over_the_cost_limit_by_hand():
 
 
 def test_fig3_median_cause_by_hand():
-    from tt_core.reporting.trimtuner_figs import fig3_median_cause
+    from tt_workbook.studies.fig1_fig2.rows import fig3_median_cause
 
     # 4 of 10 CMA-ES runs hold the target: the median over runs is infinite; the mean curves give 2.06,
     # within a factor of two of the paper's 3.62 (3.62 / 2.06 = 1.76)
@@ -111,7 +111,7 @@ def test_fig3_median_cause_by_hand():
 
 def test_table_iv_dt_rows_are_ours_and_other_dt_rows_undetermined():
     """A Table IV ratio of TrimTuner-DT is decided by this workbook's exact branch-and-bound argmax: side ours."""
-    from tt_core.reporting.summary import SIDE_OURS, SIDE_UNDETERMINED
+    from tt_workbook.report.summary import SIDE_OURS, SIDE_UNDETERMINED
 
     t4 = {"source": "TrimTuner Table IV", "item": "RNN trimtuner-dt: DIRECT (10%) / CEA (10%) time", "paper": 1.53,
           "workbook": 12.74, "factor": 2.0}          # 12.74 / 1.53 = 8.3 > 2: differs
@@ -146,7 +146,7 @@ def test_fig4_rows_from_three_runs_a_level_are_no_verdict():
 def test_the_paper_curves_give_their_own_per_network_ratios():
     """Fig. 1's text: EIc/USD tests cost 2.4x TrimTuner-DT's 'on average over three networks'; the paper's own curves
     step $0.0651 / $0.0409 (CNN), $0.0098 / $0.0081 (RNN), $0.0074 / $0.0237 (MLP) per test."""
-    from tt_core.data import paper_figures as pf
+    from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 
     steps = tf.paper_step_costs(pf.paper_curves("fig1")).set_index(["benchmark", "optimizer"])
     text = tf.paper_curve_ratios_text(steps, "eic-usd", "EIc-USD")
@@ -175,7 +175,7 @@ def _fig1_runs(seeds_dt, seeds_eic):
 
 
 def test_fig1_rows_from_three_seeds_are_no_verdict_and_from_five_a_verdict():
-    from tt_core.analysis.trajectories import exploration_stats
+    from tt_workbook.studies.fig1_fig2.trajectories import exploration_stats
 
     mix = pd.DataFrame({"benchmark": ["rnn"], "s": [1 / 60], "share": [1.0]})
     steps = pd.DataFrame(columns=["benchmark", "optimizer", "step_cost"])
@@ -201,7 +201,7 @@ def test_fig1_rows_from_three_seeds_are_no_verdict_and_from_five_a_verdict():
 
 
 def test_fig2_rows_count_the_fewer_arm_per_curve():
-    from tt_core.reporting.summary import runs_by_arm
+    from tt_workbook.report.summary import runs_by_arm
 
     ours = pd.DataFrame([{"benchmark": "rnn", "method": "trimtuner-dt", "baseline": "eic", "target": 0.88,
                           "cost_method": 0.02, "cost_baseline": 0.6, "cost_ratio": 30.0,

@@ -1,9 +1,9 @@
-"""Verdicts under unstated settings (tt_core.reporting.unstated): ranges and flips computed by hand."""
+"""Verdicts under unstated settings (tt_workbook.studies.unstated): ranges and flips computed by hand."""
 
 import pytest
 
-from tt_core.reporting import unstated as us
-from tt_core.reporting.summary import agree
+from tt_workbook.studies import unstated as us
+from tt_workbook.report.summary import agree
 
 
 @pytest.mark.parametrize("paper, workbook, flip", [(2.4, 4.48, 4.48 / 2.4), (10.0, 4.0, 2.5), (1.0, 1.0, 1.0),

@@ -15,7 +15,7 @@ WRONG = {r"cost[- ]effective accuracy": "Constrained Expected Accuracy (CEA)",
 
 
 def _texts():
-    for pattern in ("docs/*.md", "README.md", "notebooks/*.py", "tt_core/**/*.py"):
+    for pattern in ("docs/*.md", "README.md", "notebooks/*.py", "tt_core/**/*.py", "tt_spotsim/**/*.py", "tt_workbook/**/*.py"):
         for path in ROOT.glob(pattern):
             yield path, path.read_text(encoding="utf-8")
 

@@ -1,8 +1,9 @@
-"""TrimTuner Workbook core library: data, models, acquisitions, filters, optimisation loop.
+"""TrimTuner Workbook core library: data, models, acquisitions, filters, optimisers and the replay driver.
 
-Packages in layers, each importing only from its own rank or those before it (a comma joins layers of
-the same rank; ``cli`` is the ``tt`` command line; ``tests/test_layers.py`` checks it):
-data < models, bo < acquisitions < optimizers < experiments < analysis < reporting < plotting < apps < cli
+It imports nothing of the workbook's harness (:mod:`tt_workbook`) or of SpotTune's simulator
+(:mod:`tt_spotsim`), and needs only the core install. Its packages are in layers, each importing only from
+its own rank or those before it (a comma joins layers of the same rank; ``tests/test_layers.py`` checks it):
+data < models, bo < acquisitions < optimizers, integrations < replay
 
 Equation index
 ==============
@@ -37,10 +38,10 @@ Jobs in the Cloud via Sub-Sampling", MASCOTS 2020.
   :func:`tt_core.acquisitions.trimtuner.gauss_hermite_normal`; product of constraint probabilities
   :func:`tt_core.bo.constraints.probability_of_constraints`).
 * Eq. 6, constrained expected accuracy (CEA) -> :func:`tt_core.bo.filters.cea_scores`.
-* Eq. 7, Accuracy_C -> :func:`tt_core.experiments.metrics.accuracy_c`.
+* Eq. 7, Accuracy_C -> :func:`tt_core.replay.metrics.accuracy_c`.
 * Alg. 1, TrimTuner -> :class:`tt_core.optimizers.model_based.ModelBasedOptimizer` (``trimtuner-dt``,
   ``trimtuner-gp`` of :func:`tt_core.optimizers.registry.make_optimizer`), driven by
-  :func:`tt_core.experiments.replay.run_optimization`. Lines 2-9, the sub-sampled initial design ->
+  :func:`tt_core.replay.driver.run_optimization`. Lines 2-9, the sub-sampled initial design ->
   :func:`tt_core.bo.design.subsampled_snapshot`; the set T of untested pairs ->
   :class:`tt_core.data.space.CandidatePool`; line 12, the CEA filter ->
   :func:`tt_core.bo.filters.filter_candidates`; line 13 ->
@@ -64,7 +65,7 @@ are implemented; Fabulinus is TrimTuner-GP with the settings of ch. 4 (``fabulin
   predicted cost, §3.2.1: :func:`tt_core.acquisitions.ei.probability_from_cost`).
 * Eq. 3.1, minimise the cost subject to ``A_min``, ``T_max`` and the exploration budget ``B`` ->
   :class:`tt_core.optimizers.base.Problem` with ``objective="cost"`` and a ``budget``; its exact
-  optimum on measured data -> :func:`tt_core.experiments.metrics.optimum`.
+  optimum on measured data -> :func:`tt_core.replay.metrics.optimum`.
 * Eq. 3.2, the next pair ``argmax_{Gamma} R / C`` -> :class:`tt_core.optimizers.budgeted.Nephele`
   (``horizon=0``: ``R`` = EIc, ``C`` = :func:`tt_core.acquisitions.lookahead.expected_cost`).
 * Eq. 3.3, Gauss-Hermite quadrature over ``N`` cost and ``M`` accuracy points of the lookahead ->
@@ -85,17 +86,17 @@ are implemented; Fabulinus is TrimTuner-GP with the settings of ch. 4 (``fabulin
 * Alg. 5, selection of the next configuration: the top-beta CEA set Gamma (§4.2.2) and the argmax of
   ES_C -> :func:`tt_core.bo.filters.filter_candidates`,
   :meth:`tt_core.acquisitions.trimtuner.TrimTunerAcquisition.argmax`.
-* Eq. 6.1, CNO -> :func:`tt_core.experiments.metrics.cno`.
-* Eq. 6.2, production-cost reduction by sub-sampling -> :func:`tt_core.analysis.subsampling.subsampling_gain`;
-  over a grid of constraints (Fig. 6.8) -> :func:`tt_core.analysis.subsampling.cost_reduction_grid`.
-* Eq. 7.1, the thesis' Accuracy_C (0 when infeasible) -> :func:`tt_core.experiments.metrics.accuracy_c_thesis`;
+* Eq. 6.1, CNO -> :func:`tt_core.replay.metrics.cno`.
+* Eq. 6.2, production-cost reduction by sub-sampling -> :func:`tt_workbook.studies.nephele.subsampling.subsampling_gain`;
+  over a grid of constraints (Fig. 6.8) -> :func:`tt_workbook.studies.nephele.subsampling.cost_reduction_grid`.
+* Eq. 7.1, the thesis' Accuracy_C (0 when infeasible) -> :func:`tt_core.replay.metrics.accuracy_c_thesis`;
   the §7.1 baseline "BO with EI" -> :class:`tt_core.acquisitions.ei.EI` (``ei`` of the registry); Figs
-  7.1-7.2 -> :func:`tt_core.analysis.fabulinus.panel_curves`; §7.3's cost reductions and time ratios ->
-  :func:`tt_core.analysis.fabulinus.cost_reduction`, :func:`tt_core.analysis.fabulinus.initial_cost_reduction`,
-  :func:`tt_core.analysis.fabulinus.time_ratio`.
+  7.1-7.2 -> :func:`tt_workbook.studies.fabulinus.analysis.panel_curves`; §7.3's cost reductions and time ratios ->
+  :func:`tt_workbook.studies.fabulinus.analysis.cost_reduction`, :func:`tt_workbook.studies.fabulinus.analysis.initial_cost_reduction`,
+  :func:`tt_workbook.studies.fabulinus.analysis.time_ratio`.
 * Alg. 2, Nephele -> :class:`tt_core.optimizers.budgeted.Nephele` on
   :class:`tt_core.optimizers.budgeted.BudgetedOptimizer` (budget stop, lines 24-26), driven by
-  :func:`tt_core.experiments.replay.run_optimization`. Lines 7-10, the LHS(T) sampler ->
+  :func:`tt_core.replay.driver.run_optimization`. Lines 7-10, the LHS(T) sampler ->
   :func:`tt_core.bo.design.level_coordinates`, :func:`tt_core.bo.design.nearest_untested`; line 16,
   the incumbent -> :func:`tt_core.bo.incumbent.best_observed`. The baselines of §6.1 ->
   :class:`tt_core.optimizers.budgeted.Lynceus`, :class:`tt_core.optimizers.budgeted.CherryPick`.
@@ -107,37 +108,37 @@ are implemented; Fabulinus is TrimTuner-GP with the settings of ch. 4 (``fabulin
 SpotTune paper
 --------------
 Y. Li et al., "SpotTune: Leveraging Transient Resources for Cost-efficient Hyper-parameter Tuning in the
-Public Cloud", ICDCS 2020; implemented as a seeded simulation in :mod:`tt_core.spot`. The paper's
+Public Cloud", ICDCS 2020; implemented as a seeded simulation in :mod:`tt_spotsim`. The paper's
 equations and algorithm listings were lost in its text extraction: each entry below is a
 *reconstruction* from the surrounding text, written out in the named module's docstring.
 
 * Eq. 1, expected cost of the next hour ``(1 - p) * mean price`` ->
-  :func:`tt_core.spot.provisioner.expected_hour_cost`.
-* Eq. 2, step cost and the cheapest instance (``getBestInst``) -> :func:`tt_core.spot.provisioner.step_cost`,
-  :meth:`tt_core.spot.provisioner.Provisioner.choose`; the seconds-per-step table initialised from vCPUs
-  and updated online (Alg. 1, line 36) -> :class:`tt_core.spot.provisioner.SpeedTable`.
-* Eq. 3, revocation probability from a class-weighted model's output -> :func:`tt_core.spot.revocation.calibrate`,
-  used by :class:`tt_core.spot.revocation.LogisticPredictor` (the six features:
-  :func:`tt_core.spot.revocation.features`) and by the LSTMs of §III-B,
-  :class:`tt_core.spot.revpred.RevPredPredictor` and :class:`tt_core.spot.revpred.TributaryPredictor`
-  (:meth:`tt_core.spot.revpred.LSTMPredictor.probabilities`; networks :func:`tt_core.spot.revpred.build_network`,
-  samples :func:`tt_core.spot.revpred.windows`); the empirical predictor
-  :class:`tt_core.spot.revocation.EmpiricalPredictor`.
-* Eq. 4, the staged sub-linear curve -> :func:`tt_core.spot.earlycurve.stage_curve`,
-  :func:`tt_core.spot.earlycurve.fit_earlycurve` (stages fitted by :func:`tt_core.spot.earlycurve.fit_stage`
+  :func:`tt_spotsim.provisioner.expected_hour_cost`.
+* Eq. 2, step cost and the cheapest instance (``getBestInst``) -> :func:`tt_spotsim.provisioner.step_cost`,
+  :meth:`tt_spotsim.provisioner.Provisioner.choose`; the seconds-per-step table initialised from vCPUs
+  and updated online (Alg. 1, line 36) -> :class:`tt_spotsim.provisioner.SpeedTable`.
+* Eq. 3, revocation probability from a class-weighted model's output -> :func:`tt_spotsim.revocation.calibrate`,
+  used by :class:`tt_spotsim.revocation.LogisticPredictor` (the six features:
+  :func:`tt_spotsim.revocation.features`) and by the LSTMs of §III-B,
+  :class:`tt_spotsim.revpred.RevPredPredictor` and :class:`tt_spotsim.revpred.TributaryPredictor`
+  (:meth:`tt_spotsim.revpred.LSTMPredictor.probabilities`; networks :func:`tt_spotsim.revpred.build_network`,
+  samples :func:`tt_spotsim.revpred.windows`); the empirical predictor
+  :class:`tt_spotsim.revocation.EmpiricalPredictor`.
+* Eq. 4, the staged sub-linear curve -> :func:`tt_spotsim.earlycurve.stage_curve`,
+  :func:`tt_spotsim.earlycurve.fit_earlycurve` (stages fitted by :func:`tt_spotsim.earlycurve.fit_stage`
   with ``scipy.optimize.least_squares`` and bounds); the single-stage baseline of SLAQ/Optimus ->
-  :func:`tt_core.spot.earlycurve.fit_single_stage`.
-* Eq. 5, the indicator of a stage -> :meth:`tt_core.spot.earlycurve.CurveFit.predict`.
-* Eq. 6, the stages tile the observed steps -> :func:`tt_core.spot.earlycurve.fit_earlycurve` (its
-  ``starts``, :class:`tt_core.spot.earlycurve.CurveFit`).
-* Eq. 7, a new stage when the change rate jumps -> :func:`tt_core.spot.earlycurve.stage_starts`
-  (:func:`tt_core.spot.earlycurve.change_rates`).
+  :func:`tt_spotsim.earlycurve.fit_single_stage`.
+* Eq. 5, the indicator of a stage -> :meth:`tt_spotsim.earlycurve.CurveFit.predict`.
+* Eq. 6, the stages tile the observed steps -> :func:`tt_spotsim.earlycurve.fit_earlycurve` (its
+  ``starts``, :class:`tt_spotsim.earlycurve.CurveFit`).
+* Eq. 7, a new stage when the change rate jumps -> :func:`tt_spotsim.earlycurve.stage_starts`
+  (:func:`tt_spotsim.earlycurve.change_rates`).
 * Alg. 1, SpotTune's workflow (deployments, revocation notice, hourly re-deployment, early shutdown at
-  ``theta x max`` steps and the top-k) -> :func:`tt_core.spot.simulator.simulate`; its baselines
-  (§IV-A4) -> :func:`tt_core.spot.simulator.single`.
-* Alg. 2, RevPred's training maximum price -> :func:`tt_core.spot.revocation.algorithm2_margins`, used by
-  :func:`tt_core.spot.revpred.training_set` (Tributary's random maximum price instead:
-  :func:`tt_core.spot.revocation.random_bids`).
+  ``theta x max`` steps and the top-k) -> :func:`tt_spotsim.simulator.simulate`; its baselines
+  (§IV-A4) -> :func:`tt_spotsim.simulator.single`.
+* Alg. 2, RevPred's training maximum price -> :func:`tt_spotsim.revocation.algorithm2_margins`, used by
+  :func:`tt_spotsim.revpred.training_set` (Tributary's random maximum price instead:
+  :func:`tt_spotsim.revocation.random_bids`).
 """
 
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 
 Every default the library, the run store and the ``tt`` command take from the papers is read from
 here (``tests/test_paper_defaults.py`` checks that none is typed again elsewhere). The papers' *results*
-(the numbers a run is compared with) are in :mod:`tt_core.reporting.paper_values`.
+(the numbers a run is compared with) are in :mod:`tt_workbook.paper_values`.
 
 TrimTuner: Mendes et al., "TrimTuner: Efficient Optimization of Machine Learning Jobs in the Cloud via
 Sub-Sampling", MASCOTS 2020 (``/work/shared/papers/trimtuner_paper.md``). Thesis: "Nephele" and

@@ -2,7 +2,7 @@
 each returns the value converted (``float``, ``int``) or raises one ``ValueError`` naming the value and
 what it takes.
 
-The ``tt`` command's argument types (:mod:`tt_core.cli.common`) check the same kinds of value on the
+The ``tt`` command's argument types (:mod:`tt_workbook.cli.common`) check the same kinds of value on the
 command line, where the error is an ``argparse`` error naming the option.
 """
 

@@ -25,7 +25,7 @@ Implementation
   second burn-in), as FABOLAS' reference implementation does (RoBO's MCMC GP burns in once and keeps
   its walkers); the samples are the final walker positions. The chain is seeded: each fit draws
   emcee's random state from the model's own generator, and the walkers and that generator are part of
-  the model's checkpointed state (:mod:`tt_core.experiments.checkpoint`), so a run resumed from a
+  the model's checkpointed state (:mod:`tt_workbook.runs.checkpoint`), so a run resumed from a
   checkpoint continues the very same chain (tests/test_fabolas_gp.py: refit continues the chain;
   tests/test_loop.py: a TrimTuner-GP replay checkpointed mid-run continues with the identical trajectory).
 * ``K(X, X)`` of the likelihood is computed on the upper triangle only (:class:`_SelfPairs`, the same

@@ -17,7 +17,7 @@ so a small run costs more than its share of the data: on the RNN a 1/60-size run
 full-size run (geometric mean over configurations; CNN 0.038), not 1/60 = 0.017. With the proportional
 offset and data mostly at 1/60, the trees predict a 1/60-size test at about 0.022 of the full-size cost
 and over-predict full-size costs by 1.5-1.7x (geometric mean over configurations; at most
-``0.040 x 60 = 2.4x``), measured in TrimTuner-DT runs by :mod:`tt_core.analysis.alpha_trace`; with
+``0.040 x 60 = 2.4x``), measured in TrimTuner-DT runs by :mod:`tt_workbook.studies.fig1_fig2.alpha_trace`; with
 ``overhead="fit"`` 0.031 and 1.3x. ``overhead=r`` uses the affine offset
 ``ln(r + (1 - r) s)`` (cost = a fixed share ``r`` of the full-size cost plus the proportional rest);
 ``overhead="fit"`` chooses ``r`` on every fit from the observations: the ``r`` in ``[0, 0.5]`` (grid of

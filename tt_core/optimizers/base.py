@@ -296,8 +296,8 @@ class Optimizer:
         """Call ``observer(step)`` at every model-based choice, before the chosen test runs: the one public
         record of a step (:class:`tt_core.optimizers.model_based.SelectionStep`: the candidates, the
         acquisition, the filter's choice, the choice and the timings of the refit, the acquisition's set-up,
-        the filter and the argmax). The analyses that trace a run (:mod:`tt_core.analysis.alpha_trace`,
-        :mod:`tt_core.analysis.eic_usd`) and the benchmark of a recommendation read it; observers only read,
+        the filter and the argmax). The analyses that trace a run (:mod:`tt_workbook.studies.fig1_fig2.alpha_trace`,
+        :mod:`tt_workbook.studies.fig1_fig2.eic_usd`) and the benchmark of a recommendation read it; observers only read,
         so the run is the one it would be without them. Optimisers without a model-based choice (random
         search, the budgeted ones) never call it."""
         self._observers.append(observer)

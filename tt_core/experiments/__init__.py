@@ -1,3 +1,0 @@
-"""Experiments: the replay driver, the run store, profiles, metrics, timing harnesses."""
-
-from tt_core.experiments.store import *  # noqa: F401,F403

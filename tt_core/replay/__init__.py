@@ -1,0 +1,1 @@
+"""Replaying an optimiser on measured data: the driver (:mod:`.driver`) and the papers' metrics (:mod:`.metrics`)."""

@@ -1,0 +1,1 @@
+"""One folder per paper study: its analysis, its paper-vs-workbook rows and its figures together."""

@@ -1,0 +1,1 @@
+"""TrimTuner Tables III-IV: the time to recommend the next test (notebook 06)."""
