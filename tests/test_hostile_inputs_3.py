@@ -473,11 +473,14 @@ def _replay_with(field):
     # a tt_core class a replay of a random search never holds (a model of another optimiser, the run store's spec)
     ({"t": "object", "i": 1, "module": "tt_core.models.matern_gp", "class": "MaternGP", "fields": []},
      "tt_core.models.matern_gp.MaternGP, which a replay of this run does not hold"),
+    # a class of the harness (the run store's spec): no replay holds one, refused by its package
     ({"t": "object", "i": 1, "module": "tt_workbook.runs.store", "class": "RunSpec", "fields": []},
-     "tt_workbook.runs.store.RunSpec, which a replay of this run does not hold"),
+     "names a class outside tt_core ('tt_workbook.runs.store', 'RunSpec')"),
     # a module whose import runs code (the tt command itself): refused by name, never imported
     ({"t": "object", "i": 1, "module": "tt_workbook.cli.__main__", "class": "sys", "fields": []},
-     "tt_workbook.cli.__main__.sys, which a replay of this run does not hold"),
+     "names a class outside tt_core ('tt_workbook.cli.__main__', 'sys')"),
+    ({"t": "object", "i": 1, "module": "tt_core.__main__", "class": "sys", "fields": []},
+     "tt_core.__main__.sys, which a replay of this run does not hold"),
     # a method the replay's class has but a replay never binds
     ({"t": "method", "i": 1, "self": {"t": "ref", "i": 0}, "name": "run"},
      "binds the method Replay.run, which a replay of this run does not hold"),
@@ -520,8 +523,8 @@ def test_a_crafted_checkpoint_leaves_the_run_correct(tmp_path):
     """The whole path: a run whose checkpoint is crafted warns once and computes the same trajectory as a run
     without one."""
     spec = _spec()
-    _checkpoint(tmp_path, spec, root=_replay_with({"t": "object", "i": 1, "module": "tt_workbook.runs.store",
-                                                   "class": "RunSpec", "fields": []}))
+    _checkpoint(tmp_path, spec, root=_replay_with({"t": "object", "i": 1, "module": "tt_core.models.matern_gp",
+                                                   "class": "MaternGP", "fields": []}))
     with pytest.warns(UserWarning, match="checkpoint not used because it names the class"):
         path = ex.run_one(spec, tmp_path / "runs")
     got = ex.read_run(path)[0]
@@ -665,7 +668,7 @@ def test_a_model_to_refit_on_too_many_rows_is_refused():
 def test_a_fifo_where_the_checkpoint_belongs_never_blocks_the_run(tmp_path):
     code = f"""
 import os, warnings
-from tt_core import experiments as ex
+from tt_workbook import runs as ex
 from tt_workbook.runs import store
 spec = ex.RunSpec("rnn", "random", 2, iterations=8)
 ckpt = store.checkpoint_path(spec, {str(tmp_path / "runs")!r})

@@ -130,7 +130,7 @@ def test_clear_errors(rnn):
         ["lr"], max_cost=1.5)
     with pytest.raises(ValueError, match="tests sub-sampled sizes, but the benchmark has only size 100"):
         run_optimization(single, "trimtuner-dt", seed=1)
-    with pytest.raises(ValueError, match=r"beta must lie in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"beta must be a fraction in \(0, 1\]"):
         run_optimization(rnn, "trimtuner-dt", seed=1, beta=1.5)
     assert set(available()) >= {"trimtuner-dt", "trimtuner-gp", "fabolas", "eic", "eic-usd", "random"}
 

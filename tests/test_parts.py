@@ -110,7 +110,7 @@ def test_the_settings_reach_the_parts(rnn):
     assert (acq.gh_roots, acq.constraint_factor, acq.feasibility_threshold) == (3, "cea", 0.99)
     assert (inc.name, inc.feasibility_threshold, design.name, design.n_init) == ("tested-cea", 0.99, "random", 9)
     assert opt.parts.filter.name == "cea" and opt.parts.filter.beta == 0.1
-    with pytest.raises(ValueError, match="beta must lie in"):
+    with pytest.raises(ValueError, match=r"beta must be a fraction in \(0, 1\]"):
         CandidateFilter("cea", 0.0)
     with pytest.raises(ValueError, match="unknown filter"):
         CandidateFilter("best", 0.1)

@@ -340,7 +340,7 @@ def test_a_killed_run_resumes_mid_run_with_the_identical_trajectory(tmp_path):
     # the child checkpoints after every test and pauses 0.5 s after each checkpoint, so that a checkpoint
     # with 8 or more tests is on disk for seconds however fast the machine (the store's own throttle,
     # once a second, could let a fast run finish before one with 8 tests appears)
-    code = ("import time; from tt_core import experiments as ex; from tt_workbook.runs import store as S; "
+    code = ("import time; from tt_workbook import runs as ex; from tt_workbook.runs import store as S; "
             "S.CHECKPOINT_INTERVAL_S = 0.0; S.CHECKPOINT_COST_RATIO = 0.0; save = S._save_checkpoint; "
             "S._save_checkpoint = lambda *a: (save(*a), time.sleep(0.5)); "
             f"ex.run_one(ex.RunSpec('rnn', 'trimtuner-dt', 2, iterations=16), {str(runs)!r})")

@@ -70,6 +70,7 @@ from tt_core.bo.constraints import LOSS, Constraint, check_constraints, check_mo
 from tt_core.bo.ties import order_random_ties
 from tt_core.models.base import check_X
 from tt_core.data.io import shown
+from tt_core.data.validation import check_fraction
 
 __all__ = [
     "FILTERS", "apply_filter", "cea_scores", "filter_candidates", "get_filter", "n_keep", "register_filter",
@@ -86,9 +87,7 @@ def n_keep(beta: float, n: int) -> int:
     ValueError
         If ``beta`` is not in (0, 1] or ``n < 1``.
     """
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(beta) or not 0.0 < beta <= 1.0:
-        raise ValueError(f"beta must be a fraction in (0, 1] (the paper uses 0.1), got {shown(beta)}")
+    beta = check_fraction("beta", beta, "(the paper uses 0.1)")
     if n < 1:
         raise ValueError("the candidate set is empty; there is nothing to filter (every pair has been tested?)")
     # guard against 0.1 * 1440 = 144.00000000000003 -> 145

@@ -38,7 +38,7 @@ from tt_core.bo.incumbent import FEASIBILITY_THRESHOLD, _check_threshold
 from tt_core.data.io import shown
 from tt_core.data.paper_defaults import CEA_BETA, INITIAL_SAMPLES
 from tt_core.data.space import ConfigSpace
-from tt_core.data.validation import check_int
+from tt_core.data.validation import check_fraction, check_int
 
 
 # -- surrogates ------------------------------------------------------------------------------------
@@ -233,11 +233,10 @@ class CandidateFilter:
     def __init__(self, name: str = "cea", beta: float = CEA_BETA):
         from tt_core.bo.filters import get_filter
 
-        if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0.0 < beta <= 1.0):
-            raise ValueError(f"beta must lie in (0, 1] (a fraction of the untested candidates), got {shown(beta)}")
+        beta = check_fraction("beta", beta, "(the paper uses 0.1)")
         get_filter(name)  # an unknown filter fails here, with the list of known ones
         self.name = name
-        self.beta = float(beta)
+        self.beta = beta
 
     def keep(self, opt, X, acquisition) -> np.ndarray:
         from tt_core.bo.filters import filter_candidates

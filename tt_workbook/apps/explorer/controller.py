@@ -56,6 +56,7 @@ from tt_core.optimizers.registry import objective_of
 from tt_core.optimizers.registry import spec as optimizer_spec
 from tt_core.data.io import shown
 from tt_core.data.seeds import check_seed
+from tt_core.data.validation import check_fraction, check_positive
 
 __all__ = ["COST_TRAJECTORY_COLUMNS", "ExplorerController", "SETTINGS", "TRAJECTORY_COLUMNS", "stored_curves"]
 
@@ -84,21 +85,6 @@ TRAJECTORY_COLUMNS = [*_COMMON_COLUMNS, "accuracy_c"]
 #: Columns of :attr:`ExplorerController.trajectory` for a cost-minimising optimiser (nephele, lynceus,
 #: cherrypick): the CNO (thesis Eq. 6.1) instead of Accuracy_C, and the budget left.
 COST_TRAJECTORY_COLUMNS = [*_COMMON_COLUMNS, "feasible", "used", "budget_left", "gamma_size", "cno", "cno_space"]
-
-
-def _check_positive(name: str, value, unit: str, hint: str = "") -> float:
-    """A finite positive float, or a ValueError naming the setting, its unit and the allowed range."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"{name} must be a positive number ({unit}){hint}, got {shown(value)}")
-    return float(value)
-
-
-def _check_fraction(name: str, value, hint: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
-        raise ValueError(f"{name} must be a fraction in (0, 1] {hint}, got {shown(value)}")
-    return float(value)
 
 
 def _plain(value):
@@ -320,22 +306,22 @@ class ExplorerController:
         if new["max_cost"] is not None:
             lo, hi = self.cost_range(bench)
             hint = f" per training run; the data's full-size costs span ${lo:.4g}..${hi:.4g}"
-            new["max_cost"] = _check_positive("max_cost", new["max_cost"], "USD", hint)
+            new["max_cost"] = check_positive("max_cost", new["max_cost"], "USD", hint)
         if new["max_time"] is not None:
             tlo, thi = self.time_range(bench)
-            new["max_time"] = _check_positive(
+            new["max_time"] = check_positive(
                 "max_time", new["max_time"], "seconds",
                 f" of training; the data's full-size times span {tlo:.4g}..{thi:.4g} s; None removes the bound")
         if new["min_accuracy"] is not None:
-            new["min_accuracy"] = _check_fraction("min_accuracy", new["min_accuracy"],
+            new["min_accuracy"] = check_fraction("min_accuracy", new["min_accuracy"],
                                                   "(lowest acceptable accuracy; thesis: 0.85)")
         if new["budget"] is not None:
-            new["budget"] = _check_positive("budget", new["budget"], "USD", " of exploration")
+            new["budget"] = check_positive("budget", new["budget"], "USD", " of exploration")
         if objective == "accuracy" and new["max_cost"] is None and new["max_time"] is None \
                 and new["min_accuracy"] is None:
             raise ValueError(f"benchmark {shown(bench.name)} has no default cost limit; set max_cost and/or max_time")
         if new["beta"] is not None:
-            new["beta"] = _check_fraction("beta", new["beta"], "of the untested candidates (paper: 0.1)")
+            new["beta"] = check_fraction("beta", new["beta"], "of the untested candidates (paper: 0.1)")
         if new["filter"] is not None and new["filter"] not in FILTERS:
             raise ValueError(f"unknown filter {shown(new['filter'])}; known filters: {sorted(FILTERS)} "
                              "(or None for the optimiser's own)")
