@@ -482,6 +482,16 @@ def summary(result: dict) -> dict:
 SPEC_OPTIONS = {"residue": "empirical", "dh_seed": 0}
 
 
+def default_beta(spec) -> float | None:
+    """The filter fraction a spec of ``authors-dt`` without one runs with: the paper's, unless unfiltered."""
+    return None if spec.filter == "nofilter" else CEA_BETA
+
+
+def replay(spec) -> "AuthorsReplay":
+    """The run of ``spec``: one call of the authors' code (:class:`AuthorsReplay`)."""
+    return AuthorsReplay(spec)
+
+
 def check_spec(spec) -> None:
     """A clear error now for a :class:`~tt_workbook.runs.store.RunSpec` of ``authors-dt`` it cannot run."""
     opts = dict(spec.options)

@@ -142,7 +142,7 @@ def cmd_runs(args) -> int:
 
         specs = []
         for name in args.optimizers:
-            budgeted = name != "authors-dt" and spec(name).family == "budgeted"  # authors-dt: the authors' code
+            budgeted = name not in ex.EXTERNAL_RUNNERS and spec(name).family == "budgeted"
             iterations = args.iterations if args.iterations is not None else (None if budgeted else TESTS_PER_RUN)
             specs += ex.grid(args.benchmarks, [name], args.seeds, iterations=iterations, budget=args.budget,
                              min_accuracy=args.min_accuracy, max_time=args.max_time, max_cost=args.max_cost,

@@ -31,6 +31,24 @@ from tt_core.data.seeds import check_seed
 DEFAULT_RUNS_DIR = PROJECT_DIR / "runs"
 
 
+def _authors_code():
+    from tt_workbook.authors import oracle
+
+    return oracle
+
+
+#: Optimisers that tt_core's registry does not build, run by other code: name -> a function giving the module
+#: that runs them, which has ``default_beta(spec)``, ``check_spec(spec)`` and ``replay(spec)`` (a replay with
+#: ``run(iterations)``). ``authors-dt``: the TrimTuner authors' public code (:mod:`tt_workbook.authors.oracle`).
+EXTERNAL_RUNNERS = {"authors-dt": _authors_code}
+
+
+def external_runner(optimizer: str):
+    """The module that runs ``optimizer`` when tt_core's registry does not (:data:`EXTERNAL_RUNNERS`), else None."""
+    find = EXTERNAL_RUNNERS.get(optimizer)
+    return find() if find is not None else None
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One optimisation run of any registered optimiser (see :func:`tt_core.replay.driver.run_optimization`)."""
@@ -53,12 +71,11 @@ class RunSpec:
 
         from tt_core.optimizers.registry import spec
 
-        if self.optimizer == "authors-dt":  # the authors' public code, run by tt_workbook.authors.oracle
-            from tt_workbook.authors.oracle import check_spec
-
-            if self.beta is None and self.filter != "nofilter":
-                object.__setattr__(self, "beta", CEA_BETA)
-            return check_spec(self)
+        runner = external_runner(self.optimizer)
+        if runner is not None:  # an optimiser run by other code: its module completes and checks the spec
+            if self.beta is None:
+                object.__setattr__(self, "beta", runner.default_beta(self))
+            return runner.check_spec(self)
         objective_of(self.optimizer, self.objective)  # unknown optimiser or objective: a clear error now
         if self.beta is None and spec(self.optimizer).family == "model-based":
             object.__setattr__(self, "beta", CEA_BETA)  # the paper's filter fraction, stored explicitly
@@ -119,10 +136,9 @@ class RunSpec:
         """A fresh :class:`tt_core.replay.driver.Replay` of this run."""
         from tt_core.replay.driver import Replay
 
-        if self.optimizer == "authors-dt":
-            from tt_workbook.authors.oracle import AuthorsReplay
-
-            return AuthorsReplay(self)
+        runner = external_runner(self.optimizer)
+        if runner is not None:
+            return runner.replay(self)
         return Replay.from_benchmark(
             self.benchmark, self.optimizer, seed=self.seed, beta=self.beta, filter=self.filter,
             max_cost=self.max_cost, max_time=self.max_time, min_accuracy=self.min_accuracy, budget=self.budget,
