@@ -177,12 +177,17 @@ def test_real_data_costs_follow_the_authors_formula():
 
 
 def test_lookup_order_env_then_cache_then_shared(tmp_path, monkeypatch):
-    shared_path, where = bm.locate("cnn")
+    found, _ = bm.locate("cnn")  # wherever it is on this machine: copied into a shared folder of the test's own
+    shared = tmp_path / "shared"
+    (shared / "trimtuner").mkdir(parents=True)
+    shared_path = shared / "trimtuner" / "cnn.csv"
+    shared_path.write_bytes(found.read_bytes())
+    monkeypatch.setattr(bm, "shared_data_dir", lambda: shared)
     monkeypatch.setattr(bm, "cache_dir", lambda: tmp_path / "cache")
-    assert bm.locate("cnn")[1] in ("shared", "TT_DATA_DIR")
+    monkeypatch.delenv("TT_DATA_DIR", raising=False)
+    assert bm.locate("cnn") == (shared_path, "shared")
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "cnn.csv").write_bytes(shared_path.read_bytes())
-    monkeypatch.delenv("TT_DATA_DIR", raising=False)
     assert bm.locate("cnn") == (tmp_path / "cache" / "cnn.csv", "cache")
     env = tmp_path / "env"
     env.mkdir()

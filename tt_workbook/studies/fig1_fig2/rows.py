@@ -251,6 +251,10 @@ def size_mix(runs: pd.DataFrame, benchmarks: dict, optimizer: str = "trimtuner-d
     return pd.DataFrame(rows)
 
 
+#: Why Fig. 2's rows are not comparable on a machine without the paper's digitised figures.
+NO_FIG2_BARS = "the paper's Fig. 2 bar heights (read from the PDF: ../shared/data/paper_figures) are not on this machine"
+
+
 def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, runs_per_method: int | dict,
               not_comparable: str = "", authors_sav: pd.DataFrame | None = None) -> list[dict]:
     """Comparison rows of Fig. 2 under the paper's reading (mean curves, :func:`tt_workbook.studies.fig1_fig2.savings.curve_savings`).
@@ -276,12 +280,14 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
     rows = []
     for _, r in ours.iterrows():
         key = (r["benchmark"], r["baseline"])
-        if b is None or key not in b.index:
+        if b is not None and key not in b.index:
             continue
+        # without the paper's bars on this machine the rows still show the workbook's values, not comparable
+        nc = not_comparable if b is not None else "; ".join(filter(None, [NO_FIG2_BARS, not_comparable]))
         label = {"eic": "EIc", "eic-usd": "EIc/USD", "trimtuner-gp": "TrimTuner-GP"}.get(r["baseline"], r["baseline"])
         n_runs = fewest_runs(runs_per_method, [(r["benchmark"], r.get("method", "trimtuner-dt")), key])
         for q, fig in (("cost", "2b"), ("time", "2a")):
-            paper_val = float(b.loc[key, q])
+            paper_val = float(b.loc[key, q]) if b is not None else None
             mine = r[f"{q}_ratio"]
             if pd.isna(r[f"{q}_baseline"]) and pd.notna(r[f"{q}_method"]):
                 mine = float("inf")  # the baseline's mean curve never reaches the target within its tests
@@ -289,18 +295,18 @@ def fig2_rows(ours: pd.DataFrame, paper_sav: pd.DataFrame, bars: pd.DataFrame, r
                 (lambda v: f"{v:.0f} s" if pd.notna(v) else "never")
             cause = (f"the mean curves over {n_runs} runs reach 90% of the optimum at "
                      f"{reach(r[f'{q}_baseline'])} ({label}) and {reach(r[f'{q}_method'])} (TrimTuner-DT) here")
-            if q == "cost":
+            if q == "cost" and paper_val is not None:
                 p_dt = float(ps.loc[key, "cost_method"]) if ps is not None and key in ps.index else np.nan
                 cause += (f"; in the paper's Fig. 1 at ${p_dt * paper_val:.4f} (implied by the bar) and ${p_dt:.4f} "
                           f"(fig2_mean_curve.csv)")
-            else:
+            elif q == "time":
                 cause += " (training time); the paper draws no time curves"
             row = {"source": f"TrimTuner Fig. {fig}",
                    "item": f"{r['benchmark'].upper()}: {q} saving vs {label} (mean-curve reading)",
                    "paper": paper_val, "workbook": None if pd.isna(mine) else float(mine), "factor": 2.0,
                    "note": f"bar height read from the PDF; 'up to 65x / 50x' is the RNN EIc bar; "
-                           f"{n_runs} runs here" + (f"; {cause}" if not_comparable else ""),
-                   "cause": cause, "not_comparable": not_comparable, "runs_per_arm": n_runs}
+                           f"{n_runs} runs here" + (f"; {cause}" if nc else ""),
+                   "cause": cause, "not_comparable": nc, "runs_per_arm": n_runs}
             if authors_sav is not None:
                 row["outside"] = outside_authors(r["baseline"])
                 if a is None or key not in a.index:
