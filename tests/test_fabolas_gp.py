@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tt_core.models.base import JointPosterior, Surrogate, check_X
+from tt_core.models.base import JointPosterior, check_X
 from tt_core.models.fabolas_gp import (
     FabolasGP,
     fabolas_kernel,
@@ -120,9 +120,12 @@ def test_posterior_matches_closed_form_with_fixed_hypers():
     np.testing.assert_allclose(gp.predict(Xs), mean)
 
 
-def test_protocol_and_check_X():
-    assert isinstance(FabolasGP(), Surrogate)
+def test_check_X_by_hand():
     np.testing.assert_array_equal(check_X([[1, 2], [3, 4]], d_expected=2), [[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="column"):
+        check_X([[1, 2], [3, 4]], d_expected=3)
+    with pytest.raises(ValueError):
+        check_X([[1, np.nan]])
 
 
 # ------------------------------------------------------------------------------------------ MCMC
