@@ -281,7 +281,7 @@ FIGURES = {
     # notebook 03's look at the authors' code (its legends were placed automatically inside the panels)
     "authors_code": lambda: authors_code.plot_authors_code(*_authors_code()),
     "authors_code_no_exact_run": lambda: authors_code.plot_authors_code(None, *_authors_code()[1:]),
-    # tt_core/plotting (notebooks 01-09, 16)
+    # tt_workbook/plotting and the studies' figures (notebooks 01-09, 16)
     "metrics_vs_size": lambda: figures.plot_metrics_vs_size({b: _sizes_table() for b in BENCHES}),
     "factor_effects": lambda: figures.plot_factor_effects(_factor_table(), title="CNN: factors"),
     "learning_curves": lambda: figures.plot_learning_curves({b: _learning() for b in BENCHES}),

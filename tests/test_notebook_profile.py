@@ -3,11 +3,11 @@
 from tt_workbook.report.notebook_profile import markdown_table, top_functions
 
 ROWS = [  # file, line, function, calls, own CPU s, cumulative CPU s
-    ["/x/tt_core/experiments/store.py", 591, "run_grid", 2, 0.1, 50.0],
+    ["/x/tt_workbook/runs/store.py", 591, "run_grid", 2, 0.1, 50.0],
     ["/x/tt_core/models/trees.py", 172, "fit", 100, 5.0, 20.0],
     ["/x/site-packages/sklearn/tree/_classes.py", 226, "_fit", 1000, 12.0, 15.0],
     ["~", 0, "<built-in method builtins.isinstance>", 10**6, 7.0, 9.0],
-    ["/x/tt_core/reporting/notebook_profile.py", 1, "top_functions", 1, 0.0, 99.0],  # the profiler: left out
+    ["/x/tt_workbook/report/notebook_profile.py", 1, "top_functions", 1, 0.0, 99.0],  # the profiler: left out
 ]
 
 

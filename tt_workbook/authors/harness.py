@@ -43,7 +43,7 @@ import tempfile
 import time
 import types
 
-# run as a script, Python put this file's folder (tt_core/experiments) first on sys.path: nothing there is
+# run as a script, Python put this file's folder (tt_workbook/authors) first on sys.path: nothing there is
 # meant to be imported by the authors' code or the libraries, so it goes
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]

@@ -124,8 +124,12 @@ def _pyspy_executable() -> str | None:
     return str(local) if local.is_file() else None
 
 
+#: The workbook's own packages: the library, SpotTune's simulator and the harness.
+OWN_PACKAGES = ("tt_core", "tt_spotsim", "tt_workbook")
+
+
 def _is_own(filename: str) -> bool:
-    return f"{os.sep}tt_core{os.sep}" in filename and "notebook_profile" not in filename
+    return any(f"{os.sep}{p}{os.sep}" in filename for p in OWN_PACKAGES) and "notebook_profile" not in filename
 
 
 def _name(func: tuple) -> str:
@@ -133,13 +137,14 @@ def _name(func: tuple) -> str:
     if filename == "~":  # a built-in
         return name
     parts = Path(filename).parts
-    short = "/".join(parts[parts.index("tt_core"):]) if "tt_core" in parts else "/".join(parts[-2:])
+    own = [i for i, p in enumerate(parts) if p in OWN_PACKAGES]
+    short = "/".join(parts[own[-1]:]) if own else "/".join(parts[-2:])
     return f"{short}:{line}({name})"
 
 
 def top_functions(rows: list, n: int = TOP) -> dict:
     """From profile rows ``[file, line, function, calls, own s, cumulative s]``: the ``n`` functions with the
-    most cumulative CPU time among the workbook's own (``tt_core``) functions, and the ``n`` with the most
+    most cumulative CPU time among the workbook's own (:data:`OWN_PACKAGES`) functions, and the ``n`` with the most
     own time (``tottime``) among all functions, each as ``{"function", "calls", "tottime_s", "cumtime_s"}``;
     and ``profiled_s``, the sum of the own times (the profile's total)."""
     out = [{"function": _name((f, line, name)), "calls": int(nc), "tottime_s": round(float(tt), 3),
@@ -153,14 +158,15 @@ def top_functions(rows: list, n: int = TOP) -> dict:
 
 
 #: The workbook's loop and store: every run passes through them, so they head any cumulative list.
-_DRIVERS = ("experiments/store.py", "experiments/replay.py", "experiments/study_tables.py", "optimizers/base.py",
-            "optimizers/model_based.py", "optimizers/budgeted.py", "apps/notebook.py")
+_DRIVERS = ("tt_workbook/runs/store.py", "tt_core/replay/driver.py", "tt_workbook/runs/study_tables.py",
+            "tt_core/optimizers/base.py", "tt_core/optimizers/model_based.py", "tt_core/optimizers/budgeted.py",
+            "tt_workbook/apps/notebook.py")
 
 
 def _is_driver(filename: str, function: str) -> bool:
     """A function of the loop or the run store (:data:`_DRIVERS`), or a module's body (imports)."""
     path = filename.replace(os.sep, "/")
-    return function == "<module>" or any(path.endswith("tt_core/" + d) for d in _DRIVERS)
+    return function == "<module>" or any(path.endswith("/" + d) for d in _DRIVERS)
 
 
 def with_raw_samples(records: list[dict], out: Path, n: int = TOP) -> list[dict]:
