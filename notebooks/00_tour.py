@@ -56,8 +56,8 @@ from tt_core.data.io import save_figure, write_csv
 from tt_workbook.report.summary import comparison, save_comparison
 
 out = notebook_setup(figures_dir, precision=3, width=None).out  # style, display options, figures folder
-iterations = 5 if smoke else 44  # tests per optimisation run in step 5 (the paper's 44)
-band_seeds = [1, 2] if smoke else list(range(1, 11))  # the runs of step 5's median and band
+iterations, band_seeds = tour.STEP5[smoke]  # step 5's tests per run (the paper's 44) and the seeds of its band
+band_seeds = list(band_seeds)
 gp_burnin = 30 if smoke else 100  # MCMC burn-in of the GP in step 3
 
 # %% [markdown]

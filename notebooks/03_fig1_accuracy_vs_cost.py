@@ -44,6 +44,7 @@ from IPython.display import Markdown, display
 
 from tt_workbook import runs as ex
 from tt_workbook.studies.fig1_fig2 import scoring, variants
+from tt_workbook.studies.fig1_fig2 import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.fig1_fig2 import trajectories as tj
 from tt_workbook.apps.notebook import notebook_setup
 from tt_workbook.studies.fig1_fig2 import paper_figures as pf
@@ -57,7 +58,7 @@ from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig1", smoke, precision=4, width=None, max_colwidth=90)
 out = nb.out
-specs = ex.profile_specs(profile, smoke=smoke)  # the one profile table: tt_workbook.runs.profiles
+specs = runs_plan.fig1_runs(profile, smoke)  # the one profile table: tt_workbook.runs.profiles
 print(f"{len(specs)} runs ({nb.label})")
 nb.settings_table
 
@@ -180,9 +181,7 @@ eus_table.round(4)
 # (unreached runs at their total cost) and where the mean curve reaches it (Fig. 2's reading).
 
 # %%
-vs = profiles.settings(profile, "variants", smoke)
-labels = [v for v in variants.VARIANTS if vs["combined"] or not v.startswith("all ")]
-vspecs = variants.variant_specs(vs["seeds"], iterations=vs["iterations"], labels=labels)
+vspecs = runs_plan.variant_runs(profile, smoke)
 vruns = {lab: ex.ensure_runs(sp, runs_dir, n_jobs=n_jobs, progress=False) for lab, sp in vspecs.items()}
 effects = variants.variant_effects(vruns, benches)
 effects
@@ -211,15 +210,12 @@ effects
 import json as _json
 
 from tt_workbook.authors import oracle as au
-from tt_workbook.authors.stored import authors_specs
 from tt_workbook.plotting.authors_code import plot_authors_code
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
     au.ensure_env()
-    aspecs = authors_specs(aus["benchmarks"], aus["seeds"], iterations=aus["iterations"])
-    aspecs += authors_specs(aus["benchmarks"], aus["range_seeds"], residues=("pos", "zero", "neg"),
-                            iterations=aus["iterations"])
+    aspecs = runs_plan.authors_runs_03(profile, smoke)
     aruns = ex.ensure_runs(aspecs, runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:
     aruns = None

@@ -47,6 +47,7 @@ from IPython.display import display
 
 from tt_workbook import runs as ex
 from tt_workbook.studies.fig1_fig2 import initial_design as design
+from tt_workbook.studies.fig1_fig2 import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.fig1_fig2 import savings as sv
 from tt_workbook.studies.fig1_fig2 import trajectories as tj
 from tt_workbook.studies.fig1_fig2.scoring import score_initial_design
@@ -62,9 +63,7 @@ from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig1", smoke)  # style, folder, Fig. 1's profile settings
 out = nb.out
-specs = ex.profile_specs(profile, smoke=smoke)  # Fig. 1's runs (tt_workbook.runs.profiles)
-if not smoke:
-    specs = [s for s in specs if s.optimizer in ("trimtuner-dt", "trimtuner-gp", "eic", "eic-usd", "random")]
+specs = runs_plan.fig2_runs(profile, smoke)  # Fig. 1's runs but FABOLAS' (tt_workbook.runs.profiles)
 runs = ex.ensure_runs(specs, runs_dir, n_jobs=n_jobs)
 benches = {b: load_benchmark(b) for b in runs["benchmark"].unique()}
 runs = score_initial_design(runs, benches, "paper")
@@ -106,14 +105,9 @@ if len(bars):
 
 # %%
 from tt_workbook.authors import oracle as au
-from tt_workbook.authors.stored import authors_specs
-
-aus = profiles.settings(profile, "authors", smoke)
 try:
     au.ensure_env()
-    aruns = ex.ensure_runs(authors_specs([b for b in aus["benchmarks"] if b in benches], aus["seeds"],
-                                         iterations=aus["iterations"]),
-                           runs_dir, n_jobs=n_jobs, progress=False)
+    aruns = ex.ensure_runs(runs_plan.authors_runs_04(profile, smoke), runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:
     aruns = None
     print(f"the authors' code was not run: {exc}")
@@ -139,9 +133,7 @@ if aruns is not None:
 
 # %%
 # the paper profile adds seeds of the cheap optimisers for these intervals (the issue: >= 20 seeds)
-more = profiles.settings(profile, "fig2", smoke)
-extra = [s for s in ex.grid(list(benches), more["readings_optimizers"], more["readings_seeds"], iterations=44)
-         if s not in specs]
+extra = runs_plan.readings_runs(profile, smoke)
 runs_r = score_initial_design(ex.ensure_runs(specs + extra, runs_dir, n_jobs=n_jobs), benches, "paper") if extra else runs
 print("seeds per optimiser in the readings:", runs_r.groupby("optimizer")["seed"].nunique().to_dict())
 readings = sv.savings_readings(runs_r, benches, "trimtuner-dt", baselines, fraction=fraction, n_boot=n_boot)

@@ -63,6 +63,7 @@ from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_workbook.studies.filters_beta import specs as studies
+from tt_workbook.studies.filters_beta import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.fig1_fig2.paper_curves import overlay_paper_curves
 from tt_workbook.studies.filters_beta.figures import plot_study
 from tt_workbook.studies.filters_beta import rows as fig3_filters
@@ -72,7 +73,7 @@ from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fig3", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
 out, plan, n_jobs = nb.out, nb.settings["plan"], nb.n_jobs
-specs = [s for opt, p in plan.items() for s in studies.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"])]
+specs = runs_plan.fig3_runs(profile, smoke)
 print(f"{len(specs)} runs ({nb.label}): "
       + ", ".join(f"{o} x {len(p['seeds'])} seeds x {len(studies.FIG3_FILTERS)} filters" for o, p in plan.items()))
 nb.settings_table
@@ -160,8 +161,7 @@ ratios
 # paper's cost per test comes from the median step of its own Fig. 3 curves.
 
 # %%
-raw_specs = [s for opt, p in plan.items()
-             for s in studies.filter_study_specs(opt, p["seeds"], "rnn", p["iterations"], filters=studies.FIG3_RAW_FILTERS)]
+raw_specs = runs_plan.fig3_raw_runs(profile, smoke)
 raw_runs = score_initial_design(study.label_runs(ex.ensure_runs(raw_specs, runs_dir, n_jobs=n_jobs), "filter"), benches, "paper")
 both = pd.concat([runs, raw_runs], ignore_index=True)
 both_curves = sv.mean_curve(both, by=["benchmark", "optimizer", "variant"])

@@ -56,7 +56,7 @@ from tt_workbook.studies.fig1_fig2 import paper_figures as pf
 from tt_core.data.benchmarks import load_benchmark
 from tt_core.data.io import save_figure, write_csv
 from tt_workbook.runs import profiles
-from tt_workbook.studies.filters_beta import specs as studies
+from tt_workbook.studies.filters_beta import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.fig1_fig2.paper_curves import overlay_paper_curves
 from tt_workbook.studies.filters_beta.figures import plot_study
 from tt_workbook.studies.fig1_fig2 import rows as tf
@@ -65,7 +65,7 @@ from tt_workbook.report.summary import comparison, save_comparison
 nb = notebook_setup(figures_dir, profile, "fig4", smoke, n_jobs=n_jobs)  # style, folder, the one profile table
 out, n_jobs = nb.out, nb.n_jobs
 seeds, iterations, networks, betas = (nb.settings[k] for k in ("seeds", "iterations", "networks", "betas"))
-specs = studies.beta_study_specs("trimtuner-dt", seeds, networks, iterations, betas)
+specs = runs_plan.fig4_runs(profile, smoke)
 print(f"{len(specs)} runs ({nb.label}): TrimTuner-DT on {list(networks)} x "
       f"betas {[f'{100 * b:g}%' for b in betas]} x {len(seeds)} seeds x {iterations} iterations")
 nb.settings_table
@@ -148,14 +148,9 @@ ordering_share.drop(columns="evidence")
 from IPython.display import display
 
 from tt_workbook.authors import oracle as au
-from tt_workbook.authors.stored import authors_specs
-
-aus = profiles.settings(profile, "authors", smoke)
 try:
     au.ensure_env()
-    aspecs = [s for n in networks if n in aus["benchmarks"] for s in
-              authors_specs([n], aus["seeds"], betas=[b for b in betas if b < 1], iterations=iterations,
-                            filters=("cea", "nofilter") if any(b >= 1 for b in betas) else ("cea",))]
+    aspecs = runs_plan.authors_runs_07(profile, smoke)
     aruns = ex.ensure_runs(aspecs, runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:
     aruns = None
@@ -182,10 +177,8 @@ if aruns is not None:
 from tt_workbook.studies import unstated
 
 r_trend = pd.DataFrame(columns=["benchmark", "residue"])
-if aruns is not None and aus["range_seeds"] and "rnn" in networks and "rnn" in aus["benchmarks"]:
-    rspecs = authors_specs(["rnn"], aus["range_seeds"], residues=unstated.RESIDUES, betas=[b for b in betas if b < 1],
-                           iterations=iterations,
-                           filters=("cea", "nofilter") if any(b >= 1 for b in betas) else ("cea",))
+rspecs = runs_plan.residue_runs_07(profile, smoke)  # none without the profile's residue seeds or the RNN
+if aruns is not None and rspecs:
     rruns = ex.ensure_runs(rspecs, runs_dir, n_jobs=n_jobs, progress=False)
     rruns = rruns.assign(filter=rruns["filter"].replace({"nofilter": "none"}), beta=rruns["beta"].fillna(1.0))
     rruns = score_initial_design(study.label_runs(rruns, "beta"), benches, "paper")

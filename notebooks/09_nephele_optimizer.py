@@ -45,7 +45,7 @@
 profile = "quick"          # "quick" (10 seeds) or "paper" (100 seeds, as the thesis)
 smoke = False              # tiny run for the tests (2 seeds, small budgets)
 figures_dir = "../figures"
-runs_dir = "../runs"       # runs are stored under <runs_dir>/nephele/ and resumed; smoke uses a temp folder
+runs_dir = "../runs"       # runs are stored under <runs_dir>/<network>/ and resumed (smoke too: its budgets name other folders)
 benchmarks = ["cnn", "rnn"]
 optimizers = ["nephele", "lynceus", "cherrypick", "random"]
 seeds = None               # None: the profile's seeds
@@ -55,7 +55,6 @@ percentile_q = 90
 n_jobs = 2                 # parallel runs (processes)
 
 # %%
-import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -70,6 +69,7 @@ from tt_workbook.apps.notebook import notebook_setup
 from tt_workbook import bench
 from tt_workbook.runs import profiles
 from tt_workbook.studies.nephele import figures as nplots
+from tt_workbook.studies.nephele import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.nephele import rows as report
 from tt_workbook.report.summary import comparison, save_comparison
 
@@ -77,7 +77,7 @@ nb = notebook_setup(figures_dir, profile, "nephele", smoke, width=None)  # style
 out, settings = nb.out, nb.settings
 seeds = seeds or settings["seeds"]
 lookahead_seeds = lookahead_seeds or settings["lookahead_seeds"]
-runs = Path(tempfile.mkdtemp(prefix="tt-nephele-smoke-")) if smoke else Path(runs_dir)
+runs = Path(runs_dir)
 loaded = {name: load_benchmark(name) for name in benchmarks}
 print(f"profile {settings['name']}: {len(seeds)} seeds, budgets B = {settings['budgets']} USD, "
       f"B_init = { {b: profiles.INITIAL_BUDGETS[b] for b in benchmarks} } USD; runs in {runs}")
@@ -107,8 +107,7 @@ optima
 # written atomically; existing files are reused, so an interrupted notebook resumes.
 
 # %%
-specs = [s for b in benchmarks
-         for s in ex.cost_grid([b], optimizers, seeds, budget=settings["budgets"][b] if smoke else None)]
+specs = runs_plan.nephele_runs(profile, smoke, benchmarks, optimizers, seeds)
 ex.run_grid(specs, runs, n_jobs=n_jobs)
 df = ex.load_runs(specs, runs)
 curves = nph.iteration_curves(df, percentile_q)
@@ -192,11 +191,7 @@ reach.round(3)
 # well within them). The timing table measures both settings at the same optimiser states.
 
 # %%
-look_specs = []
-for b in benchmarks:
-    look_specs += ex.cost_grid([b], ["nephele"], lookahead_seeds, horizons=horizons,
-                                   budget=settings["lookahead_budgets"][b],
-                                   options={"max_paths": settings["lookahead_max_paths"]})
+look_specs = runs_plan.lookahead_runs(profile, smoke, benchmarks, lookahead_seeds, horizons)
 ex.run_grid(look_specs, runs, n_jobs=n_jobs)
 look = ex.load_runs(look_specs, runs)
 look_curves = nph.iteration_curves(look, percentile_q)

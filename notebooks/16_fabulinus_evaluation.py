@@ -57,6 +57,7 @@ from IPython.display import Markdown, display
 
 from tt_workbook import runs as ex
 from tt_workbook.studies.fabulinus import analysis as fab
+from tt_workbook.studies.fabulinus import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_workbook.studies.fig1_fig2 import savings as sv
 from tt_workbook.studies.fig1_fig2.trajectories import best_feasible_accuracy
 from tt_workbook.apps.notebook import notebook_setup
@@ -69,7 +70,7 @@ from tt_workbook.report.summary import comparison, save_comparison
 
 nb = notebook_setup(figures_dir, profile, "fabulinus", smoke, precision=6, width=None, max_colwidth=90)
 out, study = nb.out, nb.settings
-specs = ex.fabulinus_specs(profile, smoke=smoke)
+specs = runs_plan.notebook_16_runs(profile, smoke)
 print(f"{len(specs)} runs ({study['name']} profile): {study['optimizers']} x {study['benchmarks']} x "
       f"{len(study['seeds'])} seeds, {study['iterations']} tests each")
 nb.settings_table

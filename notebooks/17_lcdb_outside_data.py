@@ -56,6 +56,7 @@ from IPython.display import display
 from tt_workbook.studies.outside_data import analysis as od
 from tt_workbook.apps.notebook import notebook_setup
 from tt_workbook.studies.outside_data import lcdb
+from tt_workbook.studies.outside_data import plan as runs_plan  # the runs this notebook reads: tt plan
 from tt_core.data.benchmarks import sha256_of
 from tt_core.data.io import save_figure, write_csv
 from tt_workbook.runs import store
@@ -106,11 +107,7 @@ if available:
                                 if k in ("openml_id", "file", "sha256", "lcdb_version", "source_sha256", "splits", "sizes")}
                                for p in files.values()])
     write_csv(provenance, out / "lcdb_provenance.csv")
-    limits = {oid: float(chosen.set_index("openml_id").loc[oid, "limit"]) for oid in ids}
-    n_tests = {oid: int(chosen.set_index("openml_id").loc[oid, "learners"]) for oid in ids}
-    specs = {(oid, label, s): store.RunSpec(str(files[oid]), opt, s, iterations=n_tests[oid], max_cost=limits[oid],
-                                            filter=filt)
-             for oid in ids for label, opt, filt in od.ARMS for s in cfg["seeds"]}
+    specs = runs_plan.run_specs(ids, files, chosen, cfg["seeds"])
     store.run_grid(list(specs.values()), runs_dir, n_jobs=nb.n_jobs)
     runs = pd.concat([store.read_run(sp.path(runs_dir))[0].assign(openml_id=oid, arm=label)
                       for (oid, label, _), sp in specs.items()], ignore_index=True)

@@ -35,12 +35,9 @@ SPOTSIM_LAYERS = {
     "measuring": "measuring",
 }
 #: The harness's folders (``bench`` is a module) from the bottom up; the paper studies share one rank.
-WORKBOOK_ORDER = "paper_values, plotting < runs, authors < bench < report < studies < apps < cli"
+WORKBOOK_ORDER = "paper_values, plotting < runs, authors < bench < report < studies < apps < plan < cli"
 #: Imports allowed against :data:`WORKBOOK_ORDER`, each with its reason: (importing module, imported module).
-WORKBOOK_EXCEPTIONS = {
-    # the run-time table's grid of every notebook's runs reads the filter/beta study's run lists
-    ("tt_workbook.runs.run_times", "tt_workbook.studies.filters_beta.specs"),
-}
+WORKBOOK_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 def _ranks(order: str) -> dict[str, int]:

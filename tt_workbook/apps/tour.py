@@ -397,12 +397,32 @@ def cea_filter(benchmark="rnn", *, n_random: int = 20, beta: float = CEA_BETA, s
 
 
 # ------------------------------------------------------------------------------------------------ 5
+#: Step 5's runs in the tour notebook: the optimisers, and (tests per run, seeds of the band) by smoke mode.
+STEP5_OPTIMIZERS = ("trimtuner-dt", "eic", "random")
+STEP5 = {False: (TESTS_PER_RUN, tuple(range(1, 11))), True: (5, (1, 2))}
+
+
+def step5_specs(benchmark: str = "rnn", optimizers=STEP5_OPTIMIZERS, seeds=STEP5[False][1],
+                iterations: int = TESTS_PER_RUN):
+    """The runs :func:`incumbent_progress` reads: ``benchmark`` x ``optimizers`` x ``seeds``, in that order."""
+    from tt_workbook.runs.store import grid
+
+    return grid([benchmark], list(optimizers), list(seeds), iterations=iterations)
+
+
+def notebook_00_runs(profile: str | None = None, smoke: bool = False, seed: int = 10) -> list:
+    """Every run the tour notebook reads (step 5, :data:`STEP5`; ``seed``: its parameter, the run described;
+    the same in every profile)."""
+    iterations, seeds = STEP5[bool(smoke)]
+    return step5_specs("rnn", STEP5_OPTIMIZERS, sorted({*seeds, int(seed)}), iterations)
+
+
 def _runs(benchmark: str, optimizers, seeds, iterations: int, runs_dir) -> pd.DataFrame:
     """The trajectories of ``optimizers`` x ``seeds`` (column ``optimizer``), from the run store ``runs_dir`` (each
     run computed once, then read) or, without one, computed here."""
-    from tt_workbook.runs.store import ensure_runs, grid
+    from tt_workbook.runs.store import ensure_runs
 
-    specs = grid([benchmark], list(optimizers), list(seeds), iterations=iterations)
+    specs = step5_specs(benchmark, optimizers, seeds, iterations)
     if runs_dir is not None:
         return ensure_runs(specs, runs_dir, progress=False)
     frames = []

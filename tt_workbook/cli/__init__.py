@@ -5,6 +5,7 @@ never as a traceback.
 
 One module per domain adds its commands to the top-level parser (:func:`build_parser`) and runs them:
 :mod:`~tt_workbook.cli.data` (``data``, ``feasibility``, ``subsampling-gain``), :mod:`~tt_workbook.cli.reproduce`,
+:mod:`~tt_workbook.cli.plan`,
 :mod:`~tt_workbook.cli.optimize`, :mod:`~tt_workbook.cli.runs`, :mod:`~tt_workbook.cli.summary` (``summary``,
 ``docs``), :mod:`~tt_workbook.cli.bench`, :mod:`~tt_workbook.cli.spot` and :mod:`~tt_workbook.cli.authors`;
 :mod:`~tt_workbook.cli.common` holds what they share, :mod:`~tt_workbook.cli.extras` the optional extras a
@@ -19,13 +20,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tt_workbook.cli import authors, bench, data, extras, optimize, reproduce, runs, spot, summary
+from tt_workbook.cli import authors, bench, data, extras, optimize, plan, reproduce, runs, spot, summary
 from tt_workbook.cli.common import Parser
 
 __all__ = ["main", "build_parser", "parser_for", "COMMANDS"]
 
 #: The commands in the order ``tt --help`` lists them: each adds its parser(s) to the sub-commands.
-COMMANDS = (data.add_parsers, reproduce.add_parser, optimize.add_parser, runs.add_parser, summary.add_summary,
+COMMANDS = (data.add_parsers, reproduce.add_parser, plan.add_parser, optimize.add_parser, runs.add_parser, summary.add_summary,
             bench.add_parser, spot.add_parser, summary.add_docs, authors.add_parser)
 
 _TOP_EXAMPLES = """examples:

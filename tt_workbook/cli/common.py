@@ -57,7 +57,7 @@ def show_help(parser: argparse.ArgumentParser):
 
 def profile_names(only: str | None) -> tuple[str, ...]:
     """The run profiles (``--profile`` choices); checked only for the command that runs."""
-    if light(only, "reproduce", "runs", "bench", "spot"):
+    if light(only, "reproduce", "runs", "bench", "spot", "plan"):
         return ()
     from tt_workbook.runs.profiles import NAMES
 

@@ -133,6 +133,7 @@ def run(
     smoke: bool = False,
     progress: bool = True,
     timeout: int | None = 3600,
+    runs_dir: str | Path | None = None,
 ) -> tuple[Path, list[NotebookResult]]:
     """Execute the notebooks with papermill and write the HTML report.
 
@@ -158,6 +159,8 @@ def run(
     timeout : int or None
         Seconds one cell may run (papermill's per-cell limit); None: no limit. ``tt reproduce`` passes
         :func:`default_timeout` of the profile.
+    runs_dir : path, optional
+        The run store, passed to the notebooks that declare a ``runs_dir`` parameter (default: theirs, ``runs/``).
 
     Returns
     -------
@@ -195,7 +198,8 @@ def run(
                 source = NOTEBOOK_DIR / f"{entry.stem}.ipynb"
                 # relative to the notebooks' folder (papermill's cwd): the executed notebook and its page then show
                 # no absolute path of the machine that ran it
-                offered = {"profile": profile, "smoke": smoke, "figures_dir": _relative_to_notebooks(figs)}
+                offered = {"profile": profile, "smoke": smoke, "figures_dir": _relative_to_notebooks(figs),
+                           **({"runs_dir": _relative_to_notebooks(Path(runs_dir))} if runs_dir is not None else {})}
                 declared = pm.inspect_notebook(str(source))  # pass only what the notebook's parameters cell declares
                 pm.execute_notebook(
                     str(source), str(executed),

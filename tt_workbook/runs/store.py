@@ -237,6 +237,26 @@ class StoreError(ValueError):
     """A results folder or file cannot be used as it is (the message says what to do)."""
 
 
+#: Environment variable: when set, :func:`run_grid` computes no run in the store it names (a folder; any other
+#: value: in every store) and raises a :class:`StoreError` naming the first missing run instead. ``tt reproduce``
+#: sets it while the notebooks run, after computing the plan (:mod:`tt_workbook.plan`): a notebook then only
+#: reads, and a run its study's plan function forgot is an error, not a silent computation.
+PLAN_STRICT = "TT_PLAN_STRICT"
+
+
+def _check_planned(todo: list, runs_dir: Path) -> None:
+    """The :data:`PLAN_STRICT` refusal of a grid with runs to compute."""
+    strict = os.environ.get(PLAN_STRICT, "")
+    if not todo or not strict:
+        return
+    if Path(strict).is_dir() and Path(strict).resolve() != runs_dir.resolve():
+        return
+    s = todo[0]
+    raise StoreError(f"{s.path(runs_dir)}: run {s.label} ({s.variant}) is not in the plan ({len(todo)} run(s) of this "
+                     f"grid are not stored, and {PLAN_STRICT}={strict} lets a notebook only read); add it to its "
+                     "notebook's plan function (tt_workbook/studies/<study>/plan.py), or unset " + PLAN_STRICT)
+
+
 def _meta_of(path: Path) -> dict:
     return entries.embedded_meta(path, b"tt_run")
 
@@ -667,6 +687,7 @@ def run_grid(
         raise StoreError(f"--runs-dir {runs_dir} is a file, not a folder; give a folder for the results")
     status = {s: stored_status(s, runs_dir) for s in specs}
     todo = [s for s, st in status.items() if st != "valid"]
+    _check_planned(todo, runs_dir)
     check_settings(todo)  # every setting to compute is valid before the first run starts
     if len(todo) > 1 and not (backend == "sequential" or (backend == "loky" and n_jobs == 1)):
         from tt_workbook.runs.schedule import longest_first
