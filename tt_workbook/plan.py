@@ -90,8 +90,8 @@ def list_scheduled_wall(seconds, workers: int) -> float:
 
     Examples
     --------
-    >>> list_scheduled_wall([5, 4, 3, 3, 3], 2)   # 5+3+3 on one worker, 4+3 on the other
-    11.0
+    >>> list_scheduled_wall([5, 4, 3, 3, 3], 2)   # 5+3 on one worker, 4+3+3 on the other
+    10.0
     >>> list_scheduled_wall([10, 1, 1], 4)        # the longest run bounds any number of workers
     10.0
     """
