@@ -205,6 +205,32 @@ def test_lookahead_adds_discounted_path_value(toy):
     assert opt.step_info["gamma_size"] is not None
 
 
+@pytest.mark.parametrize("horizon", [1, 2])
+def test_the_fantasy_memo_changes_no_path_value_and_fits_the_loss_model_once_per_node(toy, horizon):
+    """With M = 1 the speculated loss is the predicted mean at every one of the N = 3 cost nodes: through the
+    memo a path from one pair at h = 1 fits the loss model once and the cost model three times (4 fits, 2
+    answered from memory), and every path value is the one of the models without the memo, to the bit."""
+    from tt_core.acquisitions.lookahead import expected_cost
+    from tt_core.acquisitions.memo import FantasyMemo
+
+    opt = make_nephele_optimizer("nephele", toy, seed=5, horizon=horizon, **TOY)
+    _advance(opt, toy, 1)
+    state = opt._state()
+    models = opt._fit(state)
+    idx = np.flatnonzero(state.untested)
+    pred = opt._predict(models, idx)
+    eic = opt.lookahead.eic(pred, idx, state.best)
+    for k in range(0, len(idx), 7):
+        p = {key: v[k] for key, v in pred.items()}
+        args = (int(idx[k]), horizon, state)
+        plain = opt.lookahead.paths(*args, models, eic[k], float(expected_cost(pred, k)), p)
+        memo = FantasyMemo()
+        wrapped = (memo.wrap(models[0]), memo.wrap(models[1]))
+        assert opt.lookahead.paths(*args, wrapped, eic[k], float(expected_cost(pred, k)), p) == plain
+        if horizon == 1:
+            assert (memo.n_fits, memo.n_reused) == (4, 2)
+
+
 def test_incumbent_is_the_cheapest_feasible_observation(toy):
     opt = make_nephele_optimizer("random", toy, seed=0, **TOY)
     assert opt.incumbent() is None

@@ -209,3 +209,19 @@ def test_a_draw_the_shortcut_cannot_answer_falls_back_to_the_seeded_state(monkey
     fell_back = T.ExtraTreesEnsemble(seed=4).fit(X, y).predict_members(X)
     assert T._FIRST_DRAW_OK[0] is False
     assert np.array_equal(plain, fell_back)
+
+
+def test_bootstrap_draws_are_the_seed_s_stream_drawn_once():
+    # every fit restarts the seed's stream: per member, n indices in [0, n) then the member's tree seeds
+    from tt_core.models.trees import _draws
+
+    ss = np.random.SeedSequence(7, spawn_key=(1,))
+    draws = _draws(ss, 12, 3, 2)
+    rng = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(1,)))
+    for idx, seeds in draws:
+        np.testing.assert_array_equal(idx, rng.integers(0, 12, size=12))
+        assert seeds == rng.integers(0, 2**31 - 1, size=2).tolist()
+        assert not idx.flags.writeable
+    assert _draws(np.random.SeedSequence(7, spawn_key=(1,)), 12, 3, 2) is draws  # an equal seed: drawn once
+    other = _draws(np.random.SeedSequence(7, spawn_key=(2,)), 12, 3, 2)        # another child of the seed
+    assert not np.array_equal(other[0][0], draws[0][0])

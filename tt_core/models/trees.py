@@ -143,6 +143,35 @@ def _first_draw(seed: int) -> int:
     return value
 
 
+#: The bootstrap draws of a fit per (seed, number of points, members, trees per member): see :func:`_draws`.
+_DRAWS: dict[tuple, list] = {}
+
+
+def _draws(seed_seq: np.random.SeedSequence, n: int, n_members: int, n_estimators: int) -> list:
+    """Per member, the bootstrap indices (``n`` draws with replacement) and the tree seeds of a fit on ``n`` points.
+
+    They depend on the seed and ``n`` only (every fit restarts the seed's stream), so every fantasy of a model
+    with the same number of points draws the same ones: they are drawn once per process (``numpy``'s
+    ``Generator.integers`` costs more per call than a small tree's bootstrap). The indices are read-only.
+    """
+    entropy = seed_seq.entropy
+    entropy = int(entropy) if np.ndim(entropy) == 0 else tuple(int(e) for e in entropy)
+    key = (entropy, tuple(int(k) for k in seed_seq.spawn_key), int(seed_seq.pool_size), n, n_members, n_estimators)
+    draws = _DRAWS.get(key)
+    if draws is None:
+        rng = np.random.default_rng(seed_seq)
+        draws = []
+        for _ in range(n_members):
+            idx = rng.integers(0, n, size=n)  # bootstrap: n draws with replacement
+            seeds = rng.integers(0, 2**31 - 1, size=n_estimators)
+            idx.setflags(write=False)
+            draws.append((idx, [int(s) for s in seeds]))
+        if len(_DRAWS) > 4096:
+            _DRAWS.clear()
+        _DRAWS[key] = draws
+    return draws
+
+
 def _same_tree(a, b) -> bool:
     ta, tb = a.tree_, b.tree_
     return (ta.node_count == tb.node_count and np.array_equal(ta.feature, tb.feature)
@@ -270,7 +299,6 @@ class ExtraTreesEnsemble:
         n = X.shape[0]
         if n == 0:
             raise ValueError("cannot fit on zero observations; pass at least one (X, y) pair")
-        rng = np.random.default_rng(self._seed_seq)  # same stream on every fit
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         trees = []
         # Speed (a fantasy refits every member): the parameters were validated at construction, and
@@ -282,9 +310,7 @@ class ExtraTreesEnsemble:
         if not _first_draw_ok(**self.extra_trees_kwargs):
             first = None
         with sklearn.config_context(skip_parameter_validation=True):
-            for _ in range(self.n_members):
-                idx = rng.integers(0, n, size=n)  # bootstrap: n draws with replacement
-                seeds = rng.integers(0, 2**31 - 1, size=self.n_estimators)
+            for idx, seeds in _draws(self._seed_seq, n, self.n_members, self.n_estimators):  # same on every fit
                 Xb, yb = np.ascontiguousarray(X32[idx]), np.ascontiguousarray(y[idx])
                 for s in seeds:
                     if first is not None:

@@ -73,6 +73,7 @@ from typing import Mapping
 import numpy as np
 
 from tt_core.acquisitions.lookahead import Lookahead, PathState, expected_cost
+from tt_core.acquisitions.memo import FantasyMemo
 from tt_core.bo.design import latin_hypercube, level_coordinates, nearest_untested
 from tt_core.bo.history import log_positive, loss_target
 from tt_core.models.trees import ExtraTreesEnsemble
@@ -338,6 +339,8 @@ class Nephele(BudgetedOptimizer):
         if self.max_paths is not None and len(g) > self.max_paths:
             order = np.argsort(-ratio, kind="stable")[: self.max_paths]
         values = np.full(len(g), -np.inf)
+        memo = FantasyMemo()  # the paths refit the loss model on the same data at every cost node
+        models = (memo.wrap(models[0]), memo.wrap(models[1]))
         for k in order:
             R, C = self.lookahead.paths(int(idx[g][k]), self.horizon, state, models, eic[k], cost[k],
                                         {key: v[k] for key, v in gpred.items()})
@@ -356,6 +359,8 @@ class Nephele(BudgetedOptimizer):
         pred = self._predict(models, idx)
         eic = self.lookahead.eic(pred, idx, state.best)[0]
         cost = float(expected_cost(pred, 0))
+        memo = FantasyMemo()
+        models = (memo.wrap(models[0]), memo.wrap(models[1]))
         return self.lookahead.paths(pos, self.horizon if horizon is None else int(horizon), state, models, eic, cost,
                                     {k: v[0] for k, v in pred.items()})
 
