@@ -350,24 +350,6 @@ def test_analysis_constants_match_the_papers():
                                                             pv.NEPHELE_CONSTRAINTS["max_time"])
 
 
-def test_analysis_does_not_import_reporting():
-    """Layering: tt_workbook.studies sits below tt_workbook.report and must not import it."""
-    import ast
-    from pathlib import Path
-
-    import tt_workbook.studies
-
-    for path in Path(tt_workbook.studies.__file__).parent.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            else:
-                continue
-            assert not any(n.startswith("tt_workbook.report") for n in names), f"{path.name} imports {names}"
-
-
 def test_reported_tolerance():
     assert pv.reported_tolerance(38.5) == pytest.approx(0.05)
     assert pv.reported_tolerance(9.72) == pytest.approx(0.005)

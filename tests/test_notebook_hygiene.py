@@ -152,6 +152,11 @@ def test_install_writes_a_config_the_jupyter_server_reads(tmp_path):
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "strip_on_save", out.stderr[-2000:]
+    # an environment set up before the harness left tt_core: its hook's former name is replaced, nothing else
+    conf.write_text(json.dumps({"ContentsManager": {"pre_save_hook": "tt_core.apps.notebook_hygiene.strip_on_save"},
+                                "ServerApp": {"port": 9999}}))
+    install(tmp_path)
+    assert json.loads(conf.read_text()) == {"ContentsManager": {"pre_save_hook": HOOK}, "ServerApp": {"port": 9999}}
     conf.write_text(json.dumps({"ContentsManager": {"pre_save_hook": "other.hook"}}))
     with pytest.raises(ValueError, match="already sets ContentsManager.pre_save_hook = 'other.hook'"):
         install(tmp_path)

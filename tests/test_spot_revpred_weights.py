@@ -37,7 +37,7 @@ SCRIPT = textwrap.dedent("""
     import torch
     import tt_spotsim.revpred as RP
     from tt_workbook.runs import profiles
-    from tt_spotsim import revpred_study as RS
+    from tt_workbook.studies.spottune import revpred_study as RS
     from tt_workbook.cli import main
     root = Path(sys.argv[1])
     RP.cache_root = lambda: root
@@ -56,7 +56,7 @@ SCRIPT = textwrap.dedent("""
     single = [pred.probability("r4.large", float(b), float(t) * 60) for b, t in zip(bids[:200], m[:200])]
     # SpotTune with each predictor in the loop (notebook 13's main reading, notebook 15's Fig. 10 (c)) on the
     # LoR and staged workloads (curves from the shipped loss table), one submission seed
-    from tt_spotsim import grids as G
+    from tt_workbook.studies.spottune import grids as G
     full = RS.revpred_market(cfg, "synthetic", 1)
     fitted = RS.fig10_predictors(full, cfg, names=("revpred", "tributary"))
     spot_cfg = profiles.settings("quick", "spottune")

@@ -99,18 +99,22 @@ def strip_on_save(model: dict, path: str, contents_manager=None, **kwargs) -> No
         strip_notebook(model["content"])
 
 
+#: The hook's name before the harness left tt_core (2026-11-28): an environment set up then is updated.
+FORMER_HOOK = "tt_core.apps.notebook_hygiene.strip_on_save"
+
+
 def install(prefix: str | Path | None = None) -> Path:
     """Register :func:`strip_on_save` for the Jupyter server of an environment (default: this one).
 
     Writes ``<prefix>/etc/jupyter/jupyter_server_config.json``, keeping whatever else it holds; refuses
-    (ValueError) to replace another pre-save hook."""
+    (ValueError) to replace another pre-save hook (the workbook's own former one, :data:`FORMER_HOOK`, is replaced)."""
     conf = Path(prefix or sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
     try:
         current = json.loads(conf.read_text()) if conf.is_file() else {}
     except ValueError as exc:
         raise ValueError(f"{conf} is not valid JSON ({exc}); fix or remove it, then run `make setup` again") from None
     section = current.setdefault("ContentsManager", {})
-    if section.get("pre_save_hook") not in (None, HOOK):
+    if section.get("pre_save_hook") not in (None, HOOK, FORMER_HOOK):
         raise ValueError(f"{conf} already sets ContentsManager.pre_save_hook = {shown(section['pre_save_hook'])}; "
                          f"remove it or chain it with {HOOK}")
     section["pre_save_hook"] = HOOK
