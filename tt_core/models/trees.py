@@ -37,7 +37,8 @@ predicting 1440 points ~1 ms (~4 ms). Fantasies dominate TrimTuner's constraint 
 candidate), hence the single-tree default. Most of a small tree's fit is scikit-learn's per-call
 overhead, so :meth:`ExtraTreesEnsemble.fit` skips the parameter validation (done once at construction)
 and hands each tree a ``RandomState`` restored to the state of ``RandomState(seed)`` instead of the seed
-(identical trees, about half the time).
+(identical trees, about half the time). The bootstrap indices and tree seeds of a fit depend on the seed and
+the number of points only, so they are drawn once per process (``_draws``).
 
 Deviations from the original TrimTuner implementation
 -----------------------------------------------------

@@ -61,7 +61,9 @@ Deviations from the thesis (and why)
   the same LHS initial sampling and budget stop (§6.1: "extended to incorporate a budget").
 * **Lookahead speed knob.** ``max_paths`` (not in the thesis, default off) limits the lookahead to the
   pairs of Gamma with the highest one-step ``EIc / C``; the notebook's lookahead study uses it because a
-  Python refit of the ensembles per Gauss-Hermite node makes the full Gamma slow (reported there).
+  Python refit of the ensembles per Gauss-Hermite node makes the full Gamma slow (reported there). The
+  speculated loss is the same at every cost node, so each step's paths fit the loss model once per distinct
+  speculated point (:class:`tt_core.acquisitions.memo.FantasyMemo`; no value changes).
 
 """
 
