@@ -189,3 +189,17 @@ def test_tested_incumbent_ties_follow_random_ties():
             picked[random_ties].append(int(rec[0]))
     assert set(picked[True]) == {17, 5} and 8 <= picked[True].count(5) <= 32
     assert set(picked[False]) == {17}
+
+
+def test_order_groups_start_at_their_head_and_infinities_tie_with_themselves():
+    """A group holds the scores within rtol of its first (highest) score, not of its neighbour: 1 - 0.6e-12
+    ties with 1, 1 - 1.2e-12 does not (it is 0.6e-12 from the former but 1.2e-12 from the head); equal
+    infinities tie (a tolerance of 0), NaN comes last."""
+    s = np.array([1.0, 1.0 - 0.6e-12, 1.0 - 1.2e-12, np.inf, np.inf, -np.inf, -np.inf, np.nan])
+    seen = set()
+    for seed in range(200):
+        o = order_random_ties(s, np.random.default_rng(seed))
+        assert set(o[:2]) == {3, 4} and set(o[2:4]) == {0, 1} and o[4] == 2 and set(o[5:7]) == {5, 6} and o[7] == 7
+        seen.add((int(o[0]), int(o[2]), int(o[5])))
+    assert {a for a, _, _ in seen} == {3, 4} and {b for _, b, _ in seen} == {0, 1} and {c for _, _, c in seen} == {5, 6}
+    np.testing.assert_array_equal(order_random_ties(s), [3, 4, 0, 1, 2, 5, 6, 7])  # stable without a generator

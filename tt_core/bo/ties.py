@@ -21,6 +21,8 @@ by the explorer at will), and a run resumed from a checkpoint breaks its ties as
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from tt_core.data.io import shown
 
@@ -43,7 +45,7 @@ def tie_rng(seed: int, purpose: str, step: int) -> np.random.Generator:
 
 
 def _tol(v: float, rtol: float) -> float:
-    return rtol * abs(v) if np.isfinite(v) else 0.0
+    return rtol * abs(v) if math.isfinite(v) else 0.0
 
 
 def tied_with_best(values, rtol: float = TIE_RTOL) -> np.ndarray:
@@ -81,14 +83,15 @@ def order_random_ties(scores, rng: np.random.Generator | None = None, rtol: floa
         return order
     out = order.copy()
     start = 0
-    sorted_s = s[order]
+    rtol = float(rtol)  # as it met a float64 score before
+    sorted_s = s[order].tolist()  # Python floats: the same doubles and comparisons, without numpy's per-scalar cost
     while start < s.size:
         head = sorted_s[start]
-        if np.isnan(head):
+        if math.isnan(head):
             break  # NaNs sort last and stay in index order
         end = start + 1
         tol = _tol(head, rtol)
-        while end < s.size and not np.isnan(sorted_s[end]) and sorted_s[end] >= head - tol:
+        while end < s.size and not math.isnan(sorted_s[end]) and sorted_s[end] >= head - tol:
             end += 1
         if end - start > 1:
             out[start:end] = order[start:end][rng.permutation(end - start)]
