@@ -45,7 +45,7 @@ import pandas as pd
 
 from tt_core.data.io import shown
 from tt_spotsim.catalogue import CATALOGUE, SpotError, check_types
-from tt_spotsim.traces import SpanCheck, busiest_zones, check_prices, price_chunks, select_records
+from tt_spotsim.traces import SpanCheck, check_prices, joined_records, price_chunks, select_records
 
 #: The five fields of a line.
 HISTORY_COLUMNS = ["zone", "instance_type", "os", "price", "timestamp"]
@@ -137,17 +137,7 @@ def read_history(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
         naive = ts.dt.tz_convert(None).to_numpy()
         span.check(naive, chunk["line"].to_numpy(), "field 5 (time)")
         keep.append(select_records(chunk, naive, types, os_name, zone))
-    df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=HISTORY_COLUMNS)
-    if df.empty:
-        raise SpotError(f"{path}: no lines of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else "")
-                        + " (choose the types your file has)")
-    df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
-    df["price"] = df["price"].astype(float)
-    if zone is None:
-        df = busiest_zones(df)
-    missing = [t for t in types if t not in set(df["instance_type"])]
-    if missing:
-        raise SpotError(f"{path}: no lines for type(s) {missing} ({os_name}); choose the types your file has")
+    df = joined_records(keep, HISTORY_COLUMNS, path, types, os_name, zone, "lines", " (choose the types your file has)")
     df = df[["timestamp", "instance_type", "os", "zone", "price"]]
     _check_gaps(df, path)
     return df.sort_values(["instance_type", "timestamp"], kind="stable").reset_index(drop=True)

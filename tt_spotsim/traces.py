@@ -272,17 +272,28 @@ def read_records(path: str | os.PathLike, types=None, os_name: str = "Linux/UNIX
         ts = _validate_chunk(chunk, path)
         span.check(ts, chunk["line"].to_numpy(), "column 1 (Timestamp)")
         keep.append(select_records(chunk, ts, types, os_name, zone))
-    df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=TRACE_COLUMNS)
+    df = joined_records(keep, TRACE_COLUMNS, path, types, os_name, zone, "records")
+    return df.sort_values(["instance_type", "timestamp"]).reset_index(drop=True)
+
+
+def joined_records(keep: list, columns, path: Path, types, os_name: str, zone: str | None, unit: str,
+                   hint: str = "") -> pd.DataFrame:
+    """The selected records of a price file's chunks (:func:`select_records`) as one table, in either format:
+    times as UTC timestamps, prices as floats, the busiest zone per type when no ``zone`` is given. A file
+    with none of the wanted records, or none of one wanted type, is refused in one line naming the file
+    (``unit``: what the format calls a record; ``hint``: the fix, after the first message)."""
+    df = pd.concat(keep, ignore_index=True) if keep else pd.DataFrame(columns=columns)
     if df.empty:
-        raise SpotError(f"{path}: no records of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else ""))
+        raise SpotError(f"{path}: no {unit} of {types} for {shown(os_name)}" + (f" in zone {shown(zone)}" if zone else "")
+                        + hint)
     df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
     df["price"] = df["price"].astype(float)
     if zone is None:
         df = busiest_zones(df)
     missing = [t for t in types if t not in set(df["instance_type"])]
     if missing:
-        raise SpotError(f"{path}: no records for type(s) {missing} ({os_name})")
-    return df.sort_values(["instance_type", "timestamp"]).reset_index(drop=True)
+        raise SpotError(f"{path}: no {unit} for type(s) {missing} ({os_name})" + ("; choose the types your file has" if hint else ""))
+    return df
 
 
 def select_records(chunk: pd.DataFrame, times, types, os_name: str, zone: str | None) -> pd.DataFrame:
