@@ -214,7 +214,7 @@ from tt_workbook.plotting.authors_code import plot_authors_code
 
 aus = profiles.settings(profile, "authors", smoke)
 try:
-    au.ensure_env()
+    au.ensure_available()  # the code found and its environment made, else AuthorsError
     aspecs = runs_plan.authors_runs_03(profile, smoke)
     aruns = ex.ensure_runs(aspecs, runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:

@@ -106,7 +106,7 @@ if len(bars):
 # %%
 from tt_workbook.authors import oracle as au
 try:
-    au.ensure_env()
+    au.ensure_available()  # the code found and its environment made, else AuthorsError
     aruns = ex.ensure_runs(runs_plan.authors_runs_04(profile, smoke), runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:
     aruns = None

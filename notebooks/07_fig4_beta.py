@@ -149,7 +149,7 @@ from IPython.display import display
 
 from tt_workbook.authors import oracle as au
 try:
-    au.ensure_env()
+    au.ensure_available()  # the code found and its environment made, else AuthorsError
     aspecs = runs_plan.authors_runs_07(profile, smoke)
     aruns = ex.ensure_runs(aspecs, runs_dir, n_jobs=n_jobs, progress=False)
 except au.AuthorsError as exc:

@@ -166,3 +166,23 @@ def test_a_run_missing_from_the_plan_fails_its_notebook(tmp_path, capsys, monkey
     status = json.loads((tmp_path / "out" / "status.json").read_text())
     assert code == 1 and not status[0]["ok"] and "is not in the plan" in status[0]["error"], (err, status)
     assert "rnn/trimtuner-dt-it6/seed1.parquet: run rnn trimtuner-dt seed 1" in status[0]["error"]  # the first variant
+
+
+def test_without_the_authors_code_its_runs_leave_the_plan_and_the_rest_is_computed(tmp_path, monkeypatch):
+    """A machine without the authors' code (no ../shared, no `tt authors fetch`): the plan computes the other runs
+    and says, in one line, how many of the authors' runs it left out and why; it does not stop."""
+    from tt_workbook import plan as P
+    from tt_workbook.runs.store import RunSpec
+
+    empty = tmp_path / "no_code"
+    empty.mkdir()
+    monkeypatch.setenv("TT_AUTHORS_CODE", str(empty))  # an explicit folder without the code: refused, not searched past
+    ours = RunSpec("rnn", "random", 1, iterations=4)
+    theirs = RunSpec("rnn", "authors-dt", 1, iterations=5)
+    said = []
+    stats = P.compute({"03": [ours, theirs], "04": [theirs]}, tmp_path / "runs", n_jobs=1, progress=False,
+                      say=said.append)
+    assert stats["computed"] == 1
+    assert ours.path(tmp_path / "runs").is_file() and not theirs.path(tmp_path / "runs").exists()
+    assert len(said) == 1 and said[0].startswith("tt: plan: the 1 runs of the authors' code are left out: ")
+    assert "TT_AUTHORS_CODE" in said[0]

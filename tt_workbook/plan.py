@@ -55,14 +55,14 @@ def unique_runs(plan: dict[str, list]) -> list:
 
 
 def _without_unavailable_authors_code(specs: list, say) -> list:
-    """``specs`` without the runs of the authors' code when its environment cannot be made (the notebooks then
-    skip them too, saying why)."""
+    """``specs`` without the runs of the authors' code when the code is not on this machine or its environment
+    cannot be made (the notebooks then skip them too, saying why)."""
     if not any(s.optimizer == "authors-dt" for s in specs):
         return specs
     from tt_workbook.authors import oracle
 
     try:
-        oracle.ensure_env()
+        oracle.ensure_available()
     except oracle.AuthorsError as exc:
         left = [s for s in specs if s.optimizer != "authors-dt"]
         say(f"tt: plan: the {len(specs) - len(left)} runs of the authors' code are left out: {exc}")

@@ -150,6 +150,14 @@ def _refuse_env(venv: Path, problem: str) -> AuthorsError:
                         "again to rebuild it (about a minute)")
 
 
+def ensure_available(progress=None) -> Path:
+    """The authors' code found (:func:`locate_code`) and its environment made (:func:`ensure_env`), or an
+    :class:`AuthorsError` saying what is missing: what the plan and the notebooks check before they ask for runs
+    of ``authors-dt``. Returns the environment's interpreter."""
+    locate_code()
+    return ensure_env(progress=progress)
+
+
 def ensure_env(venv: Path | None = None, progress=None, python: str | None = None) -> Path:
     """Create ``.venv-authors`` with the pinned packages unless it exists; return its interpreter.
 
