@@ -44,7 +44,7 @@ def cmd_reproduce(args) -> int:
     runs_dir = _runs_dir(args)
     n_jobs = _jobs(args)
     reproduce.available_notebooks(args.only)  # an unknown --only: one line, before any run is computed
-    _compute_plan(args, runs_dir, n_jobs)
+    plan_time = _compute_plan(args, runs_dir, n_jobs)
     previous = os.environ.get(_strict())
     os.environ[_strict()] = str(runs_dir.resolve())  # the notebooks' kernels inherit it: they only read the store
     try:
@@ -63,8 +63,10 @@ def cmd_reproduce(args) -> int:
     cpu = sum(r.cpu_seconds for r in results if r.cpu_seconds == r.cpu_seconds)
     for r in results:
         print(f"  {r.entry.stem:<40} {'ok' if r.ok else 'FAILED':<7} {r.seconds:7.1f} s wall {r.cpu_seconds:7.1f} s CPU")
-    print(f"\n{len(results) - len(failed)}/{len(results)} notebooks ran in {wall / 60:.1f} min ({cpu / 60:.1f} min of CPU). "
-          f"Report: {index}")
+    plan_wall, plan_cpu = plan_time
+    print(f"\n{len(results) - len(failed)}/{len(results)} notebooks ran in {wall / 60:.1f} min ({cpu / 60:.1f} min of CPU), "
+          f"after the plan's runs in {plan_wall / 60:.1f} min ({plan_cpu / 60:.1f} min of CPU): "
+          f"{(wall + plan_wall) / 60:.1f} min in all. Report: {index}")
     for r in failed:
         print(f"  FAILED {r.entry.stem}: {r.error.splitlines()[0] if r.error else ''}")
     return 1 if failed else 0
@@ -103,17 +105,37 @@ def _jobs(args) -> int:
     return usable_jobs(args.jobs) if args.jobs is not None else min(2, usable_cpus())
 
 
-def _compute_plan(args, runs_dir, n_jobs: int) -> None:
-    """Every run the selected notebooks read, computed into ``runs_dir`` in one pool before any notebook runs."""
+def _compute_plan(args, runs_dir, n_jobs: int) -> tuple[float, float]:
+    """Every run the selected notebooks read, computed into ``runs_dir`` in one pool before any notebook runs;
+    returns its wall and CPU seconds (this process and its workers, which are shut down here so that their CPU
+    time is not counted in the first notebook's)."""
+    import resource
+    import time
+
     from tt_workbook import plan
 
+    t0 = time.perf_counter()
+    c0 = _cpu(resource)
     notebooks = plan.notebook_runs(args.profile, args.smoke, only=args.only)
     specs = plan.unique_runs(notebooks)
     if not specs:
-        return
+        return time.perf_counter() - t0, _cpu(resource) - c0
     where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else
              f"{n_jobs} {'local Dask' if args.backend == 'dask' else 'loky'} worker{'s' if n_jobs != 1 else ''}")
     print(f"tt: plan: {len(specs)} runs for notebooks {', '.join(notebooks)}, computed first on {where} "
           f"into {runs_dir}", file=sys.stderr, flush=True)
     stats = plan.compute(notebooks, runs_dir, n_jobs=n_jobs, backend=args.backend, scheduler=args.scheduler)
-    print(f"tt: plan: {stats['computed']} computed now, {stats['reused']} stored already", file=sys.stderr, flush=True)
+    if args.backend == "loky":
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True)
+    wall, cpu = time.perf_counter() - t0, _cpu(resource) - c0
+    print(f"tt: plan: {stats['computed']} computed now, {stats['reused']} stored already, in {wall / 60:.1f} min "
+          f"({cpu / 60:.1f} min of CPU)", file=sys.stderr, flush=True)
+    return wall, cpu
+
+
+def _cpu(resource) -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
