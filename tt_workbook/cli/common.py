@@ -187,3 +187,17 @@ def numbers_at_least_zero(name: str):
 # ------------------------------------------------------------------------------------------------
 # Outputs: checked before any work starts, nothing created before a refusal
 # ------------------------------------------------------------------------------------------------
+
+
+def runs_dir_option(value: str | None, check_folder: bool = True):
+    """``--runs-dir`` as given, or the default run store when it is not given. An empty value is refused (it
+    would mean the working directory); with ``check_folder``, so is a path under a file, before anything runs."""
+    if value is None:
+        from tt_workbook.runs.store import DEFAULT_RUNS_DIR
+
+        return DEFAULT_RUNS_DIR
+    if not value.strip():
+        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
+    if check_folder:
+        check_out_folder(value, "--runs-dir", example="runs")
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tt_workbook.cli.common import check_out_folder, count, jsonable, profile_names
+from tt_workbook.cli.common import count, jsonable, profile_names, runs_dir_option
 
 
 def add_parser(sub, only: str | None) -> None:
@@ -33,15 +33,10 @@ def add_parser(sub, only: str | None) -> None:
 def cmd_plan(args) -> int:
     from tt_workbook import plan
     from tt_workbook.report.reproduce import available_notebooks
-    from tt_workbook.runs.store import DEFAULT_RUNS_DIR
 
-    if args.runs_dir is not None:
-        if not args.runs_dir.strip():
-            raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
-        check_out_folder(args.runs_dir, "--runs-dir", example="runs")
+    runs_dir = runs_dir_option(args.runs_dir)
     if args.only:
         available_notebooks(args.only)  # an unknown prefix: one line naming the notebooks
-    runs_dir = args.runs_dir or DEFAULT_RUNS_DIR
     notebooks = plan.notebook_runs(args.profile, args.smoke, only=args.only, convert=False)
     if args.time:
         from tt_workbook.runs.run_times import time_kinds

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tt_workbook.cli.common import check_out_folder, count, integer, profile_names
+from tt_workbook.cli.common import check_out_folder, count, integer, profile_names, runs_dir_option
 
 
 def add_parser(sub, only: str | None) -> None:
@@ -81,14 +81,7 @@ def _strict() -> str:
 def _runs_dir(args):
     from pathlib import Path
 
-    from tt_workbook.runs.store import DEFAULT_RUNS_DIR
-
-    if args.runs_dir is None:
-        return DEFAULT_RUNS_DIR
-    if not args.runs_dir.strip():
-        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
-    check_out_folder(args.runs_dir, "--runs-dir", example="runs")
-    return Path(args.runs_dir)
+    return Path(runs_dir_option(args.runs_dir))
 
 
 def _jobs(args) -> int:

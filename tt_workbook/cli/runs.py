@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from tt_workbook.cli.common import MAX_SEED, check_out_folder, count, integer, jsonable, positive, profile_names, whole
+from tt_workbook.cli.common import MAX_SEED, check_out_folder, count, integer, jsonable, positive, profile_names, runs_dir_option, whole
 from tt_workbook.cli.optimize import add_problem_options, method_options
 from tt_core.data.paper_defaults import TESTS_PER_RUN
 
@@ -128,8 +128,7 @@ def cmd_runs(args) -> int:
     from tt_workbook import runs as ex
 
     _check_runs_options(args)
-    if args.runs_dir is not None and not args.runs_dir.strip():
-        raise ValueError("--runs-dir is empty (it would mean the working directory); give a folder, e.g. runs/")
+    runs_dir_option(args.runs_dir, check_folder=False)  # an empty one refused now; a folder under a file, below
     if args.profile:
         args.study = args.study or "fig1"
         study_specs = ex.fabulinus_specs if args.study == "fabulinus" else ex.profile_specs
