@@ -132,8 +132,10 @@ def test_reproduce_only_some_notebooks_reports_those_and_shows_no_absolute_path(
     assert "Partial report" in page and "02_b (Second)" in page
     summary = pd.read_csv(out / "summary.csv")
     assert list(summary["item"]) == ["01_a n (count)"]  # 02_b's older row is not counted in this report
-    assert json.loads((out / "report.json").read_text()) == {
+    meta = json.loads((out / "report.json").read_text())
+    assert {k: meta[k] for k in ("profile", "notebooks_run", "notebooks_not_run")} == {
         "profile": "quick", "notebooks_run": ["01_a"], "notebooks_not_run": ["02_b"]}
+    assert meta["results_version"] == 2 and "plan_seconds" not in meta  # no plan: reproduce.run called directly
     executed = (out / "01_a.ipynb").read_text()
     assert "../figs" in executed and str(tmp_path) not in executed
     html = (out / "01_a.html").read_text()
@@ -480,3 +482,35 @@ def test_a_results_page_generated_before_outside_data_existed_counts_none():
     assert got["outside data"] == 0 and got["agrees"] == 1 and got["timing"] == len(GROUPS) - 1
     with pytest.raises(ValueError, match="lacks its line '- N timing"):
         docs.block_totals("\n".join([docs.BEGIN, *lines[:-1], docs.END]))
+
+
+def test_the_generated_block_names_when_and_by_which_code_the_report_was_made(tmp_path, capsys):
+    """report.json's provenance (written by tt reproduce) in the block's second line; times summed by hand from
+    _report_folder's five notebooks of 1 s each (0.1 min) and a plan of 3300 s wall, 6600 CPU-s (55.0, 110.0 min)."""
+    folder = _report_folder(tmp_path)
+    meta = {"profile": "paper", "written": "2026-11-28 10:00 UTC", "commit": "0" * 40, "commit_modified": False,
+            "sources": "abcdefabcdef", "results_version": 2, "plan_seconds": 3300, "plan_cpu_seconds": 6600}
+    (folder / "report.json").write_text(json.dumps(meta))
+    text = docs.write_results(folder, tmp_path / "results.md").read_text()
+    assert (f"Made on 2026-11-28 10:00 UTC; by code commit {'0' * 40}, sources sha256 abcdefabcdef, results version "
+            "2; the notebooks took 0.1 min wall (0.1 CPU-min) after the plan's runs, 55.0 min wall (110.0 CPU-min).") in text
+    for key, bad in [("results_version", "2"), ("plan_seconds", -1), ("commit", 5)]:
+        (folder / "report.json").write_text(json.dumps({**meta, key: bad}))
+        assert cli.main(["docs", "results", "--report", str(folder), "--out", str(tmp_path / "r.md")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "report.json" in err[0] and key in err[0]
+
+
+def test_a_report_records_its_code_and_results_version(tmp_path):
+    """provenance(): the checkout's commit as git itself reports it, the results version of the numerics."""
+    import subprocess
+
+    from tt_core import RESULTS_VERSION
+    from tt_workbook.report.reproduce import provenance
+
+    got = provenance((61.0, 122.0))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", got["written"])
+    assert got["results_version"] == RESULTS_VERSION and re.fullmatch(r"[0-9a-f]{12}", got["sources"])
+    assert (got["plan_seconds"], got["plan_cpu_seconds"]) == (61.0, 122.0)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert got["commit"] == (head.stdout.strip() if head.returncode == 0 else None)

@@ -51,7 +51,7 @@ def cmd_reproduce(args) -> int:
         index, results = reproduce.run(
             profile=args.profile, out_dir=args.out, figures_dir=args.figures, only=args.only, smoke=args.smoke,
             timeout=args.timeout if args.timeout is not None else reproduce.default_timeout(args.profile),
-            runs_dir=args.runs_dir,
+            runs_dir=args.runs_dir, plan_time=plan_time,
         )
     finally:
         if previous is None:

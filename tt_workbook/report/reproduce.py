@@ -134,6 +134,7 @@ def run(
     progress: bool = True,
     timeout: int | None = 3600,
     runs_dir: str | Path | None = None,
+    plan_time: tuple[float, float] | None = None,
 ) -> tuple[Path, list[NotebookResult]]:
     """Execute the notebooks with papermill and write the HTML report.
 
@@ -161,6 +162,8 @@ def run(
         :func:`default_timeout` of the profile.
     runs_dir : path, optional
         The run store, passed to the notebooks that declare a ``runs_dir`` parameter (default: theirs, ``runs/``).
+    plan_time : (wall, cpu) seconds, optional
+        How long computing the plan's runs took before the notebooks (``tt reproduce``); kept in ``report.json``.
 
     Returns
     -------
@@ -223,7 +226,7 @@ def run(
         if ticker:
             ticker.stop()
         bar.close()
-    index = write_report(out, figs, merge_earlier(out, results), profile)
+    index = write_report(out, figs, merge_earlier(out, results), profile, plan_time)
     return index, results
 
 
@@ -407,8 +410,38 @@ def _to_html(executed: Path, title: str | None = None) -> Path | None:
         return None
 
 
-def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: str) -> Path:
-    """Write ``index.html`` (see :mod:`tt_workbook.report.report`), ``summary.csv`` and ``status.json``."""
+def provenance(plan_time: tuple[float, float] | None = None) -> dict:
+    """What made a report: the UTC time it was written, the code (the git commit when the workbook is a git
+    checkout, whether tracked files differ from it, and the sha256 of the three packages' sources that stored runs
+    carry, :func:`tt_workbook.runs.store.code_hash`), the results version of the numerics and, when given, the
+    plan's wall and CPU seconds."""
+    import datetime
+    import subprocess
+
+    from tt_core import RESULTS_VERSION
+    from tt_workbook.runs.store import code_hash
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(PROJECT_DIR), *args], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    changed = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    out = {"written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "commit": commit, "commit_modified": bool(changed) if changed is not None else None,
+           "sources": code_hash(), "results_version": RESULTS_VERSION}
+    if plan_time is not None:
+        out["plan_seconds"], out["plan_cpu_seconds"] = round(plan_time[0], 1), round(plan_time[1], 1)
+    return out
+
+
+def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: str,
+                 plan_time: tuple[float, float] | None = None) -> Path:
+    """Write ``index.html`` (see :mod:`tt_workbook.report.report`), ``summary.csv``, ``status.json`` and
+    ``report.json`` (the profile, the notebooks run and not run, and :func:`provenance`)."""
     from tt_core.data.io import write_csv
     from tt_workbook.runs.profiles import settings
     from tt_workbook.report.report import ReportNotebook, write_index
@@ -421,7 +454,8 @@ def write_report(out: Path, figs: Path, results: list[NotebookResult], profile: 
     write_csv(summary, out / "summary.csv")
     write_status(out, results)
     write_text(out / "report.json", json.dumps({"profile": profile, "notebooks_run": sorted(ran),
-                                                "notebooks_not_run": [s for s, _ in not_run]}, indent=2))
+                                                "notebooks_not_run": [s for s, _ in not_run],
+                                                **provenance(plan_time)}, indent=2))
     notebooks = [ReportNotebook(r.entry.stem, r.entry.title, r.entry.reproduces, r.ok, r.seconds, r.error,
                                 r.entry.figures, r.cpu_seconds) for r in results]
     seeds = len(settings(profile, "fig1")["seeds"])
