@@ -514,3 +514,33 @@ def test_a_report_records_its_code_and_results_version(tmp_path):
     assert (got["plan_seconds"], got["plan_cpu_seconds"]) == (61.0, 122.0)
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
     assert got["commit"] == (head.stdout.strip() if head.returncode == 0 else None)
+
+
+#: A count of verdicts written by hand ("269 agree", "18 are reproduced", "16 differ"): only the generated block
+#: (and the README's sentence, checked against it above) may state one.
+HAND_COUNT = re.compile(r"\b\d[\d,]* (?:are |is )?(?:reproduced|agrees?|differs?|not comparable|paper only|too few runs)\b")
+
+
+def test_no_page_states_verdict_counts_by_hand_and_the_readme_names_the_blocks_profile():
+    """docs and the generated block cannot disagree: outside docs/results.md's generated block no page of docs/ nor
+    the README states a count of verdicts (they were typed in from older runs and drifted: a hand-written quick
+    paragraph said 250 agree beside a block of 229), and the README's sentence names the profile that made the
+    block."""
+    from tt_workbook.report.report import verdict_sentence
+
+    results = (ROOT / "docs" / "results.md").read_text()
+    profile = re.search(r"Produced by the \*\*(\w+)\*\* profile", results).group(1)
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    sentence = verdict_sentence(docs.block_totals(results))
+    assert f"{sentence} ({profile.capitalize()} profile" in readme
+    pages = {"README.md": readme.replace(sentence, ""),
+             **{f"docs/{p.name}": p.read_text() for p in (ROOT / "docs").glob("*.md")}}
+    begin, end = pages["docs/results.md"].index(docs.BEGIN), pages["docs/results.md"].index(docs.END)
+    pages["docs/results.md"] = pages["docs/results.md"][:begin] + pages["docs/results.md"][end:]
+    found = {page: HAND_COUNT.findall(" ".join(text.split())) for page, text in pages.items()}
+    assert {page: hits for page, hits in found.items() if hits} == {}
+
+
+def test_the_hand_count_pattern_finds_the_counts_it_is_meant_to():
+    text = "382 rows, 269 agree, 55 differ, 29 not comparable; 18 are reproduced; 1 differs; 8 rows of every batch"
+    assert HAND_COUNT.findall(text) == ["269 agree", "55 differ", "29 not comparable", "18 are reproduced", "1 differs"]
